@@ -1,0 +1,453 @@
+"""Device configuration: frozen dataclasses with units in their field names.
+
+A :class:`SimConfig` holds one instance of each section below.  Every section
+validates itself when it is built, and :class:`SimConfig` checks the rules that
+span sections (the superblock must fit the geometry, the cache must hold at
+least one page, ...).  A broken rule raises :class:`ConfigError`, whose message
+names the field (``section.field``) and the rule.
+
+Field names are unique across sections, so ``cfg.replace(capacity_bytes=...)``
+finds its section by itself.  Presets from the papers live in
+:mod:`flashrr.presets`; ``SimConfig.preset(name)`` returns one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(ValueError):
+    """An impossible or inconsistent configuration; the message names the field."""
+
+
+def _require(cond: bool, where: str, rule: str, value: Any) -> None:
+    if not cond:
+        raise ConfigError(f"{where}: {rule} (got {value!r})")
+
+
+def _positive_int(obj, name: str) -> None:
+    v = getattr(obj, name)
+    _require(isinstance(v, int) and not isinstance(v, bool) and v > 0,
+             f"{obj._section}.{name}", "must be a positive integer", v)
+
+
+def _nonneg_int(obj, name: str) -> None:
+    v = getattr(obj, name)
+    _require(isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+             f"{obj._section}.{name}", "must be a non-negative integer", v)
+
+
+def _fraction(obj, name: str, lo_open=False, hi_open=True) -> None:
+    v = getattr(obj, name)
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if ok:
+        ok = (v > 0 if lo_open else v >= 0) and (v < 1 if hi_open else v <= 1)
+    lo = "(0" if lo_open else "[0"
+    hi = "1)" if hi_open else "1]"
+    _require(ok, f"{obj._section}.{name}", f"must be a number in {lo}, {hi}", v)
+
+
+@dataclass(frozen=True)
+class GeometryConfig:
+    """Physical organisation of the flash array (counts, and bytes per page)."""
+
+    _section = "geometry"
+    channels: int = 8
+    chips_per_channel: int = 4
+    dies_per_chip: int = 1
+    planes_per_die: int = 4
+    blocks_per_plane: int = 64
+    pages_per_block: int = 1024
+    page_size_bytes: int = 8192
+
+    def __post_init__(self):
+        for f in fields(self):
+            _positive_int(self, f.name)
+
+    @property
+    def n_dies(self) -> int:
+        return self.channels * self.chips_per_channel * self.dies_per_chip
+
+    @property
+    def n_planes(self) -> int:
+        return self.n_dies * self.planes_per_die
+
+    @property
+    def n_blocks(self) -> int:
+        return self.n_planes * self.blocks_per_plane
+
+    @property
+    def n_pages(self) -> int:
+        return self.n_blocks * self.pages_per_block
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.n_pages * self.page_size_bytes
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    """Operation latencies, all in integer nanoseconds.
+
+    ``t_xfer_page_ns`` is the channel-bus time to move one page between the
+    controller and a die.  ``t_dram_ns`` is the latency of a request served
+    entirely by the DRAM cache.
+    """
+
+    _section = "timing"
+    t_read_ns: int = 38_000
+    t_program_ns: int = 350_000
+    t_erase_ns: int = 3_500_000
+    t_xfer_page_ns: int = 24_600
+    t_dram_ns: int = 1_000
+
+    def __post_init__(self):
+        for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
+            _positive_int(self, name)
+        _nonneg_int(self, "t_xfer_page_ns")
+        _nonneg_int(self, "t_dram_ns")
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """The DRAM data cache: LRU over pages, write-back, shared by reads and writes.
+
+    Its page capacity is ``(capacity_bytes - policy metadata bytes) // page_size``.
+    """
+
+    _section = "cache"
+    capacity_bytes: int = 64 << 20
+
+    def __post_init__(self):
+        _nonneg_int(self, "capacity_bytes")
+
+
+@dataclass(frozen=True)
+class GCConfig:
+    """Garbage collection and over-provisioning.
+
+    ``gc_threshold_ratio``: greedy GC runs in a lane while its free superblocks
+    are fewer than this fraction of the lane's superblocks.
+    ``overprovisioning_ratio``: fraction of physical pages hidden from the host;
+    the logical capacity is ``floor(n_pages * (1 - overprovisioning_ratio))``.
+    """
+
+    _section = "gc"
+    gc_threshold_ratio: float = 0.10
+    overprovisioning_ratio: float = 0.127
+
+    def __post_init__(self):
+        _fraction(self, "gc_threshold_ratio")
+        _fraction(self, "overprovisioning_ratio", lo_open=True)
+
+
+@dataclass(frozen=True)
+class ReadReclaimConfig:
+    """Read reclaim: a block whose read count reaches ``rr_threshold_reads``
+    triggers the policy's read reclaim of its superblock."""
+
+    _section = "read_reclaim"
+    rr_threshold_reads: int = 10_000
+    rr_enabled: bool = True
+
+    def __post_init__(self):
+        _positive_int(self, "rr_threshold_reads")
+        _require(isinstance(self.rr_enabled, bool), "read_reclaim.rr_enabled", "must be true or false",
+                 self.rr_enabled)
+
+
+RETRY_MODELS = ("none", "cocktail", "ldpc", "custom")
+
+
+@dataclass(frozen=True)
+class ReadRetryConfig:
+    """Read-retry latency as a step function of a block's read count.
+
+    A flash read costs ``t_read_ns + retries * t_retry_ns``, where ``retries``
+    is the number of entries of ``retry_step_fractions`` that are <= the
+    block's read count divided by its RR threshold.  Models:
+
+    * ``none``: no retries.
+    * ``cocktail``: 1/2/3 retries at 70/80/90% of the threshold (Cocktail).
+    * ``ldpc``: PhasedRR's seven LDPC soft-decision levels, one more level per
+      1/8 of the threshold, so the worst case is ``t_read + 7 * t_retry``.
+    * ``custom``: the fractions given.
+    """
+
+    _section = "read_retry"
+    retry_model: str = "none"
+    retry_step_fractions: tuple = ()
+    t_retry_ns: int = 0
+
+    def __post_init__(self):
+        _require(self.retry_model in RETRY_MODELS, "read_retry.retry_model",
+                 f"must be one of {RETRY_MODELS}", self.retry_model)
+        steps = tuple(float(x) for x in self.retry_step_fractions)
+        object.__setattr__(self, "retry_step_fractions", steps)
+        if self.retry_model == "none":
+            _require(not steps, "read_retry.retry_step_fractions", "must be empty for retry_model 'none'", steps)
+        else:
+            _require(len(steps) > 0, "read_retry.retry_step_fractions",
+                     f"must be non-empty for retry_model {self.retry_model!r}", steps)
+        _require(all(s > 0 for s in steps) and list(steps) == sorted(steps),
+                 "read_retry.retry_step_fractions", "must be positive and increasing", steps)
+        _nonneg_int(self, "t_retry_ns")
+
+    @classmethod
+    def cocktail(cls, t_retry_ns: int) -> "ReadRetryConfig":
+        return cls("cocktail", (0.7, 0.8, 0.9), t_retry_ns)
+
+    @classmethod
+    def ldpc(cls, t_retry_ns: int, levels: int = 7) -> "ReadRetryConfig":
+        return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)
+
+
+@dataclass(frozen=True)
+class SuperblockConfig:
+    """How many parallel units one superblock spans at each level.
+
+    A superblock takes one block from each of ``sb_planes x sb_dies x sb_chips x
+    sb_channels`` planes; ``k`` (blocks per superblock) is their product, and
+    ``k == 1`` is plain block management.  Each ``sb_*`` must divide the
+    matching geometry count.  The planes a superblock spans form a *lane*;
+    superblocks of a lane are its rows (``assembly = 'sequential'``: the same
+    block id on every plane).
+    """
+
+    _section = "superblock"
+    sb_planes: int = 4
+    sb_dies: int = 1
+    sb_chips: int = 1
+    sb_channels: int = 1
+    assembly: str = "sequential"
+
+    def __post_init__(self):
+        for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
+            _positive_int(self, name)
+        _require(self.assembly in ("sequential",), "superblock.assembly", "must be 'sequential'", self.assembly)
+
+    @property
+    def k(self) -> int:
+        return self.sb_planes * self.sb_dies * self.sb_chips * self.sb_channels
+
+
+@dataclass(frozen=True)
+class PreconditionConfig:
+    """How the device is aged before the trace runs.
+
+    ``fill_ratio``: if 0, the logical space is filled sequentially from LPN 0
+    up to the trace's highest LPN; otherwise up to at least this fraction of
+    the logical capacity.  ``warmup_random_writes_ratio``: after the fill,
+    this many random page writes (as a fraction of the filled pages) age the
+    device, drawn from the run's seed.
+    """
+
+    _section = "precondition"
+    fill_ratio: float = 0.0
+    warmup_random_writes_ratio: float = 0.0
+
+    def __post_init__(self):
+        _fraction(self, "fill_ratio", hi_open=False)
+        v = self.warmup_random_writes_ratio
+        _require(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
+                 "precondition.warmup_random_writes_ratio", "must be a number in [0, 100]", v)
+
+
+SECTIONS = {
+    "geometry": GeometryConfig,
+    "timing": TimingConfig,
+    "cache": CacheConfig,
+    "gc": GCConfig,
+    "read_reclaim": ReadReclaimConfig,
+    "read_retry": ReadRetryConfig,
+    "superblock": SuperblockConfig,
+    "precondition": PreconditionConfig,
+}
+
+# field name -> section name; field names are unique across sections.
+_FIELD_SECTION = {f.name: sec for sec, cls in SECTIONS.items() for f in fields(cls)}
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """A whole simulated device.  Build it from sections, a preset, or TOML."""
+
+    geometry: GeometryConfig = field(default_factory=GeometryConfig)
+    timing: TimingConfig = field(default_factory=TimingConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    gc: GCConfig = field(default_factory=GCConfig)
+    read_reclaim: ReadReclaimConfig = field(default_factory=ReadReclaimConfig)
+    read_retry: ReadRetryConfig = field(default_factory=ReadRetryConfig)
+    superblock: SuperblockConfig = field(default_factory=SuperblockConfig)
+    precondition: PreconditionConfig = field(default_factory=PreconditionConfig)
+    name: str = "custom"
+
+    def __post_init__(self):
+        for sec, cls in SECTIONS.items():
+            _require(isinstance(getattr(self, sec), cls), sec, f"must be a {cls.__name__}", getattr(self, sec))
+        g, sb = self.geometry, self.superblock
+        for span, count in (("sb_planes", "planes_per_die"), ("sb_dies", "dies_per_chip"),
+                            ("sb_chips", "chips_per_channel"), ("sb_channels", "channels")):
+            _require(getattr(g, count) % getattr(sb, span) == 0, f"superblock.{span}",
+                     f"must divide geometry.{count}={getattr(g, count)}", getattr(sb, span))
+        _require(self.cache.capacity_bytes == 0 or self.cache.capacity_bytes >= g.page_size_bytes,
+                 "cache.capacity_bytes", f"must be 0 or hold at least one page of {g.page_size_bytes} bytes",
+                 self.cache.capacity_bytes)
+        _require(self.gc_threshold_superblocks < self.geometry.blocks_per_plane - 1, "gc.gc_threshold_ratio",
+                 f"leaves no room to write: {self.gc_threshold_superblocks} of "
+                 f"{self.geometry.blocks_per_plane} superblocks per lane kept free", self.gc.gc_threshold_ratio)
+        spare_sb = (g.n_pages - self.logical_pages) / (self.pages_per_superblock * self.n_lanes)
+        _require(spare_sb >= 3, "gc.overprovisioning_ratio",
+                 f"gives {spare_sb:.2f} spare superblocks per lane; at least 3 are needed (user frontier, "
+                 "GC frontier, and one to collect into)", self.gc.overprovisioning_ratio)
+
+    # ----- derived quantities (pages, counts) -----
+    @property
+    def k(self) -> int:
+        """Blocks per superblock."""
+        return self.superblock.k
+
+    @property
+    def n_lanes(self) -> int:
+        """Independent groups of k planes; each holds blocks_per_plane superblocks."""
+        return self.geometry.n_planes // self.k
+
+    @property
+    def superblocks_per_lane(self) -> int:
+        return self.geometry.blocks_per_plane
+
+    @property
+    def n_superblocks(self) -> int:
+        return self.n_lanes * self.superblocks_per_lane
+
+    @property
+    def pages_per_superblock(self) -> int:
+        return self.k * self.geometry.pages_per_block
+
+    @property
+    def logical_pages(self) -> int:
+        """Pages the host may address (LPN range)."""
+        return int(math.floor(self.geometry.n_pages * (1.0 - self.gc.overprovisioning_ratio)))
+
+    @property
+    def logical_bytes(self) -> int:
+        return self.logical_pages * self.geometry.page_size_bytes
+
+    @property
+    def gc_threshold_superblocks(self) -> int:
+        """GC runs in a lane while its free superblocks are fewer than this (at least 1)."""
+        return max(1, int(math.ceil(self.gc.gc_threshold_ratio * self.superblocks_per_lane)))
+
+    # ----- construction helpers -----
+    @classmethod
+    def preset(cls, name: str) -> "SimConfig":
+        """The device of a paper's table; see :data:`flashrr.presets.DEVICE_PRESETS`."""
+        from .presets import device_preset
+
+        return device_preset(name)
+
+    def replace(self, **changes) -> "SimConfig":
+        """A copy with changes.  Keys are section names (a section instance or a
+        dict of field changes), ``name``, or any field name of any section."""
+        by_section: dict[str, dict] = {}
+        top: dict[str, Any] = {}
+        for key, value in changes.items():
+            if key in SECTIONS:
+                if isinstance(value, dict):
+                    by_section.setdefault(key, {}).update(value)
+                else:
+                    top[key] = value
+            elif key == "name":
+                top[key] = value
+            elif key in _FIELD_SECTION:
+                by_section.setdefault(_FIELD_SECTION[key], {})[key] = value
+            else:
+                raise ConfigError(f"{key}: unknown configuration field; known sections are "
+                                  f"{sorted(SECTIONS)} and fields {sorted(_FIELD_SECTION)}")
+        for sec, upd in by_section.items():
+            base = top.get(sec, getattr(self, sec))
+            top[sec] = _build_section(sec, {**_section_dict(base), **upd})
+        return dataclasses.replace(self, **top)
+
+    # ----- dict / TOML -----
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"name": self.name}
+        for sec in SECTIONS:
+            d[sec] = _section_dict(getattr(self, sec))
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict, *, source: str = "<dict>") -> "SimConfig":
+        """Build from a dict as written by :meth:`to_dict`.  A top-level
+        ``preset = "name"`` key starts from that preset; sections then override."""
+        data = dict(data)
+        base = cls.preset(data.pop("preset")) if "preset" in data else cls()
+        changes: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "name":
+                changes["name"] = str(value)
+            elif key in SECTIONS:
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{source}: [{key}] must be a table of fields")
+                for fname in value:
+                    if _FIELD_SECTION.get(fname) != key:
+                        raise ConfigError(f"{source}: {key}.{fname}: unknown field; expected one of "
+                                          f"{[f.name for f in fields(SECTIONS[key])]}")
+                changes[key] = dict(value)
+            else:
+                raise ConfigError(f"{source}: {key}: unknown section; expected one of {sorted(SECTIONS)}")
+        try:
+            return base.replace(**changes)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}") from None
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(self.to_dict())
+
+    @classmethod
+    def from_toml(cls, text: str, *, source: str = "<string>") -> "SimConfig":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{source}: not valid TOML: {e}") from None
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def load(cls, path) -> "SimConfig":
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read config file: {e.strerror}") from None
+        return cls.from_toml(text, source=str(path))
+
+    def save(self, path) -> None:
+        Path(path).write_text(self.to_toml())
+
+
+def _section_dict(obj) -> dict:
+    out = {}
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _build_section(sec: str, values: dict):
+    cls = SECTIONS[sec]
+    try:
+        if sec == "read_retry" and "retry_step_fractions" in values:
+            values = {**values, "retry_step_fractions": tuple(values["retry_step_fractions"])}
+        return cls(**values)
+    except TypeError as e:
+        raise ConfigError(f"{sec}: {e}") from None
