@@ -1,0 +1,148 @@
+"""Flattened device parameters shared by the compiled and the reference engine.
+
+:func:`build_layout` turns a :class:`~flashrr.config.SimConfig` into plain
+integers and NumPy arrays, so that both engines start from exactly the same
+numbers.  Addressing used by both engines (all ids are 0-based ints):
+
+* lane ``l`` in ``[0, n_lanes)``: the ``k`` planes one superblock spans.  Lanes
+  are numbered channel-fastest, so round-robin over lanes stripes channels first.
+* superblock ``sb = l * S + row`` with ``S = superblocks_per_lane``.
+* block slot ``blk = sb * k + c`` for component ``c`` in ``[0, k)``.
+* physical page ``ppn = blk * N + off`` with ``N = pages_per_block``.
+* ``comp_die[l * k + c]`` / ``comp_chan[...]`` / ``comp_plane_in_die[...]``: where
+  component ``c`` of lane ``l`` lives.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import ConfigError, SimConfig
+
+# Superblock states (int8 in the engines).
+SB_FREE, SB_OPEN_USER, SB_OPEN_GC, SB_CLOSED, SB_VICTIM = 0, 1, 2, 3, 4
+# At most this many GC/RR frontier superblocks are open per lane at once; when a
+# component would need one more, the oldest is closed with its unwritten pages left
+# unused (see docs/model.md, "GC/RR frontier").
+GC_OPEN_MAX = 2
+# Latency histogram: log-linear buckets, 2**HIST_SUB_BITS per power of two.
+HIST_SUB_BITS = 7
+HIST_BUCKETS = (64 - HIST_SUB_BITS + 1) << HIST_SUB_BITS
+PPM = 1_000_000
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything an engine needs, as ints and int arrays (units in names)."""
+
+    k: int
+    n_lanes: int
+    sb_per_lane: int
+    pages_per_block: int
+    n_dies: int
+    n_channels: int
+    planes_per_die: int
+    logical_pages: int
+    page_size_bytes: int
+    gc_threshold_sb: int
+    cache_pages: int
+    t_read_ns: int
+    t_program_ns: int
+    t_erase_ns: int
+    t_xfer_page_ns: int
+    t_dram_ns: int
+    t_retry_ns: int
+    rr_threshold_reads: int
+    rr_enabled: bool
+    retry_steps_ppm: np.ndarray  # int64 [n_steps], fractions of the RR threshold in parts per million
+    comp_die: np.ndarray  # int32 [n_lanes * k]
+    comp_chan: np.ndarray  # int32 [n_lanes * k]
+    comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
+
+    @property
+    def n_superblocks(self) -> int:
+        return self.n_lanes * self.sb_per_lane
+
+    @property
+    def n_blocks(self) -> int:
+        return self.n_superblocks * self.k
+
+    @property
+    def n_pages(self) -> int:
+        return self.n_blocks * self.pages_per_block
+
+    @property
+    def pages_per_superblock(self) -> int:
+        return self.k * self.pages_per_block
+
+
+def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
+    """Flatten ``config``; ``metadata_bytes`` (policy DRAM use) is taken from the cache."""
+    g, sb = config.geometry, config.superblock
+    if g.n_pages >= 2**31 - 1:
+        raise ConfigError(f"geometry: {g.n_pages} physical pages exceed the engine's 2**31 - 1 page limit")
+    k = sb.k
+    if k > 64 or g.planes_per_die > 64:
+        raise ConfigError(f"superblock: the engine supports at most 64 blocks per superblock and 64 planes per "
+                          f"die (got k={k}, planes_per_die={g.planes_per_die})")
+    n_ch_q = g.channels // sb.sb_channels
+    n_chip_q = g.chips_per_channel // sb.sb_chips
+    n_die_q = g.dies_per_chip // sb.sb_dies
+    n_plane_q = g.planes_per_die // sb.sb_planes
+    n_lanes = n_ch_q * n_chip_q * n_die_q * n_plane_q
+    comp_die = np.empty(n_lanes * k, dtype=np.int32)
+    comp_chan = np.empty(n_lanes * k, dtype=np.int32)
+    comp_plane = np.empty(n_lanes * k, dtype=np.int32)
+    for ch in range(g.channels):
+        for chip in range(g.chips_per_channel):
+            for die in range(g.dies_per_chip):
+                for pl in range(g.planes_per_die):
+                    # lane: channel fastest; component: plane fastest
+                    lane = (((pl // sb.sb_planes) * n_die_q + die // sb.sb_dies) * n_chip_q
+                            + chip // sb.sb_chips) * n_ch_q + ch // sb.sb_channels
+                    comp = (((ch % sb.sb_channels) * sb.sb_chips + chip % sb.sb_chips) * sb.sb_dies
+                            + die % sb.sb_dies) * sb.sb_planes + pl % sb.sb_planes
+                    idx = lane * k + comp
+                    comp_die[idx] = (ch * g.chips_per_channel + chip) * g.dies_per_chip + die
+                    comp_chan[idx] = ch
+                    comp_plane[idx] = pl
+    cache_bytes = config.cache.capacity_bytes - int(metadata_bytes)
+    cache_pages = max(0, cache_bytes // g.page_size_bytes)
+    rr = config.read_retry
+    steps = np.array([int(round(f * PPM)) for f in rr.retry_step_fractions], dtype=np.int64)
+    t = config.timing
+    return Layout(
+        k=k, n_lanes=n_lanes, sb_per_lane=g.blocks_per_plane, pages_per_block=g.pages_per_block,
+        n_dies=g.n_dies, n_channels=g.channels, planes_per_die=g.planes_per_die,
+        logical_pages=config.logical_pages, page_size_bytes=g.page_size_bytes,
+        gc_threshold_sb=config.gc_threshold_superblocks, cache_pages=int(cache_pages),
+        t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
+        t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
+        rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
+        retry_steps_ppm=steps, comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
+    )
+
+
+def hist_bucket(v: int) -> int:
+    """Log-linear histogram bucket of a latency ``v`` ns (>= 0); relative error < 2**-7."""
+    if v < (1 << HIST_SUB_BITS):
+        return v
+    e = v.bit_length() - 1
+    return ((e - HIST_SUB_BITS + 1) << HIST_SUB_BITS) + ((v >> (e - HIST_SUB_BITS)) & ((1 << HIST_SUB_BITS) - 1))
+
+
+def hist_bucket_bounds(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lowest and one-past-highest latency (ns) of each bucket index in ``b``."""
+    b = np.asarray(b, dtype=np.int64)
+    sub = 1 << HIST_SUB_BITS
+    lo = np.where(b < sub, b, 0)
+    hi = np.where(b < sub, b + 1, 0)
+    big = b >= sub
+    e = (b[big] >> HIST_SUB_BITS) + HIST_SUB_BITS - 1
+    m = b[big] & (sub - 1)
+    width = np.left_shift(np.int64(1), e - HIST_SUB_BITS)
+    lo_big = np.left_shift(np.int64(1), e) + m * width
+    lo[big] = lo_big
+    hi[big] = lo_big + width
+    return lo, hi

@@ -1,0 +1,165 @@
+"""The read-reclaim policy interface.
+
+A policy is a Python class.  The engine runs every request in compiled code and
+calls the policy only at rare events: a read reclaim (RR), a garbage collection
+(GC) migration, a GC victim choice.  Per-request mechanisms a policy needs are
+*features* it declares, and the compiled engine provides them:
+
+* ``page_counter_group`` (pages): keep one read counter per group of that many
+  consecutive logical pages, incremented on every flash read of a page
+  (0 = off).  Its DRAM cost is ``counter_bytes`` per counter, charged to the
+  data cache through :meth:`Policy.metadata_bytes`.
+* ``state.rr_threshold`` is a per-block RR threshold array a hook may write
+  (e.g. to give read-balanced blocks a higher threshold); it is reset to the
+  configured threshold when a block is erased.
+
+Hooks (override only what you need; an hook that is not overridden costs
+nothing, because the engine then uses its compiled default):
+
+* ``on_read_reclaim(state, sb) -> str``: called when superblock ``sb`` is about
+  to be reclaimed; returns a label for the routine used (kept in
+  ``Result.rr_events``).
+* ``place_migration(state, kind, sb, comps, offsets, lpns) -> array``: for an
+  RR (``kind == "rr"``) or GC (``"gc"``) migration of ``sb``, the destination
+  component index (``0 <= d < k``) of each valid page, given in source order
+  (offset-major, then component).  Pages keep that order within a destination
+  block.  Only called for kinds in ``place_kinds``.
+* ``choose_gc_victim(state, lane, candidates, valid) -> sb``: pick a GC victim
+  among closed superblocks ``candidates`` with ``valid`` valid pages.
+
+``state`` is an :class:`EngineState`: NumPy views of the live engine arrays
+(writes to ``rr_threshold`` take effect; treat the rest as read-only).
+See ``docs/policies.md`` for a worked example.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+
+@dataclass
+class EngineState:
+    """What a hook sees.  Arrays are views of the engine's state (see
+    :mod:`flashrr._core.layout` for the id scheme: ``blk = sb * k + c``)."""
+
+    layout: Any
+    now_ns: int
+    block_reads: np.ndarray  # int32 [n_blocks]: flash reads since the block's last erase
+    rr_threshold: np.ndarray  # int32 [n_blocks]: per-block RR threshold (writable)
+    sb_valid: np.ndarray  # int32 [n_superblocks]: valid pages
+    sb_state: np.ndarray  # int8 [n_superblocks]: 0 free, 1 user frontier, 2 GC frontier, 3 closed, 4 victim
+    l2p: np.ndarray  # int32 [logical_pages]: physical page of each LPN (-1 unmapped)
+    p2l: np.ndarray  # int32 [n_pages]: LPN stored in each physical page (-1 invalid/free)
+    page_counters: np.ndarray  # int32 [groups]: flash reads per LPN group (empty if the feature is off)
+    die_free_ns: np.ndarray  # int64 [n_dies]: time each die becomes idle
+
+    def superblock_block_reads(self, sb: int) -> np.ndarray:
+        """Read counts of the k component blocks of superblock ``sb``."""
+        k = self.layout.k
+        return self.block_reads[sb * k:(sb + 1) * k]
+
+
+@dataclass(frozen=True)
+class PolicyHooks:
+    """The callables the engine will invoke (None = compiled default)."""
+
+    page_counter_group: int
+    place_kinds: tuple
+    on_read_reclaim: Optional[Callable]
+    place_migration: Optional[Callable]
+    choose_gc_victim: Optional[Callable]
+
+
+class Policy:
+    """Base class: superblock-granularity RR that keeps every page in its component
+    block (the Baseline).  Subclasses override hooks and class attributes."""
+
+    name = "baseline"
+    page_counter_group = 0  # pages per read counter; 0 = no counters
+    counter_bytes = 0  # DRAM bytes per counter
+    place_kinds: tuple = ("rr",)
+
+    def __init__(self, **params):
+        if params:
+            raise TypeError(f"policy {self.name!r} takes no parameter {sorted(params)[0]!r}")
+
+    def params(self) -> dict:
+        """The parameters that define this policy instance (for result keys)."""
+        return {}
+
+    def bind(self, config, seed: int) -> None:
+        """Called once before a run, with the device config and the run seed."""
+
+    def metadata_bytes(self, config) -> int:
+        """DRAM bytes the policy keeps (taken from the data cache)."""
+        if not self.page_counter_group:
+            return 0
+        n_groups = -(-config.logical_pages // self.page_counter_group)
+        return n_groups * self.counter_bytes
+
+    # hooks: defined here so subclasses can call super(); the engine only calls overrides
+    def on_read_reclaim(self, state: EngineState, sb: int) -> str:
+        return "default"
+
+    def place_migration(self, state: EngineState, kind: str, sb: int, comps, offsets, lpns):
+        return comps
+
+    def choose_gc_victim(self, state: EngineState, lane: int, candidates, valid) -> int:
+        return int(candidates[int(np.argmin(valid))])
+
+    def hooks(self) -> PolicyHooks:
+        cls = type(self)
+
+        def overridden(name):
+            return getattr(cls, name) is not getattr(Policy, name)
+
+        return PolicyHooks(
+            page_counter_group=int(self.page_counter_group),
+            place_kinds=tuple(self.place_kinds),
+            on_read_reclaim=self.on_read_reclaim if overridden("on_read_reclaim") else None,
+            place_migration=self.place_migration if overridden("place_migration") else None,
+            choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
+        )
+
+    def __repr__(self) -> str:
+        p = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({p})"
+
+
+class Baseline(Policy):
+    """Conventional superblock-granularity RR: when any component block reaches
+    the threshold, every valid page of the superblock moves, each staying in its
+    component-block index.  With ``superblock.k == 1`` this is block RR."""
+
+    name = "baseline"
+
+
+POLICIES: dict[str, type] = {"baseline": Baseline}
+
+
+def register_policy(cls: type) -> type:
+    """Class decorator: make a policy available by its ``name`` to the API and CLI."""
+    POLICIES[cls.name] = cls
+    return cls
+
+
+def make_policy(policy, **params) -> Policy:
+    """A policy instance from a name (``"baseline"``), a class, or an instance."""
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("parameters given with a policy instance; pass them to its constructor")
+        return policy
+    if isinstance(policy, type) and issubclass(policy, Policy):
+        return policy(**params)
+    _load_builtin_policies()
+    try:
+        cls = POLICIES[policy]
+    except (KeyError, TypeError):
+        raise ValueError(f"policy: unknown policy {policy!r}; expected one of {sorted(POLICIES)}") from None
+    return cls(**params)
+
+
+def _load_builtin_policies() -> None:
+    from . import policies  # noqa: F401  (registers the paper schemes)

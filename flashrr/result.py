@@ -1,0 +1,109 @@
+"""The outcome of one simulation run."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._core.layout import hist_bucket_bounds
+
+EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine"]
+
+
+def hist_percentile(hist: np.ndarray, q: float) -> int:
+    """Nearest-rank ``q``-quantile (0 < q <= 1) of a latency histogram, in ns:
+    the midpoint of the bucket holding the ceil(q * n)-th smallest latency."""
+    n = int(hist.sum())
+    if n == 0:
+        return 0
+    rank = max(1, int(np.ceil(q * n - 1e-9)))
+    b = int(np.searchsorted(np.cumsum(hist), rank))
+    lo, hi = hist_bucket_bounds(np.array([b]))
+    return int((lo[0] + hi[0] - 1) // 2)
+
+
+class Result:
+    """Metrics of one run: ``summary`` (a dict), event tables and latency histograms."""
+
+    def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int):
+        self.summary = summary
+        self.hist = hist
+        self._rr = rr_events
+        self._gc = gc_events
+        self.k = k
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary as a one-row DataFrame."""
+        return pd.DataFrame([self.summary])
+
+    @staticmethod
+    def _events(rows) -> pd.DataFrame:
+        df = pd.DataFrame(
+            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r))
+             for t, sb, lane, reads, n, r in rows], columns=EVENT_COLUMNS)
+        df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
+        return df
+
+    @property
+    def rr_events(self) -> pd.DataFrame:
+        """One row per read reclaim: time_ns, superblock, lane, block_reads (tuple of
+        the k component blocks' read counts at the trigger), pages_moved, routine,
+        round (how many earlier RRs that superblock id had)."""
+        return self._events(self._rr)
+
+    @property
+    def gc_events(self) -> pd.DataFrame:
+        """One row per GC migration, same columns as :attr:`rr_events`."""
+        return self._events(self._gc)
+
+    def latency_cdf(self, kind: str = "io") -> pd.DataFrame:
+        """Empirical CDF of request latency: columns ``latency_ns`` (bucket upper
+        bound) and ``cdf``.  ``kind`` is ``read``, ``write`` or ``io``."""
+        if kind not in self.hist:
+            raise ValueError(f"latency_cdf: kind must be one of {sorted(self.hist)}, got {kind!r}")
+        h = self.hist[kind]
+        nz = np.flatnonzero(h)
+        if nz.size == 0:
+            return pd.DataFrame({"latency_ns": np.array([], dtype=np.int64), "cdf": np.array([], dtype=float)})
+        _, hi = hist_bucket_bounds(nz)
+        cdf = np.cumsum(h[nz]) / h.sum()
+        return pd.DataFrame({"latency_ns": hi - 1, "cdf": cdf})
+
+    def percentile(self, kind: str, q: float) -> int:
+        return hist_percentile(self.hist[kind], q)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"Result(requests={s['requests']}, rr_count={s['rr_count']}, waf={s['waf']:.3f}, "
+                f"read_latency_mean_ns={s['read_latency_mean_ns']:.0f})")
+
+
+def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float, extra: dict) -> dict:
+    c = counters
+    reads, writes = c["reads"], c["writes"]
+
+    def ratio(a, b):
+        return a / b if b else 0.0
+
+    s = {
+        "requests": c["requests"], "reads": reads, "writes": writes,
+        "rr_count": c["rr_count"], "rr_page_moves": c["rr_page_moves"],
+        "gc_count": c["gc_count"], "gc_page_moves": c["gc_page_moves"], "erase_count": c["erase_count"],
+        "host_pages_written": c["host_pages_written"], "flash_pages_programmed": c["flash_pages_programmed"],
+        "waf": ratio(c["flash_pages_programmed"], c["host_pages_written"]),
+        "read_latency_mean_ns": ratio(c["read_latency_sum_ns"], reads),
+        "write_latency_mean_ns": ratio(c["write_latency_sum_ns"], writes),
+        "io_latency_mean_ns": ratio(c["read_latency_sum_ns"] + c["write_latency_sum_ns"], reads + writes),
+    }
+    for kind in ("read", "write", "io"):
+        for name, q in (("p95", 0.95), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999)):
+            s[f"{kind}_latency_{name}_ns"] = hist_percentile(hist[kind], q)
+    s.update({
+        "cache_read_hit_ratio": ratio(c["cache_read_hits"], c["read_pages"]),
+        "cache_write_hit_ratio": ratio(c["cache_write_hits"], c["write_pages"]),
+        "read_pages": c["read_pages"], "write_pages": c["write_pages"], "flash_read_pages": c["flash_read_pages"],
+        "user_flash_transactions": c["user_flash_transactions"], "blocked_reads": c["blocked_reads"],
+        "retry_time_ns": c["retry_time_ns"], "policy_metadata_bytes": int(metadata_bytes),
+    })
+    s.update(extra)
+    s["sim_wall_s"] = wall_s
+    return s
