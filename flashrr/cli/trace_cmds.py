@@ -1,0 +1,194 @@
+"""``flashrr trace``: summarise, convert and synthesise block I/O traces.
+
+Bad input (a missing file, a malformed line, an unknown format or preset)
+ends the command with a one-line error and exit code 1, never a traceback.
+Reads show a progress bar on stderr when stderr is a terminal.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import click
+
+from flashrr.trace.core import TraceError
+from flashrr.trace.formats import FORMAT_NAMES, WRITABLE_FORMATS
+from flashrr.trace.io import format_from_filename, read_trace_report, write_trace
+
+__all__ = ["trace"]
+
+DEFAULT_SYNTH_FORMAT = "mqsim"
+_RATIO_KEY = re.compile(r"(^|_)ratio(_|$)")
+
+# Shuffler's Table 2: (stats key, column heading)
+TABLE2_COLUMNS = (("requests", "Req #"), ("read_ratio", "Rd R"), ("avg_read_size_bytes", "Rd Size"),
+                  ("hot_ratio", "Hot R"), ("footprint_bytes", "FP"))
+# Headings of the other trace_stats keys flashrr knows; unknown keys are shown under their own name.
+OTHER_HEADINGS = {"avg_write_size_bytes": "Wr Size", "avg_request_size_bytes": "Req Size",
+                  "hot_ratio_4": "Hot R4", "duration_s": "Duration"}
+
+
+def _fail(e: Exception) -> click.ClickException:
+    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    return click.ClickException(str(msg))
+
+
+def _show_progress() -> bool:
+    return sys.stderr.isatty()
+
+
+def _read(path: str, fmt: str | None, skip_bad: bool, cache: bool):
+    try:
+        trace, report = read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache,
+                                          progress=_show_progress())
+    except (TraceError, OSError) as e:
+        raise _fail(e) from None
+    if report.n_skipped:
+        click.echo(f"warning: {path}: skipped {report.n_skipped} bad line(s); first: {report.skipped_examples[0]}",
+                   err=True)
+    return trace, report
+
+
+def _out_format(path: str, to: str | None) -> str | None:
+    return to.lower() if to else format_from_filename(path)
+
+
+def _write(trace, out: str, fmt: str) -> None:
+    try:
+        write_trace(trace, out, fmt)
+    except (TraceError, OSError) as e:
+        raise _fail(e) from None
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def _format_value(key: str, value) -> str:
+    """A stats value for the table, by the unit its key names."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if _RATIO_KEY.search(key):
+        return f"{100 * float(value):.1f}%"
+    if key.endswith("_bytes"):
+        return _human_bytes(float(value))
+    if key.endswith("_s"):
+        return f"{float(value):.3f}s"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _jsonable(value):
+    if hasattr(value, "item"):  # NumPy scalar
+        return value.item()
+    return value
+
+
+def _table(rows: list[dict], keys: list[str], headings: dict) -> str:
+    cells = [["Trace"] + [headings.get(k, k) for k in keys]]
+    for r in rows:
+        cells.append([r["trace"]] + [_format_value(k, r["stats"].get(k)) for k in keys])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    lines = []
+    for j, row in enumerate(cells):
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+@click.group("trace")
+def trace():
+    """Read, summarise, convert and synthesise block I/O traces."""
+
+
+@trace.command("stats")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per trace.")
+@click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default=None,
+              help="Input format (default: sniffed from the file).")
+@click.option("--page-size", "page_size_bytes", type=click.IntRange(min=1), default=8192, show_default=True,
+              help="Page size in bytes for hot ratio and footprint.")
+@click.option("--skip-bad", is_flag=True, help="Skip malformed lines (counted on stderr) instead of failing.")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help="Use and update the .flashrr-cache.npz file next to each trace.")
+def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache):
+    """Print Shuffler's Table 2 columns (requests, read ratio, average read
+    size, hot ratio, footprint) and the other trace statistics for each PATH."""
+    from flashrr.trace.stats import trace_stats
+
+    rows = []
+    for path in paths:
+        tr, report = _read(path, fmt, skip_bad, cache)
+        try:
+            st = trace_stats(tr, page_size_bytes=page_size_bytes)
+        except (TraceError, ValueError) as e:
+            raise _fail(e) from None
+        rows.append({"trace": tr.name, "path": path, "format": report.fmt, "skipped_lines": report.n_skipped,
+                     "stats": {k: _jsonable(v) for k, v in st.items()}})
+    if as_json:
+        click.echo(json.dumps([{"trace": r["trace"], "path": r["path"], "format": r["format"],
+                                "skipped_lines": r["skipped_lines"], **r["stats"]} for r in rows], indent=2))
+        return
+    keys = [k for k, _ in TABLE2_COLUMNS]
+    for r in rows:
+        keys += [k for k in r["stats"] if k not in keys]
+    click.echo(_table(rows, keys, {**dict(TABLE2_COLUMNS), **OTHER_HEADINGS}))
+
+
+@trace.command("convert")
+@click.argument("src", metavar="IN")
+@click.argument("dst", metavar="OUT")
+@click.option("--to", "to", type=click.Choice(WRITABLE_FORMATS, case_sensitive=False), default=None,
+              help="Output format (default: from OUT's name, e.g. x.msr.csv).")
+@click.option("--from", "from_", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default=None,
+              help="Input format (default: sniffed from the file).")
+@click.option("--skip-bad", is_flag=True, help="Skip malformed lines (counted on stderr) instead of failing.")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help="Use and update the .flashrr-cache.npz file next to IN.")
+def convert_cmd(src, dst, to, from_, skip_bad, cache):
+    """Convert trace IN to OUT in another format (.gz/.zst compress)."""
+    fmt = _out_format(dst, to)
+    if fmt is None:
+        raise click.ClickException(f"cannot tell the output format from {dst!r}; pass --to "
+                                   f"({', '.join(WRITABLE_FORMATS)})")
+    tr, report = _read(src, from_, skip_bad, cache)
+    _write(tr, dst, fmt)
+    click.echo(f"{dst}: {len(tr):,} requests ({report.fmt} -> {fmt})")
+
+
+@trace.command("synth")
+@click.argument("preset")
+@click.option("-o", "--output", "out", required=True, help="Output file (.gz/.zst compress).")
+@click.option("-n", "--requests", "n_requests", type=click.IntRange(min=1), default=None,
+              help="Number of requests (default: the preset's).")
+@click.option("--seed", type=int, default=None, help="Random seed (default: the generator's).")
+@click.option("--to", "to", type=click.Choice(WRITABLE_FORMATS, case_sensitive=False), default=None,
+              help=f"Output format (default: from the output name, else {DEFAULT_SYNTH_FORMAT}).")
+def synth_cmd(preset, out, n_requests, seed, to):
+    """Generate the synthetic trace PRESET (a paper's trace-table row) into a file."""
+    from flashrr.trace.synth import synth_trace
+
+    kwargs = {}
+    if n_requests is not None:
+        kwargs["n_requests"] = n_requests
+    if seed is not None:
+        kwargs["seed"] = seed
+    try:
+        tr = synth_trace(preset, **kwargs)
+    except (TraceError, ValueError, KeyError) as e:
+        raise _fail(e) from None
+    fmt = _out_format(out, to) or DEFAULT_SYNTH_FORMAT
+    _write(tr, out, fmt)
+    click.echo(f"{out}: {len(tr):,} requests ({fmt})")
+

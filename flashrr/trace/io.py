@@ -1,0 +1,522 @@
+"""Reading and writing trace files: sniffing, compression, bad lines, the parse cache.
+
+``read_trace(path)`` returns a :class:`~flashrr.trace.core.Trace`;
+``read_trace_report(path)`` returns ``(trace, ReadReport)``, where the report
+says which format was used, how many bad lines were skipped and whether the
+file had to be sorted.  ``write_trace(trace, path, fmt)`` writes one.
+
+Rules (see ``docs/traces.md``):
+
+* **Format.**  ``fmt=None`` sniffs it: the first 32 non-empty lines are tried
+  against every format and the format that accepts the largest share (at
+  least half) wins; the file name breaks ties.  A file no format accepts gets
+  a :class:`TraceError` naming the file and listing the formats.
+* **Compression.**  gzip and zstd files are recognised by their first bytes
+  (whatever their name) and decompressed on the fly.  ``write_trace``
+  compresses when the name ends in ``.gz`` or ``.zst``.
+* **Speed.**  A vectorised parser (pyarrow's CSV reader) reads the whole
+  file.  Only when it cannot vouch for the result (a malformed field, a wrong
+  field count, a value out of range) is the file read again line by line,
+  which is the reference for what a valid line is: it raises at the first bad
+  line, or skips and counts bad lines with ``skip_bad=True``.
+* **Bad lines.**  The error reads ``<path> line <n>: field '<name>': expected
+  <what>, got '<token>'`` (``n`` is the 1-based physical line number).
+  Negative times or offsets and zero sizes are bad lines too.
+* **Empty files** (nothing but blank lines) give an empty Trace.
+* **Order.**  Requests are sorted stably by arrival time, so requests that
+  share a time keep their file order; ``ReadReport.n_out_of_order`` counts the
+  requests that arrived earlier than the request before them in the file.
+  Times are then rebased so the first request arrives at 0 ns.
+* **Cache.**  With ``cache=True`` a parsed trace is stored next to its source
+  as ``<source>.flashrr-cache.npz`` (uncompressed NumPy columns) and reused
+  while the source's size and mtime_ns, the format, ``skip_bad`` and
+  :data:`CACHE_VERSION` are unchanged.  An unwritable directory means no
+  cache, silently.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+import numpy as np
+import zstandard
+
+from .core import Trace, TraceError
+from .formats import (FORMAT_NAMES, FORMATS, INT64_MAX, WRITABLE_FORMATS, FastPathFailed, LineError, RawColumns,
+                      TraceFormat, get_format)
+
+__all__ = ["read_trace", "read_trace_report", "write_trace", "sniff_format", "format_from_filename",
+           "cache_path", "ReadReport", "TraceNotFoundError", "CACHE_SUFFIX", "CACHE_VERSION"]
+
+CACHE_SUFFIX = ".flashrr-cache.npz"
+CACHE_VERSION = 1
+SNIFF_LINES = 32
+PROGRESS_DELAY_S = 0.5   # the progress bar appears only for reads longer than this
+MAX_SKIP_EXAMPLES = 3
+BLOCK_BYTES = 1 << 21    # block size of the fallback parse (see _parse_blocks)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_COMPRESSED_SUFFIXES = (".gz", ".zst")
+_TEXT_SUFFIXES = (".csv", ".txt", ".trace", ".log")
+
+
+class TraceNotFoundError(TraceError, FileNotFoundError):
+    """The trace file does not exist (a TraceError and a FileNotFoundError)."""
+
+
+@dataclass(frozen=True)
+class ReadReport:
+    """What :func:`read_trace_report` did.
+
+    * ``path``: the source file.
+    * ``fmt``: the format used (given or sniffed); None for an empty file read
+      without a format.
+    * ``n_requests``: requests in the returned trace.
+    * ``n_skipped``: bad lines skipped (always 0 unless ``skip_bad=True``).
+    * ``skipped_examples``: the error messages of the first few skipped lines.
+    * ``n_out_of_order``: requests whose time is earlier than the previous
+      request's in the file; when > 0 the reader sorted the trace by time.
+    * ``from_cache``: the trace came from the parse cache.
+    """
+
+    path: str
+    fmt: str | None
+    n_requests: int
+    n_skipped: int = 0
+    skipped_examples: tuple = ()
+    n_out_of_order: int = 0
+    from_cache: bool = False
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
+               progress: bool = False) -> Trace:
+    """Read a trace file into a :class:`Trace` (see the module docstring for the rules).
+
+    ``fmt``: a name from :data:`flashrr.trace.formats.FORMAT_NAMES` or None to
+    sniff.  ``skip_bad``: skip malformed lines instead of raising (use
+    :func:`read_trace_report` to get their count).  ``cache``: use and update
+    the ``.flashrr-cache.npz`` file next to the source.  ``progress``: show a
+    tqdm progress bar (by bytes of the file) on stderr for long reads.
+    """
+    return read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache, progress=progress)[0]
+
+
+def read_trace_report(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
+                      progress: bool = False) -> tuple[Trace, ReadReport]:
+    """Like :func:`read_trace`, and also return the :class:`ReadReport`."""
+    path = Path(path)
+    try:
+        st = _stat_source(path)
+        sample = _sample_lines(path)
+        if not sample:
+            name = None if fmt is None else get_format(fmt).name
+            return _empty_trace(path), ReadReport(str(path), name, 0)
+        tf = get_format(fmt) if fmt is not None else _sniff(path, sample)
+        key = {"version": CACHE_VERSION, "fmt": tf.name, "skip_bad": bool(skip_bad),
+               "source_size": st.st_size, "source_mtime_ns": st.st_mtime_ns}
+        if cache:
+            hit = _load_cache(cache_path(path), key)
+            if hit is not None:
+                trace, meta = hit
+                return trace, ReadReport(str(path), tf.name, len(trace), meta["n_skipped"],
+                                         tuple(meta["skipped_examples"]), meta["n_out_of_order"], True)
+        raw, n_skipped, examples = _parse(path, tf, sample, skip_bad, progress)
+        trace, n_ooo = _finalize(raw, tf, _trace_name(path, tf.name), path)
+    except (OSError, EOFError, zstandard.ZstdError) as e:
+        if isinstance(e, TraceError):
+            raise
+        raise TraceError(f"{path}: cannot read the file: {e}") from e
+    if cache:
+        meta = dict(key, name=trace.name, n_skipped=n_skipped, skipped_examples=list(examples),
+                    n_out_of_order=n_ooo)
+        _save_cache(cache_path(path), trace, meta)
+    return trace, ReadReport(str(path), tf.name, len(trace), n_skipped, tuple(examples), n_ooo, False)
+
+
+def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
+    """Write ``trace`` to ``path`` in format ``fmt`` (None: from the file name,
+    see :func:`format_from_filename`).  A name ending in ``.gz`` or ``.zst``
+    is compressed.  The file is written to a temporary name and renamed, so a
+    failed write leaves no partial file.  Times are rounded to the format's
+    resolution and requests widened to whole sectors where the format stores
+    sectors (see :mod:`flashrr.trace.formats`)."""
+    path = Path(path)
+    if fmt is None:
+        fmt = format_from_filename(path)
+        if fmt is None:
+            raise TraceError(f"{path}: cannot tell the output format from the file name; "
+                             f"pass a format ({', '.join(WRITABLE_FORMATS)})")
+    tf = get_format(fmt)
+    if not tf.writable:
+        raise TraceError(f"format {tf.name!r} is read-only; writable formats: {', '.join(WRITABLE_FORMATS)}")
+    if not isinstance(trace, Trace):
+        raise TraceError(f"write_trace needs a Trace, got {type(trace).__name__}")
+    tmp = _temp_sibling(path)
+    try:
+        with open(tmp, "xb") as raw:
+            if path.name.endswith(".gz"):
+                with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6,
+                                   mtime=0) as out:
+                    tf.write(trace, out)
+            elif path.name.endswith(".zst"):
+                with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
+                    tf.write(trace, out)
+            else:
+                tf.write(trace, raw)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise TraceError(f"{path}: cannot write the trace: {e}") from e
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def sniff_format(path) -> str:
+    """The name of the format the first lines of ``path`` are in (TraceError if none)."""
+    path = Path(path)
+    _stat_source(path)
+    try:
+        sample = _sample_lines(path)
+    except (OSError, EOFError, zstandard.ZstdError) as e:
+        raise TraceError(f"{path}: cannot read the file: {e}") from e
+    if not sample:
+        raise TraceError(f"{path}: the file is empty; no format to tell")
+    return _sniff(path, sample).name
+
+
+def format_from_filename(path) -> str | None:
+    """A writable format named by a dot-separated part of the file name
+    (``run.mqsim``, ``x.msr.csv.gz``, ``lun0.systor.csv``), or None."""
+    parts = Path(path).name.lower().split(".")[1:]
+    for part in reversed(parts):
+        if part in WRITABLE_FORMATS:
+            return part
+    return None
+
+
+def cache_path(path) -> Path:
+    """Where the parse cache of ``path`` lives: ``<path>.flashrr-cache.npz``."""
+    path = Path(path)
+    return path.with_name(path.name + CACHE_SUFFIX)
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+def _stat_source(path: Path) -> os.stat_result:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise TraceNotFoundError(f"{path}: no such trace file") from None
+    if not path.is_file():
+        raise TraceError(f"{path}: not a regular file")
+    return st
+
+
+class _Counting(io.RawIOBase):
+    """A raw reader that reports the bytes it reads to a progress bar."""
+
+    def __init__(self, f: BinaryIO, bar):
+        self._f, self._bar = f, bar
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = self._f.readinto(b)
+        if n:
+            self._bar.update(n)
+        return n
+
+
+class _ZstdReader(io.RawIOBase):
+    """Decompressed bytes of a stream of zstd frames.  Unlike
+    ``ZstdDecompressor.stream_reader`` it raises EOFError when the input ends
+    inside a frame (a truncated file)."""
+
+    def __init__(self, src: BinaryIO, chunk_bytes: int = 1 << 20):
+        self._src, self._chunk = src, chunk_bytes
+        self._dctx = zstandard.ZstdDecompressor()
+        self._frame = None          # decompressor of the frame being read
+        self._out = bytearray()     # decompressed, not yet returned
+
+    def readable(self) -> bool:
+        return True
+
+    def _more(self) -> bool:
+        data = self._src.read(self._chunk)
+        if not data:
+            if self._frame is not None:
+                raise EOFError("zstd data ends inside a frame (truncated file?)")
+            return False
+        while data:
+            if self._frame is None:
+                self._frame = self._dctx.decompressobj()
+            self._out += self._frame.decompress(data)
+            data = b""
+            if self._frame.eof:
+                data, self._frame = self._frame.unused_data, None
+        return True
+
+    def readinto(self, b) -> int:
+        while not self._out and self._more():
+            pass
+        n = min(len(b), len(self._out))
+        b[:n] = self._out[:n]
+        del self._out[:n]
+        return n
+
+
+@contextlib.contextmanager
+def _open_source(path: Path, progress: bool = False, desc: str | None = None) -> Iterator[BinaryIO]:
+    """The decompressed bytes of ``path`` as a binary stream."""
+    from tqdm import tqdm
+
+    with open(path, "rb") as f, tqdm(total=os.fstat(f.fileno()).st_size, unit="B", unit_scale=True,
+                                     unit_divisor=1024, desc=desc or path.name, disable=not progress,
+                                     delay=PROGRESS_DELAY_S, leave=False) as bar:
+        magic = f.read(4)
+        f.seek(0)
+        src = io.BufferedReader(_Counting(f, bar), buffer_size=1 << 20) if progress else f
+        if magic.startswith(_GZIP_MAGIC):
+            with gzip.GzipFile(fileobj=src, mode="rb") as g:
+                yield g
+        elif magic.startswith(_ZSTD_MAGIC):
+            yield io.BufferedReader(_ZstdReader(src), buffer_size=1 << 20)
+        else:
+            yield src
+
+
+def _text_lines(stream: BinaryIO) -> io.TextIOWrapper:
+    return io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline=None)
+
+
+def _sample_lines(path: Path) -> list[tuple[int, str]]:
+    """Up to SNIFF_LINES non-empty lines from the start as (1-based line number, text)."""
+    out: list[tuple[int, str]] = []
+    with _open_source(path) as stream:
+        text = _text_lines(stream)
+        for lineno, line in enumerate(text, start=1):
+            line = line.rstrip("\n")
+            if line.strip():
+                out.append((lineno, line))
+                if len(out) >= SNIFF_LINES:
+                    break
+        text.detach()
+    return out
+
+
+def _empty_trace(path: Path) -> Trace:
+    z = np.zeros(0, dtype=np.int64)
+    return Trace(z, z, z, np.zeros(0, dtype=bool), name=_trace_name(path, None))
+
+
+def _trace_name(path: Path, fmt_name: str | None) -> str:
+    """The file name without compression, text and format extensions."""
+    name = path.name
+    for suffixes in (_COMPRESSED_SUFFIXES, _TEXT_SUFFIXES, tuple(f".{f}" for f in FORMAT_NAMES)):
+        for s in suffixes:
+            if name.lower().endswith(s) and len(name) > len(s):
+                name = name[: -len(s)]
+                break
+    return name
+
+
+def _temp_sibling(path: Path) -> Path:
+    """A fresh hidden name next to ``path`` for an atomic write-then-rename."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+
+
+# ---------------------------------------------------------------------------
+# Sniffing
+# ---------------------------------------------------------------------------
+
+def _sniff(path: Path, sample: list[tuple[int, str]]) -> TraceFormat:
+    lines = [ln for _, ln in sample]
+    scores = {name: f.sniff_score(lines) for name, f in FORMATS.items()}
+    best = max(scores.values())
+    if best < 0.5:
+        listing = "; ".join(f"{f.name} ({f.title})" for f in FORMATS.values())
+        first = lines[0] if len(lines[0]) <= 120 else lines[0][:117] + "..."
+        raise TraceError(f"{path}: cannot tell the trace format from its first lines (line {sample[0][0]}: "
+                         f"{first!r}); pass a format, one of: {listing}")
+    tied = [FORMATS[n] for n, s in scores.items() if s == best]
+    lower = path.name.lower()
+    hinted = [f for f in tied if f.name_hint.search(lower)]
+    return (hinted or tied)[0]
+
+
+def _header_rows(tf: TraceFormat, sample: list[tuple[int, str]]) -> int:
+    """Physical lines to skip before the data: through the header line, if any."""
+    if sample and tf.is_header(sample[0][1]):
+        return sample[0][0]
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+def _parse(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool,
+           force_slow: bool = False) -> tuple[RawColumns, int, tuple]:
+    """Parse ``path``: the whole-file fast path; if that fails, block by block
+    (fast path per block, line by line only inside blocks that fail).
+    ``force_slow`` parses every line with the reference parser.  Returns
+    (columns in file order, bad lines skipped, first skip messages)."""
+    skip = _header_rows(tf, sample)
+    if force_slow:
+        with _open_source(path, progress) as stream:
+            text = _text_lines(stream)
+            out = _parse_lines(text, path, tf, skip, skip_bad, first_lineno=1)
+            text.detach()
+            return out
+    try:
+        return tf.parse_fast(lambda: _open_source(path, progress), skip), 0, ()
+    except FastPathFailed:
+        return _parse_blocks(path, tf, skip, skip_bad, progress)
+
+
+def _parse_blocks(path: Path, tf: TraceFormat, header_rows: int, skip_bad: bool,
+                  progress: bool) -> tuple[RawColumns, int, tuple]:
+    """Cut the file into blocks of whole lines (about BLOCK_BYTES each); parse
+    each with the fast path and fall back to the line parser for the blocks
+    it refuses.  Line numbers stay physical line numbers of the file."""
+    parts, n_skipped, examples = [], 0, []
+    lineno = 1  # physical number of the block's first line
+    with _open_source(path, progress, desc=f"{path.name} (checking lines)") as stream:
+        for block in _blocks(stream):
+            skip_here = max(0, header_rows - (lineno - 1))
+            try:
+                raw = tf.parse_fast(lambda b=block: contextlib.nullcontext(io.BytesIO(b)), skip_here)
+            except FastPathFailed:
+                text = io.TextIOWrapper(io.BytesIO(block), encoding="utf-8-sig" if lineno == 1 else "utf-8",
+                                        errors="replace", newline=None)
+                raw, k, ex = _parse_lines(text, path, tf, skip_here, skip_bad, first_lineno=lineno)
+                n_skipped += k
+                examples.extend(ex[:MAX_SKIP_EXAMPLES - len(examples)])
+            parts.append(raw)
+            lineno += _count_lines(block)
+    return RawColumns.concat(parts), n_skipped, tuple(examples)
+
+
+def _blocks(stream: BinaryIO, size: int | None = None) -> Iterator[bytes]:
+    """The stream's bytes in blocks that end at a line break (the last may not)."""
+    size = size or BLOCK_BYTES
+    rest = b""
+    while True:
+        data = stream.read(size)
+        if not data:
+            if rest:
+                yield rest
+            return
+        data = rest + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            continue
+        rest = data[cut:]
+        yield data[:cut]
+
+
+def _count_lines(block: bytes) -> int:
+    """Line breaks in a block as universal newlines count them (\\n, \\r\\n, \\r)."""
+    return block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+
+
+def _parse_lines(text, path: Path, tf: TraceFormat, header_rows: int, skip_bad: bool,
+                 first_lineno: int) -> tuple[RawColumns, int, tuple]:
+    """The reference parser over lines of text whose first is physical line
+    ``first_lineno``; the first ``header_rows`` lines are skipped."""
+    time, offset, size, is_write = [], [], [], []
+    n_skipped, examples = 0, []
+    parse = tf.parse_line
+    for lineno, line in enumerate(text, start=first_lineno):
+        if lineno - first_lineno < header_rows or not line.strip():
+            continue
+        try:
+            rec = parse(line.rstrip("\n"))
+        except LineError as e:
+            msg = f"{path} line {lineno}: {e}"
+            if not skip_bad:
+                raise TraceError(msg) from None
+            n_skipped += 1
+            if len(examples) < MAX_SKIP_EXAMPLES:
+                examples.append(msg)
+            continue
+        if rec is not None:
+            time.append(rec[0])
+            offset.append(rec[1])
+            size.append(rec[2])
+            is_write.append(rec[3])
+    return RawColumns.from_rows(time, offset, size, is_write), n_skipped, tuple(examples)
+
+
+def _finalize(raw: RawColumns, tf: TraceFormat, name: str, path: Path) -> tuple[Trace, int]:
+    """Sort stably by time, rebase to 0 and convert to ns."""
+    t = raw.time
+    n_ooo = int(np.count_nonzero(np.diff(t) < 0)) if len(t) > 1 else 0
+    cols = (raw.offset, raw.size, raw.is_write)
+    if n_ooo:
+        order = np.argsort(t, kind="stable")
+        t = t[order]
+        cols = tuple(c[order] for c in cols)
+    if len(t):
+        span = int(t[-1]) - int(t[0])
+        if span > INT64_MAX // tf.time_unit_ns:
+            raise TraceError(f"{path}: the trace spans {span} time units of {tf.time_unit_ns} ns, "
+                             "more than int64 ns can hold")
+        t = (t - t[0]) * tf.time_unit_ns
+    return Trace(t, *cols, name=name), n_ooo
+
+
+# ---------------------------------------------------------------------------
+# Cache
+# ---------------------------------------------------------------------------
+
+_KEY_FIELDS = ("version", "fmt", "skip_bad", "source_size", "source_mtime_ns")
+
+
+def _load_cache(cpath: Path, key: dict):
+    """(trace, meta) from a valid cache file matching ``key``, else None."""
+    try:
+        with np.load(cpath, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            if any(meta.get(k) != key[k] for k in _KEY_FIELDS):
+                return None
+            trace = Trace(z["time_ns"], z["offset"], z["size"], z["is_write"], name=meta["name"], rebase=False)
+    except (OSError, ValueError, KeyError, EOFError, TypeError):
+        return None
+    return trace, meta
+
+
+def _save_cache(cpath: Path, trace: Trace, meta: dict) -> bool:
+    """Write the cache atomically; False (and no file) if the directory is not writable."""
+    tmp = _temp_sibling(cpath)
+    try:
+        with open(tmp, "xb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), **trace.columns())
+        os.replace(tmp, cpath)
+        tmp = None
+        return True
+    except OSError:
+        return False
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+

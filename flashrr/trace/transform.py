@@ -1,0 +1,121 @@
+"""Pure transformations of a :class:`Trace`; each returns a new Trace with the same name.
+
+* :func:`repeat` — play the trace N times back to back (the papers repeat
+  traces 128 times to trigger enough read reclaims).
+* :func:`amplify_reads` — repeat every read RAF times (Cocktail's read
+  amplification factor).
+* :func:`scale_time` — multiply arrival times (compress or stretch the trace).
+* :func:`fold` — map addresses onto a device's logical capacity.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .core import Trace, TraceError
+
+__all__ = ["repeat", "amplify_reads", "scale_time", "fold"]
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _check_trace(trace) -> None:
+    if not isinstance(trace, Trace):
+        raise TraceError(f"expected a Trace, got {type(trace).__name__}")
+
+
+def _positive_int(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise TraceError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def repeat(trace: Trace, n: int) -> Trace:
+    """The trace played ``n`` times back to back.
+
+    Copy ``r`` (0-based) is shifted by ``r * (duration_ns + gap_ns)``, where
+    ``gap_ns`` is the trace's mean inter-arrival time (``duration_ns //
+    (len - 1)``, at least 1 ns).  So copies never overlap, arrival times keep
+    increasing from one copy to the next, and the gap between the last request
+    of a copy and the first of the next is a typical inter-arrival gap.
+    """
+    _check_trace(trace)
+    n = _positive_int(n, "repeat count n")
+    m = len(trace)
+    if m == 0 or n == 1:
+        return Trace(trace.time_ns, trace.offset, trace.size, trace.is_write, name=trace.name)
+    duration = trace.duration_ns
+    gap = max(1, duration // (m - 1)) if m > 1 else 1
+    period = duration + gap
+    if (n - 1) > (_INT64_MAX - duration) // period:
+        raise TraceError(f"repeating a trace of {duration} ns {n} times overflows int64 ns")
+    shift = np.repeat(np.arange(n, dtype=np.int64) * period, m)
+    return Trace(np.tile(trace.time_ns, n) + shift, np.tile(trace.offset, n), np.tile(trace.size, n),
+                 np.tile(trace.is_write, n), name=trace.name)
+
+
+def amplify_reads(trace: Trace, raf: int) -> Trace:
+    """Every read repeated ``raf`` times in a row at the same arrival time
+    (Cocktail's read amplification factor); writes are kept once.  ``raf=1``
+    returns an equal trace."""
+    _check_trace(trace)
+    raf = _positive_int(raf, "read amplification factor raf")
+    counts = np.where(trace.is_write, 1, raf)
+    return Trace(np.repeat(trace.time_ns, counts), np.repeat(trace.offset, counts),
+                 np.repeat(trace.size, counts), np.repeat(trace.is_write, counts), name=trace.name)
+
+
+def scale_time(trace: Trace, factor: float) -> Trace:
+    """Arrival times multiplied by ``factor`` (> 0) and rounded to the nearest
+    ns (half to even); ``factor < 1`` compresses the trace (raises the load),
+    ``factor > 1`` stretches it.  An integral factor is applied exactly; other
+    factors go through float64, exact to the ns for times below 2**53 ns
+    (about 104 days)."""
+    _check_trace(trace)
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not math.isfinite(factor) \
+            or factor <= 0:
+        raise TraceError(f"time scale factor must be a finite number > 0, got {factor!r}")
+    t = trace.time_ns
+    tmax = trace.duration_ns
+    if tmax * float(factor) >= 2.0 ** 63:
+        raise TraceError(f"scaling {tmax} ns by {factor} overflows int64 ns")
+    if float(factor).is_integer():
+        new = t * int(factor)
+    else:
+        new = np.rint(t.astype(np.float64) * float(factor)).astype(np.int64)
+    return Trace(new, trace.offset, trace.size, trace.is_write, name=trace.name)
+
+
+def fold(trace: Trace, capacity_bytes: int, page_size_bytes: int) -> Trace:
+    """Addresses folded onto a device of ``capacity_bytes`` (its logical
+    capacity) with pages of ``page_size_bytes``.
+
+    The device holds ``n_pages = capacity_bytes // page_size_bytes`` whole
+    pages.  A request whose first page is ``p`` (``offset // page_size``)
+    moves to page ``p % n_pages``, keeping its offset within the page and its
+    size.  If the request would then run past the last page, it is shifted
+    down to end exactly on the last page (it starts at page ``n_pages -
+    span``, ``span`` being the pages it touches).  So every request ends up
+    in ``[0, n_pages * page_size_bytes)``, a request that fits without folding
+    is unchanged, and a request that does not straddle the end lands on the
+    page given by its original first page alone.  A request longer than the
+    capacity is an error.
+    """
+    _check_trace(trace)
+    page = _positive_int(page_size_bytes, "page_size_bytes")
+    cap = _positive_int(capacity_bytes, "capacity_bytes")
+    n_pages = cap // page
+    if n_pages < 1:
+        raise TraceError(f"capacity_bytes={cap} holds no whole page of {page} bytes")
+    first = trace.offset // page
+    within = trace.offset % page
+    span = (within + trace.size + page - 1) // page
+    if len(trace) and span.max() > n_pages:
+        i = int(np.argmax(span > n_pages))
+        raise TraceError(f"request {i} ({int(trace.size[i])} bytes at offset {int(trace.offset[i])}) touches "
+                         f"{int(span[i])} pages, more than the {n_pages} pages of the capacity")
+    start = first % n_pages
+    start = np.where(start + span > n_pages, n_pages - span, start)
+    return Trace(trace.time_ns, start * page + within, trace.size, trace.is_write, name=trace.name)
