@@ -32,7 +32,7 @@ def resolve_trace(trace) -> Trace:
     if isinstance(trace, Trace):
         return trace
     if isinstance(trace, str) and trace.startswith("synth:"):
-        from .trace.synth import synth_from_spec
+        from .trace.spec import synth_from_spec
 
         return synth_from_spec(trace)
     if isinstance(trace, (str,)) or hasattr(trace, "__fspath__"):

@@ -68,6 +68,7 @@ class ReferenceEngine:
         self.rr_events: list = []
         self.gc_events: list = []
         self.now = 0
+        self.n_filled = 0
         # invariant mode: a version stamp per logical page and per physical page
         self.check = check
         self.version = np.zeros(L.logical_pages if check else 0, dtype=np.int64)
@@ -479,6 +480,7 @@ class ReferenceEngine:
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
         then reset every counter and clock (the device state is kept)."""
+        self.n_filled = fill_pages
         for lpn in range(fill_pages):
             self._remap(lpn, self._user_slot(0))
         for lpn in warmup_lpns:
@@ -525,12 +527,13 @@ class ReferenceEngine:
 
     # ------------------------------------------------------------------ invariants
     def check_invariants(self) -> None:
-        check_state(self.L, self.l2p, self.p2l, self.sb_valid, self.sb_state)
+        check_state(self.L, self.l2p, self.p2l, self.sb_valid, self.sb_state, self.n_filled)
 
 
-def check_state(L: Layout, l2p, p2l, sb_valid, sb_state) -> None:
-    """Raise AssertionError unless the mapping is a bijection onto valid pages and
-    the per-superblock valid counts match."""
+def check_state(L: Layout, l2p, p2l, sb_valid, sb_state, n_filled: int = 0) -> None:
+    """Raise AssertionError unless the mapping is a bijection onto valid pages, the
+    per-superblock valid counts match, and no LPN below ``n_filled`` was lost."""
+    assert np.all(l2p[:n_filled] >= 0), f"LPN {int(np.argmax(l2p[:n_filled] < 0))} was lost"
     mapped = np.flatnonzero(l2p >= 0)
     ppns = l2p[mapped]
     assert np.unique(ppns).size == ppns.size, "two LPNs map to the same physical page"

@@ -86,6 +86,7 @@ cdef class CompiledEngine:
     cdef object cur_routine            # label of the RR routine under way
     cdef object cur_reads              # block read counts of the victim at the trigger
     cdef int64_t layout_page_size      # bytes per page (set by run)
+    cdef int64_t n_filled              # LPNs written by the precondition fill (must stay mapped)
 
     # ---- allocation (FTL)
     cdef int32_t _alloc(self, int32_t lane) except -1 nogil                  # pop a free superblock, or raise

@@ -751,6 +751,7 @@ cdef class CompiledEngine:
         cdef cnp.ndarray w = np.ascontiguousarray(warmup_lpns, dtype=np.int64)
         cdef int64_t* wp = <int64_t*>w.data
         cdef int64_t i, nw = len(w)
+        self.n_filled = fill_pages
         with nogil:
             for lpn in range(fill_pages):
                 self._remap(<int32_t>lpn, self._user_slot(0))
@@ -804,4 +805,4 @@ cdef class CompiledEngine:
 
     def check_invariants(self):
         v = self.state_view(0)
-        check_state(self.layout, v.l2p, v.p2l, v.sb_valid, v.sb_state)
+        check_state(self.layout, v.l2p, v.p2l, v.sb_valid, v.sb_state, self.n_filled)

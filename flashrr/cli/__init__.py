@@ -1,0 +1,20 @@
+"""The ``flashrr`` command line (click).  Each command group lives in its own module."""
+from __future__ import annotations
+
+import click
+
+from flashrr._version import __version__
+
+from .run_cmds import presets_cmd, run_cmd
+from .trace_cmds import trace
+
+
+@click.group()
+@click.version_option(__version__, prog_name="flashrr")
+def main():
+    """flashrr: simulate read disturb and read reclaim in NAND-flash SSDs."""
+
+
+main.add_command(run_cmd)
+main.add_command(presets_cmd)
+main.add_command(trace)
