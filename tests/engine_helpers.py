@@ -1,0 +1,37 @@
+"""Builders shared by the engine tests: tiny devices and traces."""
+import numpy as np
+
+import flashrr
+from flashrr.config import (CacheConfig, GCConfig, GeometryConfig, ReadReclaimConfig, ReadRetryConfig, SimConfig,
+                            SuperblockConfig, TimingConfig)
+
+
+def tiny_config(channels=1, chips=1, dies=1, planes=1, blocks=32, pages=16, page=4096, cache_pages=0,
+                gc_ratio=0.05, op=0.3, rr=10, rr_enabled=True, retry=None, sb_planes=1, sb_dies=1, sb_chips=1,
+                sb_channels=1, t_read=100, t_prog=1000, t_erase=5000, t_xfer=0, t_dram=10, **precond):
+    cfg = SimConfig(
+        name="tiny",
+        geometry=GeometryConfig(channels, chips, dies, planes, blocks, pages, page),
+        timing=TimingConfig(t_read, t_prog, t_erase, t_xfer, t_dram),
+        cache=CacheConfig(cache_pages * page),
+        gc=GCConfig(gc_ratio, op),
+        read_reclaim=ReadReclaimConfig(rr, rr_enabled),
+        read_retry=retry or ReadRetryConfig(),
+        superblock=SuperblockConfig(sb_planes, sb_dies, sb_chips, sb_channels),
+    )
+    return cfg.replace(**precond) if precond else cfg
+
+
+def page_trace(lpns, writes=None, page=4096, gap_ns=1000, pages=None, times=None):
+    """A trace of requests starting at ``lpns`` (one page each unless ``pages``)."""
+    lpns = np.asarray(lpns, dtype=np.int64)
+    n = len(lpns)
+    writes = np.zeros(n, bool) if writes is None else np.asarray(writes, bool)
+    pages = np.ones(n, np.int64) if pages is None else np.asarray(pages, np.int64)
+    times = np.arange(n, dtype=np.int64) * gap_ns if times is None else np.asarray(times, np.int64)
+    return flashrr.Trace(times, lpns * page, pages * page, writes)
+
+
+def comparable(summary: dict) -> dict:
+    """The summary without the fields that legitimately differ between runs/engines."""
+    return {k: v for k, v in summary.items() if k not in ("sim_wall_s", "engine")}

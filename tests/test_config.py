@@ -1,0 +1,81 @@
+"""Config dataclasses: validation names the field and rule; presets; TOML."""
+import pytest
+
+import flashrr
+from flashrr.config import ConfigError, GeometryConfig, SimConfig, SuperblockConfig
+from flashrr.presets import DEVICE_PRESETS
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_PRESETS))
+def test_presets_build_and_round_trip_through_toml(name, tmp_path):
+    cfg = SimConfig.preset(name)
+    assert cfg.name == name
+    path = tmp_path / f"{name}.toml"
+    cfg.save(path)
+    assert SimConfig.load(path) == cfg
+
+
+def test_shuffler_preset_is_table_1():
+    c = SimConfig.preset("shuffler")
+    g = c.geometry
+    assert (g.channels, g.chips_per_channel, g.planes_per_die, g.blocks_per_plane, g.pages_per_block) == (8, 4, 4, 64,
+                                                                                                        1024)
+    assert g.capacity_bytes == 64 << 30 and c.cache.capacity_bytes == 64 << 20
+    assert (c.timing.t_read_ns, c.timing.t_program_ns, c.timing.t_erase_ns) == (38_000, 350_000, 3_500_000)
+    assert c.read_reclaim.rr_threshold_reads == 10_000 and c.k == 4 and c.n_lanes == 32
+    assert SimConfig.preset("shuffler-32").k == 32
+
+
+@pytest.mark.parametrize("changes, field, rule", [
+    ({"sb_planes": 3}, "superblock.sb_planes", "must divide geometry.planes_per_die"),
+    ({"sb_channels": 3}, "superblock.sb_channels", "must divide geometry.channels"),
+    ({"rr_threshold_reads": 0}, "read_reclaim.rr_threshold_reads", "positive integer"),
+    ({"t_read_ns": -5}, "timing.t_read_ns", "positive integer"),
+    ({"gc_threshold_ratio": 1.5}, "gc.gc_threshold_ratio", "number in"),
+    ({"overprovisioning_ratio": 0.001}, "gc.overprovisioning_ratio", "spare superblocks"),
+    ({"capacity_bytes": 100}, "cache.capacity_bytes", "at least one page"),
+    ({"retry_model": "magic"}, "read_retry.retry_model", "must be one of"),
+    ({"retry_model": "custom", "retry_step_fractions": [0.9, 0.5]}, "read_retry.retry_step_fractions",
+     "increasing"),
+    ({"page_size_bytes": 0}, "geometry.page_size_bytes", "positive integer"),
+])
+def test_impossible_configs_name_field_and_rule(changes, field, rule):
+    with pytest.raises(ConfigError, match=rule) as err:
+        SimConfig.preset("shuffler").replace(**changes)
+    assert field in str(err.value)
+
+
+def test_replace_finds_sections_by_field_name():
+    c = SimConfig.preset("shuffler").replace(capacity_bytes=32 << 20, rr_threshold_reads=5000, name="x")
+    assert c.cache.capacity_bytes == 32 << 20 and c.read_reclaim.rr_threshold_reads == 5000 and c.name == "x"
+    c2 = c.replace(superblock=SuperblockConfig(sb_planes=1))
+    assert c2.k == 1 and c2.n_lanes == 128
+    with pytest.raises(ConfigError, match="unknown configuration field"):
+        c.replace(cache_size=1)
+
+
+def test_toml_errors_name_the_file_and_field(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('preset = "shuffler"\n[cache]\ncapacity = 5\n')
+    with pytest.raises(ConfigError, match=r"bad\.toml: cache\.capacity: unknown field"):
+        SimConfig.load(bad)
+    bad.write_text('[geometry]\nchannels = "eight"\n')
+    with pytest.raises(ConfigError, match=r"bad\.toml: .*geometry\.channels"):
+        SimConfig.load(bad)
+    bad.write_text("[geometry\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        SimConfig.load(bad)
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        SimConfig.load(tmp_path / "missing.toml")
+
+
+def test_toml_preset_with_overrides(tmp_path):
+    p = tmp_path / "c.toml"
+    p.write_text('preset = "shuffler"\nname = "small-cache"\n[cache]\ncapacity_bytes = 33554432\n')
+    c = SimConfig.load(p)
+    assert c.name == "small-cache" and c.cache.capacity_bytes == 32 << 20 and c.geometry == GeometryConfig()
+
+
+def test_unknown_preset():
+    with pytest.raises(ConfigError, match="unknown device preset 'nope'"):
+        flashrr.SimConfig.preset("nope")

@@ -1,0 +1,53 @@
+"""Latency histograms, percentiles and the Result object."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr._core.layout import HIST_BUCKETS, hist_bucket, hist_bucket_bounds
+from flashrr.result import hist_percentile
+from engine_helpers import page_trace, tiny_config
+
+
+@given(st.integers(0, 2**62))
+def test_bucket_contains_value_with_bounded_relative_error(v):
+    b = hist_bucket(v)
+    assert 0 <= b < HIST_BUCKETS
+    lo, hi = hist_bucket_bounds(np.array([b]))
+    assert lo[0] <= v < hi[0]
+    assert (hi[0] - 1 - lo[0]) <= max(0, lo[0]) / 128
+
+
+@given(st.lists(st.integers(0, 10**9), min_size=1, max_size=300), st.sampled_from([0.5, 0.9, 0.99, 0.9999]))
+def test_percentile_is_nearest_rank_within_bucket_error(values, q):
+    hist = np.zeros(HIST_BUCKETS, np.int64)
+    for v in values:
+        hist[hist_bucket(v)] += 1
+    exact = sorted(values)[int(np.ceil(q * len(values) - 1e-9)) - 1]
+    assert hist_percentile(hist, q) == pytest.approx(exact, rel=1 / 128, abs=1)
+
+
+def test_result_frame_events_and_cdf():
+    cfg = tiny_config(planes=2, sb_planes=2, rr=5)
+    res = flashrr.simulate(cfg, page_trace([0] * 12 + [1, 3], writes=[False] * 12 + [True, True]))
+    frame = res.to_frame()
+    assert len(frame) == 1 and frame.loc[0, "rr_count"] == 2 == len(res.rr_events)
+    assert list(res.rr_events.columns) == ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine",
+                                           "round"]
+    for kind in ("read", "write", "io"):
+        cdf = res.latency_cdf(kind)
+        assert cdf["cdf"].is_monotonic_increasing and cdf["cdf"].iloc[-1] == pytest.approx(1.0)
+    assert res.summary["reads"] == 12 and res.summary["writes"] == 2
+    with pytest.raises(ValueError, match="kind must be one of"):
+        res.latency_cdf("bogus")
+
+
+def test_same_config_trace_seed_same_result():
+    cfg = tiny_config(planes=2, sb_planes=2, rr=5, cache_pages=2, warmup_random_writes_ratio=1.0)
+    rng = np.random.default_rng(0)
+    trace = page_trace(rng.integers(0, 100, 500), writes=rng.random(500) < 0.3)
+    a = flashrr.simulate(cfg, trace, seed=4).summary
+    b = flashrr.simulate(cfg, trace, seed=4).summary
+    a.pop("sim_wall_s"), b.pop("sim_wall_s")
+    assert a == b
