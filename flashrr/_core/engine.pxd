@@ -4,19 +4,25 @@
 # (sb = lane * S + row, blk = sb * k + c, ppn = blk * N + off).
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+cimport cython
 
+
+# final: cdef methods are called directly (no vtable), so the C compiler can inline them.
+@cython.final
 cdef class CompiledEngine:
     # ---- geometry and timing (copied from Layout)
     cdef int32_t k, n_lanes, S, N, n_dies, n_chan, logical, cache_cap, gc_thr, n_steps
     cdef int64_t n_pages, t_read, t_prog, t_erase, t_xfer, t_dram, t_retry, rr_thr0
     cdef bint rr_enabled, check
+    cdef int32_t k_shift, N_shift     # log2 of k / N when a power of two, else -1 (divide instead)
     cdef int32_t* comp_die            # [n_lanes*k] die of component c of lane l
     cdef int32_t* comp_chan           # [n_lanes*k] channel of component c of lane l
     cdef int32_t* comp_plane          # [n_lanes*k] plane index within its die
     cdef int64_t* retry_steps         # [n_steps] retry thresholds, ppm of the RR threshold
 
     # ---- FTL state
-    cdef int32_t* l2p                 # [logical] ppn of each LPN, -1 unmapped
+    cdef int32_t* lmap                # [logical*2] per LPN: ppn (-1 unmapped), cache slot (-1 absent);
+                                      # interleaved so a lookup touches one cache line
     cdef int32_t* p2l                 # [n_pages] LPN in each ppn, -1 invalid/free
     cdef int32_t* sb_valid            # [n_sb] valid pages per superblock
     cdef int8_t* sb_state             # [n_sb] SB_FREE / OPEN_USER / OPEN_GC / CLOSED / VICTIM
@@ -42,7 +48,6 @@ cdef class CompiledEngine:
     cdef int64_t* chan_free           # [n_chan] busy-until
 
     # ---- DRAM cache: LRU doubly linked list over slots; head = most recent
-    cdef int32_t* lpn_slot            # [logical] slot of a cached LPN, -1 absent
     cdef int32_t* slot_lpn            # [cache_cap]
     cdef int8_t* slot_dirty           # [cache_cap]
     cdef int32_t* slot_prev           # [cache_cap] towards the head
@@ -101,6 +106,8 @@ cdef class CompiledEngine:
     cdef int64_t _sched_erase(self, int32_t die, int64_t t) noexcept nogil
     cdef int64_t _retries(self, int64_t blk) noexcept nogil                  # read retries at the block's count
     cdef int32_t _group(self, int32_t n, bint with_retry) noexcept nogil      # buf_ppn -> multi-plane tx_*
+    cdef int64_t _div_k(self, int64_t x) noexcept nogil                       # x // k (a shift when k = 2**j)
+    cdef int64_t _div_N(self, int64_t x) noexcept nogil                       # x // N (a shift when N = 2**j)
     # ---- cache (LRU list)
     cdef void _c_unlink(self, int32_t s) noexcept nogil
     cdef void _c_push_head(self, int32_t s) noexcept nogil

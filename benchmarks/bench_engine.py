@@ -1,0 +1,83 @@
+"""Engine speed and memory: prints requests/s and peak memory.
+
+    python benchmarks/bench_engine.py [--n 1000000] [--reference-n 20000]
+
+Workload (the engine issue's): the ``shuffler`` device preset and the Baseline
+policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
+8 GiB footprint (the synthetic generator touches every extent of its footprint, and 1M requests of 4-32 KiB cannot cover 16 GiB).  Reported:
+
+* compiled engine requests/s on N requests (engine time only: preconditioning
+  and the replay loop, not trace generation);
+* reference (pure-Python) engine requests/s on a prefix of the same trace;
+* peak resident memory of a fresh process that replays the trace 1x and 10x
+  (``repeat``, streamed), and of one that replays a 10x longer trace, so
+  the growth with trace length is visible (the trace arrays themselves take
+  33 bytes per request).
+
+Each memory figure comes from a child process (``ru_maxrss``), so runs do not
+share a heap.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+CHILD = r"""
+import json, resource, sys, time
+import flashrr
+from flashrr.trace.synth import synth_trace
+n, n_use, repeat, engine = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+trace = synth_trace(None, n_requests=n, seed=1, read_ratio=0.7, read_size_mean_bytes=16384, read_size_cv=0.5,
+                    write_size_mean_bytes=16384, write_size_cv=0.5, max_size_bytes=32768,
+                    footprint_bytes=8 << 30, write_region_fraction=0.3, hot_set_ratio=0.2, hot_skew=1.0, interarrival_mean_ns=20_000)
+trace = trace.slice(0, n_use)
+rss_trace = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+res = flashrr.simulate("shuffler", trace, policy="baseline", engine=engine, repeat=repeat)
+s = res.summary
+print(json.dumps({"requests": s["requests"], "wall_s": s["sim_wall_s"], "rr_count": s["rr_count"],
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rss_after_trace_mib": rss_trace / 1024}))
+"""
+
+
+def child(n: int, repeat: int, engine: str, n_use: int | None = None) -> dict:
+    """Run one simulation in a fresh process on the first ``n_use`` requests of an ``n``-request trace."""
+    argv = [sys.executable, "-c", CHILD, str(n), str(n_use or n), str(repeat), engine]
+    out = subprocess.run(argv, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"benchmark child failed (n={n}, repeat={repeat}, {engine}):\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="requests in the trace")
+    ap.add_argument("--reference-n", type=int, default=20_000, help="requests for the reference engine")
+    ap.add_argument("--skip-memory", action="store_true")
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    c = child(args.n, 1, "compiled")
+    print(f"compiled  : {c['requests']:>10,d} requests in {c['wall_s']:.3f} s = "
+          f"{c['requests'] / c['wall_s'] / 1e6:.2f} M requests/s  (rr_count {c['rr_count']})")
+    r = child(args.n, 1, "reference", n_use=args.reference_n)
+    print(f"reference : {r['requests']:>10,d} requests in {r['wall_s']:.3f} s = "
+          f"{r['requests'] / r['wall_s'] / 1e3:.1f} K requests/s")
+    print(f"speed-up  : {(c['requests'] / c['wall_s']) / (r['requests'] / r['wall_s']):.0f}x")
+    if not args.skip_memory:
+        one = child(args.n, 1, "compiled")
+        ten = child(args.n, 10, "compiled")
+        long_ = child(10 * args.n, 1, "compiled")
+        print(f"peak RSS  : {one['peak_rss_mib']:.0f} MiB at {one['requests']:,d} requests (1 x {args.n:,d})")
+        print(f"peak RSS  : {ten['peak_rss_mib']:.0f} MiB at {ten['requests']:,d} requests (10 x {args.n:,d}, "
+              f"streamed repeat) -> {ten['requests'] / ten['wall_s'] / 1e6:.2f} M requests/s")
+        print(f"peak RSS  : {long_['peak_rss_mib']:.0f} MiB at {long_['requests']:,d} requests (one "
+              f"{10 * args.n:,d}-request trace; {long_['rss_after_trace_mib']:.0f} MiB after building the trace)")
+    print(f"(benchmark wall time {time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
