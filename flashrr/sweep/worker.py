@@ -1,0 +1,123 @@
+"""What runs inside a worker process (a local pool process or a Dask worker).
+
+:func:`execute` runs one :class:`~flashrr.sweep.task.RunTask` and returns a
+:class:`~flashrr.sweep.task.RunOutcome`; an exception inside the run becomes a
+failed outcome carrying the traceback text, so the sweep goes on.
+
+Traces are cached per process: the module-level :class:`TraceCache` keeps the
+:data:`TRACE_CACHE_SIZE` most recently used traces (least recently used out
+first), keyed by trace identity, so a worker reads or generates each trace
+once and reuses it for every run on it.  ``FLASHRR_SWEEP_TRACE_CACHE`` (an
+integer) overrides the size; 0 disables the cache.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import socket
+import threading
+import time
+import traceback
+from collections import OrderedDict
+
+from .task import RunOutcome, RunTask
+
+#: Traces kept per worker process (default; see the module docstring).
+TRACE_CACHE_SIZE = 4
+
+
+class TraceCache:
+    """A thread-safe LRU of loaded traces with load/hit counters."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self.loads = 0
+        self.hits = 0
+
+    def get(self, trace_id: str, target: str):
+        """``(trace, loaded)``: the trace ``target`` (identity ``trace_id``), and
+        whether it had to be loaded now."""
+        with self._lock:
+            if trace_id in self._items:
+                self._items.move_to_end(trace_id)
+                self.hits += 1
+                return self._items[trace_id], False
+            from ..simulate import resolve_trace
+
+            trace = resolve_trace(target)
+            self.loads += 1
+            if self.size > 0:
+                self._items[trace_id] = trace
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+            return trace, True
+
+    def info(self) -> dict:
+        """Counters of this process's cache: ``loads``, ``hits``, ``cached`` (ids held), ``worker``."""
+        with self._lock:
+            return {"loads": self.loads, "hits": self.hits, "cached": list(self._items), "worker": worker_id()}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.loads = self.hits = 0
+
+
+_CACHE = TraceCache(int(os.environ.get("FLASHRR_SWEEP_TRACE_CACHE", TRACE_CACHE_SIZE)))
+
+
+def trace_cache_info() -> dict:
+    """This process's trace-cache counters (see :meth:`TraceCache.info`)."""
+    return _CACHE.info()
+
+
+def clear_trace_cache() -> None:
+    """Empty this process's trace cache and reset its counters."""
+    _CACHE.clear()
+
+
+def worker_id() -> str:
+    """``host:pid`` of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def init_local_worker() -> None:
+    """Initializer of local pool processes.  Ctrl-C is left to the parent, which stops
+    them.  tqdm (used by the trace readers) gets a process-local lock instead of its
+    default named semaphore, which a worker terminated by the parent could not release
+    (the interpreter would then warn about a leaked semaphore at exit)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return
+    tqdm.set_lock(threading.RLock())
+
+
+def execute(task: RunTask) -> RunOutcome:
+    """Run one task (imports, trace from the cache, simulate, collect kept artifacts)."""
+    from ..simulate import simulate
+
+    t0 = time.perf_counter()
+    loaded = False
+    try:
+        for mod in task.imports:
+            importlib.import_module(mod)
+        trace, loaded = _CACHE.get(task.trace_id, task.trace_target)
+        res = simulate(task.device, trace, task.policy, seed=task.seed, engine=task.engine, repeat=task.repeat,
+                       **task.params)
+        artifacts = {}
+        if "rr_events" in task.keep:
+            artifacts["rr_events"] = res.rr_events
+        if "gc_events" in task.keep:
+            artifacts["gc_events"] = res.gc_events
+        if "hist" in task.keep:
+            artifacts["hist"] = {k: v.copy() for k, v in res.hist.items()}
+        return RunOutcome(task.key, True, dict(res.summary), artifacts, None, worker_id(), loaded,
+                          time.perf_counter() - t0)
+    except Exception:
+        return RunOutcome(task.key, False, None, {}, traceback.format_exc(), worker_id(), loaded,
+                          time.perf_counter() - t0)

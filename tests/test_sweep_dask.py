@@ -1,0 +1,103 @@
+"""Sweeps on a real Dask cluster (a LocalCluster of worker processes) match local sweeps."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from flashrr.policy import POLICIES
+from flashrr.sweep import SweepError, load_run_artifacts, run_sweep
+from flashrr.sweep.worker import clear_trace_cache, trace_cache_info
+from flashrr.trace import Trace
+from flashrr.trace.io import write_trace
+
+distributed = pytest.importorskip("distributed")
+
+FAULTS = "flashrr.sweep._faults"
+TINY = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1, "blocks_per_plane": 16,
+        "pages_per_block": 64, "overprovisioning_ratio": 0.25, "capacity_bytes": 1 << 20,
+        "rr_threshold_reads": 50, "warmup_random_writes_ratio": 0.5}
+
+
+def _traces(tmp_path) -> list[str]:
+    names = []
+    for i in range(2):
+        n = 2000
+        rng = np.random.default_rng(40 + i)
+        tr = Trace(np.arange(n) * 20_000, rng.integers(0, 1500, n) * 8192, np.full(n, 8192), rng.random(n) < 0.25)
+        write_trace(tr, tmp_path / f"d{i}.csv", "msr")
+        names.append(f"d{i}.csv")
+    return names
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes with one thread each, dashboard off.  The scheduler still serves
+    its health/metrics routes over HTTP, by default on port 8787; a random free port keeps
+    concurrent test sessions from colliding there."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": ":0"}) as c:
+        yield c
+
+
+@pytest.fixture
+def fault_policies():
+    """Make the fault-injection policies importable by name, and forget them afterwards."""
+    import flashrr.policies  # noqa: F401  (built-ins registered before the snapshot)
+
+    saved = dict(POLICIES)
+    importlib.import_module(FAULTS)
+    yield
+    POLICIES.clear()
+    POLICIES.update(saved)
+    sys.modules.pop(FAULTS, None)
+
+
+def test_dask_sweep_matches_local_sweep_row_for_row(tmp_path, cluster):
+    spec = {"seeds": [0, 1, 2], "traces": _traces(tmp_path), "keep": ["rr_events"],
+            "devices": [TINY, dict(TINY, name="tiny-rr70", rr_threshold_reads=70)], "policies": {"baseline": {}}}
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        client.run(clear_trace_cache)
+        on_dask = run_sweep(spec, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False,
+                            base_dir=tmp_path)
+        caches = client.run(trace_cache_info)
+    local = run_sweep(spec, tmp_path / "local", jobs=2, progress=False, base_dir=tmp_path)
+
+    assert on_dask.report.backend["backend"] == "dask" and on_dask.report.ran == 12
+    pd.testing.assert_frame_equal(on_dask.results.drop(columns="sim_wall_s"),
+                                  local.results.drop(columns="sim_wall_s"))
+    key = on_dask.tasks[-1].key
+    pd.testing.assert_frame_equal(load_run_artifacts(tmp_path / "dask", key)["rr_events"],
+                                  load_run_artifacts(tmp_path / "local", key)["rr_events"])
+    # each worker read each trace file at most once and reused it for its other runs
+    assert len(caches) == 2 and sum(c["loads"] + c["hits"] for c in caches.values()) == 12
+    assert all(info["loads"] <= 2 for info in caches.values())
+    assert sum(info["hits"] for info in caches.values()) >= 8
+    for loads in on_dask.report.trace_loads.values():
+        assert len(loads) == len(set(loads))
+
+
+def test_dask_worker_killed_mid_sweep_loses_and_duplicates_nothing(tmp_path, cluster, fault_policies):
+    marker = tmp_path / "kill.marker"
+    marker.write_text("")
+    spec = {"imports": [FAULTS], "seeds": [0, 1, 2, 3], "traces": _traces(tmp_path)[:1], "devices": [TINY],
+            "policies": {"baseline": {}, "fault-exit": {"marker": str(marker)}}}
+    res = run_sweep(spec, tmp_path / "out", scheduler=cluster.scheduler_address, progress=False, base_dir=tmp_path)
+    assert not marker.exists()  # a worker died; its nanny restarted it and Dask rescheduled its run
+    assert (res.report.ran, res.report.failed) == (8, 0)
+    assert res.results["key"].is_unique and len(list((tmp_path / "out" / "runs").glob("*.parquet"))) == 8
+    df = res.results.set_index(["policy_name", "seed"])
+    for s in range(4):
+        assert df.loc[("fault-exit", s), "read_latency_mean_ns"] == df.loc[("baseline", s), "read_latency_mean_ns"]
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
+    import flashrr.sweep.runner as runner
+
+    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT_S", 1)
+    spec = {"traces": _traces(tmp_path)[:1], "devices": [TINY], "policies": {"baseline": {}}}
+    with pytest.raises(SweepError, match="cannot connect to the Dask scheduler at tcp://127.0.0.1:9"):
+        run_sweep(spec, tmp_path / "out", scheduler="tcp://127.0.0.1:9", progress=False, base_dir=tmp_path)
