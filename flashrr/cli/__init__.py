@@ -6,6 +6,7 @@ import click
 from flashrr._version import __version__
 
 from .run_cmds import presets_cmd, run_cmd
+from .sweep_cmds import results, sweep
 from .trace_cmds import trace
 
 
@@ -18,3 +19,5 @@ def main():
 main.add_command(run_cmd)
 main.add_command(presets_cmd)
 main.add_command(trace)
+main.add_command(sweep)
+main.add_command(results)
