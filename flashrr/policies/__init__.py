@@ -1,4 +1,9 @@
-"""The read-reclaim schemes of the papers, each registered by name."""
-from ..policy import POLICIES, Baseline, Policy, register_policy
+"""The read-reclaim schemes of the papers, each registered by name.
 
-__all__ = ["POLICIES", "Baseline", "Policy", "register_policy"]
+Shuffler paper: ``baseline``, ``page``, ``page-8``, ``page-64``, ``shuffler``.
+"""
+from ..policy import POLICIES, Baseline, Policy, register_policy
+from .page import Page, Page8, Page64
+from .shuffler import Shuffler
+
+__all__ = ["POLICIES", "Baseline", "Policy", "register_policy", "Page", "Page8", "Page64", "Shuffler"]

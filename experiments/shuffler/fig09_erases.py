@@ -1,0 +1,13 @@
+"""Shuffler paper (TOS 2026), Fig. 9: block erases, normalised to Baseline.
+
+Runs, or reuses from OUT/store, the sweeps this figure needs, then writes
+OUT/fig09_erases.png, .pdf and .csv.  Usage::
+
+    python experiments/shuffler/fig09_erases.py [--quick] [--repeat N] [--jobs J] [--out DIR]
+
+``flashrr reproduce shuffler`` makes this figure together with all the others.
+"""
+from flashrr.reproduce.shuffler import figure_main
+
+if __name__ == "__main__":
+    figure_main("fig09")

@@ -1,0 +1,181 @@
+"""Plotting helpers for paper figures (matplotlib, headless).
+
+The papers draw most results as grouped bars, one group per trace, normalised
+to a reference scheme, with the reference's absolute value printed under each
+trace name.  :func:`normalized_bars` draws that; the other helpers cover box
+plots, floating range bars, line panels and CDF panels.  Every figure is saved
+as PNG and PDF by :func:`save`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+# One colour and hatch per scheme, fixed across figures.
+STYLE = {
+    "Baseline": ("#4c72b0", ""),
+    "Page": ("#dd8452", "//"),
+    "Page-8": ("#55a868", "\\\\"),
+    "Page-64": ("#8172b3", ".."),
+    "Shuffler": ("#c44e52", "xx"),
+    "Block": ("#937860", "--"),
+    "Superblock": ("#4c72b0", ""),
+}
+_FALLBACK = ["#64b5cd", "#da8bc3", "#8c8c8c", "#ccb974", "#4c72b0", "#dd8452", "#55a868", "#c44e52"]
+
+
+def style(label: str, i: int = 0) -> tuple[str, str]:
+    """Colour and hatch of a series label (a fixed palette for unknown labels)."""
+    return STYLE.get(label, (_FALLBACK[i % len(_FALLBACK)], ""))
+
+
+def fmt_abs(v: float) -> str:
+    """A compact absolute value for a tick label (``12.3K``, ``1.2M``, ``0.45``)."""
+    if v is None or not np.isfinite(v):
+        return "n/a"
+    a = abs(v)
+    for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if a >= div:
+            return f"{v / div:.3g}{suf}"
+    return f"{v:.3g}"
+
+
+def figure(ncols: int = 1, nrows: int = 1, width_in: float = 7.0, height_in: float = 2.6, **kw):
+    """A new figure with ``nrows x ncols`` axes (sizes in inches per row)."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height_in * nrows), squeeze=False, **kw)
+    return fig, axes
+
+
+def normalized_bars(ax, table: pd.DataFrame, ref: str | None, absolute: pd.Series | None = None,
+                    ylabel: str = "", title: str = "", missing: str = "n/a", percent: bool = False) -> None:
+    """Grouped bars: rows of ``table`` are traces, columns are series.
+
+    Values are plotted as given (already normalised by the caller); ``ref``
+    names the reference series (drawn with a dashed line at 1).  ``absolute``
+    (indexed by trace) is printed under each trace name.  NaN bars are drawn as
+    the text ``missing``.  ``percent`` shows the y axis in %.
+    """
+    traces = list(table.index)
+    series = list(table.columns)
+    n = len(series)
+    width = 0.8 / max(n, 1)
+    x = np.arange(len(traces))
+    for i, s in enumerate(series):
+        color, hatch = style(s, i)
+        vals = table[s].to_numpy(dtype=float)
+        pos = x - 0.4 + width * (i + 0.5)
+        ax.bar(pos, np.nan_to_num(vals), width, label=s, color=color, hatch=hatch, edgecolor="black", linewidth=0.4)
+        for p, v in zip(pos, vals):
+            if not np.isfinite(v):
+                ax.text(p, 0.02, missing, rotation=90, ha="center", va="bottom", fontsize=6,
+                        transform=ax.get_xaxis_transform())
+    if ref is not None:
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=0.6)
+    labels = traces if absolute is None else [f"{t}\n({fmt_abs(absolute.get(t, np.nan))})" for t in traces]
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=8)
+    if percent:
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.tick_params(axis="y", labelsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+    finite = table.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size:
+        ax.set_ylim(0, max(1.15, float(finite.max()) * 1.12) if ref is not None else float(finite.max()) * 1.15 or 1)
+    ax.legend(fontsize=6, ncol=min(n, 5), loc="upper center", bbox_to_anchor=(0.5, 1.0), frameon=False,
+              handlelength=1.2, columnspacing=0.8)
+    ax.grid(axis="y", linewidth=0.3, alpha=0.5)
+
+
+def boxes(ax, stats: pd.DataFrame, threshold: float | None = None, ylabel: str = "", title: str = "") -> None:
+    """Box per row of ``stats`` (index = labels; columns q05, q25, median, q75, q95):
+    box = interquartile range, red line = median, whiskers = 5th/95th percentiles."""
+    x = np.arange(len(stats))
+    for i, (_, r) in enumerate(stats.iterrows()):
+        ax.add_patch(matplotlib.patches.Rectangle((i - 0.3, r.q25), 0.6, max(r.q75 - r.q25, 1e-9),
+                                                  facecolor="#f2d13d", edgecolor="black", linewidth=0.5))
+        ax.plot([i - 0.3, i + 0.3], [r["median"], r["median"]], color="red", linewidth=1.2)
+        ax.plot([i, i], [r.q05, r.q25], color="black", linewidth=0.5)
+        ax.plot([i, i], [r.q75, r.q95], color="black", linewidth=0.5)
+        for q in (r.q05, r.q95):
+            ax.plot([i - 0.12, i + 0.12], [q, q], color="black", linewidth=0.5)
+    if threshold is not None:
+        ax.axhline(threshold, color="gray", linestyle="--", linewidth=0.6)
+    ax.set_xlim(-0.6, len(stats) - 0.4)
+    top = max(float(stats.q95.max()) if len(stats) else 0, threshold or 0)
+    ax.set_ylim(0, top * 1.08 or 1)
+    ax.set_xticks(x, list(stats.index), fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+
+
+def range_bars(ax, table: pd.DataFrame, ylabel: str = "", title: str = "", threshold: float | None = None) -> None:
+    """Floating bars from ``lo`` to ``hi`` with a marker at ``mean``; ``table`` has
+    columns trace, scheme, lo, mean, hi (one bar per trace and scheme)."""
+    traces = list(dict.fromkeys(table["trace"]))
+    schemes = list(dict.fromkeys(table["scheme"]))
+    width = 0.8 / max(len(schemes), 1)
+    for i, s in enumerate(schemes):
+        color, hatch = style(s, i)
+        sub = table[table["scheme"] == s].set_index("trace").reindex(traces)
+        pos = np.arange(len(traces)) - 0.4 + width * (i + 0.5)
+        ax.bar(pos, (sub["hi"] - sub["lo"]).to_numpy(float), width, bottom=sub["lo"].to_numpy(float), label=s,
+               color=color, hatch=hatch, edgecolor="black", linewidth=0.4, alpha=0.85)
+        ax.plot(pos, sub["mean"].to_numpy(float), "k_", markersize=6)
+    if threshold is not None:
+        ax.axhline(threshold, color="gray", linestyle="--", linewidth=0.6)
+    ax.set_ylim(0, max(float(table["hi"].max()), threshold or 0) * 1.12)
+    ax.set_xticks(np.arange(len(traces)), traces, fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=6, ncol=len(schemes), frameon=False, loc="upper center")
+    if title:
+        ax.set_title(title, fontsize=9)
+
+
+def panel_grid(n: int, ncols: int = 5, width_in: float = 10.0, height_in: float = 2.0):
+    """A grid with one small axes per item (unused axes hidden); returns (fig, flat axes)."""
+    ncols = max(1, min(ncols, n))
+    nrows = max(1, -(-n // ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(width_in * ncols / 5, 4.0), height_in * nrows),
+                             squeeze=False)
+    flat = axes.ravel()
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def lines(ax, data: dict, xlabel: str = "", ylabel: str = "", title: str = "", step: bool = False) -> None:
+    """One line per ``label -> (x, y)`` in ``data``."""
+    for i, (label, (x, y)) in enumerate(data.items()):
+        color, _ = style(label, i)
+        if step:
+            ax.step(x, y, where="post", label=label, color=color, linewidth=0.9)
+        else:
+            ax.plot(x, y, label=label, color=color, linewidth=0.9)
+    ax.set_xlabel(xlabel, fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=7)
+    ax.tick_params(labelsize=6)
+    if title:
+        ax.set_title(title, fontsize=8)
+
+
+def save(fig, out_dir, stem: str) -> list[Path]:
+    """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; close the figure."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.pdf"]
+    fig.tight_layout()
+    fig.savefig(paths[0], dpi=150)
+    fig.savefig(paths[1])
+    plt.close(fig)
+    return paths

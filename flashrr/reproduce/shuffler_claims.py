@@ -1,0 +1,201 @@
+"""The Shuffler paper's headline claims, checked against a reproduction.
+
+A claim compares a scheme with a reference on one metric.  flashrr's value is
+the relative change ``x / ref - 1`` in %, computed per trace and then
+aggregated over traces the way the paper words it: ``mean`` ("reduces ... by
+14.5%"), ``min`` ("up to 13.9%" for a reduction) or ``max`` ("rising by up to
+14.9%").  ``holds`` says whether flashrr's value points the paper's way:
+
+* ``lower``: the change is negative;
+* ``higher``: the change is positive;
+* ``parity``: the change is within ``PARITY_TOL_PCT`` (1%);
+* ``below``: a share (%) below the paper's bound;
+* ``zero``: a count that must be 0 (Page has no cache left at 32 MB).
+
+``magnitude`` then says whether a change in the right direction is ``weaker``
+than half the paper's, ``similar`` (half to twice) or ``stronger``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .shuffler import SCHEMES
+
+PARITY_TOL_PCT = 1.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    figure: str
+    text: str
+    group: str
+    device: str
+    metric: str
+    scheme: str
+    ref: str
+    paper_pct: float
+    expect: str
+    agg: str = "mean"
+
+
+def _claims() -> list:
+    c = []
+    main, dev = "main", "shuffler"
+    c.append(Claim("fig05", "RR count, Shuffler vs Baseline", main, dev, "rr_count", "Shuffler", "Baseline",
+                   -14.5, "lower"))
+    c.append(Claim("fig05", "RR count, Page vs Baseline", main, dev, "rr_count", "Page", "Baseline", -7.8, "lower"))
+    for ref, v in (("Baseline", -12.9), ("Page", -11.9), ("Page-8", -5.9), ("Page-64", -4.5)):
+        c.append(Claim("fig10", f"read latency, Shuffler vs {ref}", main, dev, "read_latency_mean_ns", "Shuffler",
+                       ref, v, "lower"))
+    c.append(Claim("fig08", "WAF, Shuffler vs Baseline (mean)", main, dev, "waf", "Shuffler", "Baseline", -5.8,
+                   "lower"))
+    for ref in ("Baseline", "Page"):
+        c.append(Claim("fig08", f"WAF, Shuffler vs {ref} (up to)", main, dev, "waf", "Shuffler", ref, -13.9,
+                       "lower", "min"))
+    for ref, v in (("Baseline", -17.3), ("Page", -9.3), ("Page-8", -8.5), ("Page-64", -7.3)):
+        c.append(Claim("fig13", f"p99.99 I/O latency, Shuffler vs {ref}", main, dev, "io_latency_p9999_ns",
+                       "Shuffler", ref, v, "lower"))
+    c.append(Claim("fig14", "user flash transactions, Shuffler vs Baseline (parity)", main, dev,
+                   "user_flash_transactions", "Shuffler", "Baseline", 0.0, "parity"))
+    c.append(Claim("fig14", "user flash transactions, Page vs Baseline (Page worst)", main, dev,
+                   "user_flash_transactions", "Page", "Baseline", np.nan, "higher"))
+    c.append(Claim("fig12", "read cache hit ratio, Baseline vs Shuffler (same)", main, dev, "cache_read_hit_ratio",
+                   "Baseline", "Shuffler", 0.0, "parity"))
+    for s, v in (("Page", -24.5), ("Page-8", -3.1)):
+        c.append(Claim("fig12", f"read cache hit ratio, {s} vs Shuffler", main, dev, "cache_read_hit_ratio", s,
+                       "Shuffler", v, "lower"))
+    for metric, name, vals in (("rr_count", "RR count", (-9.1, -7.5, -2.9, -1.4)),
+                               ("read_latency_mean_ns", "read latency", (-10.4, -8.4, -2.3, -1.2))):
+        for ref, v in zip(("Baseline", "Page", "Page-8", "Page-64"), vals):
+            c.append(Claim("fig15", f"32-block SB: {name}, Shuffler vs {ref}", "sb32", "shuffler-32", metric,
+                           "Shuffler", ref, v, "lower"))
+    c.append(Claim("fig01", "read latency, superblock vs block management (more than 14.5% better)", "fig01", "",
+                   "read_latency_mean_ns", "Superblock", "Block", -14.5, "lower"))
+    c.append(Claim("fig01", "WAF, superblock vs block management (up to +14.9%)", "fig01", "", "waf", "Superblock",
+                   "Block", 14.9, "higher", "max"))
+    return c
+
+
+CLAIMS = _claims()
+COLUMNS = ["figure", "claim", "metric", "aggregate", "paper_value", "flashrr_value", "unit", "expected", "holds",
+           "magnitude", "n_traces"]
+
+
+def relative_change(runs, claim: Claim) -> pd.Series:
+    """Per-trace ``x / ref - 1`` in % (traces where either is missing or ref is 0 are dropped)."""
+    from .shuffler import pivot
+
+    df = runs.management_frame() if claim.group == "fig01" else runs.frame(claim.group)
+    if claim.device and not df.empty:
+        df = df[df["device"] == claim.device]
+    t = pivot(df, claim.metric, runs.plan.traces, [claim.scheme, claim.ref])
+    if t.empty or claim.scheme not in t.columns or claim.ref not in t.columns:
+        return pd.Series(dtype=float)
+    ref = t[claim.ref].where(t[claim.ref] != 0)
+    return (100.0 * (t[claim.scheme] / ref - 1.0)).dropna()
+
+
+def _holds(expect: str, value: float, paper: float) -> object:
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return {"lower": value < 0, "higher": value > 0, "parity": abs(value) <= PARITY_TOL_PCT,
+            "below": value < paper, "zero": value == 0}[expect]
+
+
+def magnitude(expect: str, value: float, paper: float, holds) -> str:
+    """How flashrr's value compares in size with the paper's, for a claim whose
+    direction holds: ``weaker`` (< half the paper's change), ``similar`` (half to
+    twice), ``stronger`` (> twice); ``opposite`` when the direction fails; ``-``
+    when the claim has no size (parity, bounds, counts) or no value."""
+    if holds == "n/a":
+        return "-"
+    if expect not in ("lower", "higher") or not np.isfinite(paper) or paper == 0:
+        return "-" if holds else "opposite" if expect in ("lower", "higher") else "-"
+    if not holds:
+        return "opposite"
+    ratio = value / paper
+    return "weaker" if ratio < 0.5 else "stronger" if ratio > 2 else "similar"
+
+
+def _special_rows(runs) -> list:
+    rows = []
+    cache = runs.frame("cache")
+    dev32 = "shuffler-32MB"
+    if not cache.empty and dev32 in set(cache["device"]):
+        page = cache[(cache["device"] == dev32) & (cache["policy_name"] == "page")]
+        if len(page):
+            pages = float(page["cache_pages"].max())
+            rows.append({"figure": "fig16", "claim": "Page has no data cache left with a 32 MB cache",
+                         "metric": "cache_pages", "aggregate": "max", "paper_value": 0.0, "flashrr_value": pages,
+                         "unit": "pages", "expected": "zero", "holds": _holds("zero", pages, 0.0),
+                         "n_traces": int(page["trace"].nunique())})
+    sb32 = runs.frame("sb32")
+    if not sb32.empty:
+        s = sb32[sb32["policy_name"] == "shuffler"]
+        if len(s):
+            total = s["io_latency_mean_ns"] * (s["reads"] + s["writes"]) / 1e9
+            share = float((100 * s["policy_time_s"] / total.where(total > 0)).mean())
+            rows.append({"figure": "fig19", "claim": "time in Shuffler's code, share of total I/O response time "
+                                                     "(32-block SB)", "metric": "policy_time_s", "aggregate": "mean",
+                         "paper_value": 0.043, "flashrr_value": share, "unit": "%", "expected": "below",
+                         "holds": _holds("below", share, 0.043), "n_traces": int(s["trace"].nunique())})
+    main = runs.frame("main")
+    if not main.empty:
+        t = runs.table("main", "erase_count", "shuffler", list(SCHEMES.values()))
+        if "Shuffler" in t.columns and len(t.columns) > 1:
+            best = (t["Shuffler"] <= t.drop(columns="Shuffler").min(axis=1)).mean() * 100
+            rows.append({"figure": "fig09", "claim": "Shuffler has the fewest block erases on every trace",
+                         "metric": "erase_count", "aggregate": "share of traces", "paper_value": 100.0,
+                         "flashrr_value": float(best), "unit": "% of traces", "expected": "all",
+                         "holds": bool(best == 100.0), "n_traces": len(t)})
+    return rows
+
+
+def claims(runs) -> pd.DataFrame:
+    """One row per claim: the paper's value, flashrr's and whether the direction holds."""
+    rows = []
+    for c in CLAIMS:
+        rel = relative_change(runs, c)
+        value = float(getattr(rel, c.agg)()) if len(rel) else np.nan
+        holds = _holds(c.expect, value, c.paper_pct)
+        rows.append({"figure": c.figure, "claim": c.text, "metric": c.metric, "aggregate": f"{c.agg} over traces",
+                     "paper_value": c.paper_pct, "flashrr_value": value, "unit": "% change", "expected": c.expect,
+                     "holds": holds, "magnitude": magnitude(c.expect, value, c.paper_pct, holds),
+                     "n_traces": len(rel)})
+    rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def to_markdown(table: pd.DataFrame, plan=None) -> str:
+    """The claims table as Markdown, with a header on how it was computed."""
+    head = ["# Shuffler (TOS 2026): paper claims vs flashrr", ""]
+    if plan is not None:
+        head += [f"Traces: {', '.join(plan.traces)}; requests per trace: "
+                 f"{plan.n_requests or 'paper count'}; replays: {plan.repeat}; seeds: {list(plan.seeds)}.", ""]
+    head += ["Values are relative changes `x / ref - 1` in % per trace, aggregated over traces as stated; "
+             f"`parity` holds within ±{PARITY_TOL_PCT:g}%.", ""]
+    lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
+             "|---|---|---:|---:|---|---|---|---|"]
+    for r in table.itertuples(index=False):
+        paper = "" if not np.isfinite(r.paper_value) else f"{r.paper_value:+.3g}" if r.unit == "% change" \
+            else f"{r.paper_value:g}"
+        mine = "n/a" if not np.isfinite(r.flashrr_value) else f"{r.flashrr_value:+.2f}" if r.unit == "% change" \
+            else f"{r.flashrr_value:.4g}"
+        lines.append(f"| {r.figure} | {r.claim} | {paper} | {mine} | {r.unit} | {r.aggregate} | {r.holds} "
+                     f"| {r.magnitude} |")
+    n_yes = int((table["holds"] == True).sum())  # noqa: E712  (column holds bools and "n/a")
+    n_similar = int(table["magnitude"].isin(["similar", "stronger"]).sum())
+    return "\n".join(head + lines + ["", f"Direction holds for {n_yes} of {len(table)} claims; for {n_similar} the "
+                                      "change is at least half the paper's.", ""])
+
+
+def write_claims(table: pd.DataFrame, out, plan=None) -> list:
+    """Write ``claims.csv`` and ``claims.md`` into ``out``."""
+    out = Path(out)
+    table.to_csv(out / "claims.csv", index=False)
+    (out / "claims.md").write_text(to_markdown(table, plan))
+    return [out / "claims.csv", out / "claims.md"]
