@@ -6,7 +6,7 @@ from flashrr.cli import main
 
 def test_every_command_is_registered():
     out = CliRunner().invoke(main, ["--help"]).output
-    for cmd in ("run", "presets", "trace", "sweep", "results"):
+    for cmd in ("run", "presets", "trace", "sweep", "results", "reproduce"):
         assert f"  {cmd} " in out, cmd
 
 
