@@ -121,13 +121,19 @@ class CacheConfig:
     """The DRAM data cache: LRU over pages, write-back, shared by reads and writes.
 
     Its page capacity is ``(capacity_bytes - policy metadata bytes) // page_size``.
+    ``read_allocate``: read misses are inserted into the cache (True, the
+    default).  False keeps only written data in the cache, as MQSim's default
+    ``WRITE_CACHE`` mode does; reads then hit only recently written pages.
     """
 
     _section = "cache"
     capacity_bytes: int = 64 << 20
+    read_allocate: bool = True
 
     def __post_init__(self):
         _nonneg_int(self, "capacity_bytes")
+        _require(isinstance(self.read_allocate, bool), "cache.read_allocate", "must be true or false",
+                 self.read_allocate)
 
 
 @dataclass(frozen=True)

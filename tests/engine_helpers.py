@@ -8,12 +8,12 @@ from flashrr.config import (CacheConfig, GCConfig, GeometryConfig, ReadReclaimCo
 
 def tiny_config(channels=1, chips=1, dies=1, planes=1, blocks=32, pages=16, page=4096, cache_pages=0,
                 gc_ratio=0.05, op=0.3, rr=10, rr_enabled=True, retry=None, sb_planes=1, sb_dies=1, sb_chips=1,
-                sb_channels=1, t_read=100, t_prog=1000, t_erase=5000, t_xfer=0, t_dram=10, **precond):
+                sb_channels=1, read_allocate=True, t_read=100, t_prog=1000, t_erase=5000, t_xfer=0, t_dram=10, **precond):
     cfg = SimConfig(
         name="tiny",
         geometry=GeometryConfig(channels, chips, dies, planes, blocks, pages, page),
         timing=TimingConfig(t_read, t_prog, t_erase, t_xfer, t_dram),
-        cache=CacheConfig(cache_pages * page),
+        cache=CacheConfig(cache_pages * page, read_allocate),
         gc=GCConfig(gc_ratio, op),
         read_reclaim=ReadReclaimConfig(rr, rr_enabled),
         read_retry=retry or ReadRetryConfig(),

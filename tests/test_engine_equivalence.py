@@ -82,7 +82,7 @@ def device_and_trace(draw):
     cfg = tiny_config(
         channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc, sb_channels=sch,
         blocks=draw(st.integers(24, 40)), pages=draw(st.sampled_from([4, 8, 16])),
-        cache_pages=draw(st.sampled_from([0, 1, 3, 8, 32])), gc_ratio=draw(st.sampled_from([0.02, 0.08, 0.15])),
+        cache_pages=draw(st.sampled_from([0, 1, 3, 8, 32])), read_allocate=draw(st.booleans()), gc_ratio=draw(st.sampled_from([0.02, 0.08, 0.15])),
         op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 25)), retry=retry,
         t_read=draw(st.integers(50, 500)), t_prog=draw(st.integers(200, 3000)), t_erase=draw(st.integers(500, 9000)),
         t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)),

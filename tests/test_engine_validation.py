@@ -85,6 +85,17 @@ def test_cache_hits_do_not_disturb(engine):
     assert s["cache_read_hit_ratio"] == pytest.approx(49 / 50)
 
 
+def test_write_cache_mode_does_not_cache_reads(engine):
+    """read_allocate=False (MQSim's WRITE_CACHE): repeated reads all reach flash,
+    but a page that was just written is served from the cache."""
+    cfg = tiny_config(rr=1000, cache_pages=4, read_allocate=False)
+    s = flashrr.simulate(cfg, page_trace([0] * 20), engine=engine).summary
+    assert s["flash_read_pages"] == 20 and s["cache_read_hit_ratio"] == 0
+    written = page_trace([3, 3, 3], writes=[True, False, False])
+    s = flashrr.simulate(cfg, written, engine=engine).summary
+    assert s["flash_read_pages"] == 0 and s["cache_read_hit_ratio"] == 1
+
+
 def test_multiplane_read_is_one_transaction(engine):
     """Four consecutive LPNs fill one superpage of a 4-plane superblock: one
     multi-plane read; four LPNs that share a plane need four transactions."""

@@ -441,7 +441,7 @@ class ReferenceEngine:
             if self.counter_group:
                 for lpn in misses:
                     self.page_counters[lpn // self.counter_group] += 1
-            if L.cache_pages:
+            if L.cache_pages and L.read_allocate:
                 evicted = []
                 for lpn in misses:
                     self._cache_insert(lpn, False, evicted)

@@ -13,7 +13,7 @@ cdef class CompiledEngine:
     # ---- geometry and timing (copied from Layout)
     cdef int32_t k, n_lanes, S, N, n_dies, n_chan, logical, cache_cap, gc_thr, n_steps
     cdef int64_t n_pages, t_read, t_prog, t_erase, t_xfer, t_dram, t_retry, rr_thr0
-    cdef bint rr_enabled, check
+    cdef bint rr_enabled, check, read_allocate  # read_allocate: cache read misses
     cdef int32_t k_shift, N_shift     # log2 of k / N when a power of two, else -1 (divide instead)
     cdef int32_t* comp_die            # [n_lanes*k] die of component c of lane l
     cdef int32_t* comp_chan           # [n_lanes*k] channel of component c of lane l

@@ -113,6 +113,7 @@ cdef class CompiledEngine:
         self.t_retry = L.t_retry_ns
         self.rr_thr0 = L.rr_threshold_reads
         self.rr_enabled = L.rr_enabled
+        self.read_allocate = L.read_allocate
         self.check = bool(check)
         self.n_steps = len(L.retry_steps_ppm)
         # divisions by k and N sit on the per-page path; shifts replace them for powers of two
@@ -704,7 +705,7 @@ cdef class CompiledEngine:
             if g:
                 for i in range(nm):
                     self.page_counters[self.buf_lpn[i] // g] += 1
-            if self.cache_cap:
+            if self.cache_cap and self.read_allocate:
                 for i in range(nm):
                     n_ev = self._c_insert(self.buf_lpn[i], 0, self.buf_evict, n_ev)
                 if n_ev:

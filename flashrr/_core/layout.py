@@ -47,6 +47,7 @@ class Layout:
     page_size_bytes: int
     gc_threshold_sb: int
     cache_pages: int
+    read_allocate: bool
     t_read_ns: int
     t_program_ns: int
     t_erase_ns: int
@@ -117,6 +118,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         n_dies=g.n_dies, n_channels=g.channels, planes_per_die=g.planes_per_die,
         logical_pages=config.logical_pages, page_size_bytes=g.page_size_bytes,
         gc_threshold_sb=config.gc_threshold_superblocks, cache_pages=int(cache_pages),
+        read_allocate=config.cache.read_allocate,
         t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
