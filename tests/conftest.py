@@ -1,5 +1,7 @@
 """Shared test fixtures: small device configs and both engines."""
+import importlib
 import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,3 +17,18 @@ ENGINES = ("compiled", "reference")
 def engine(request):
     """Each test using this fixture runs once per engine."""
     return request.param
+
+
+@pytest.fixture
+def fault_policies():
+    """Make the sweep's fault-injection policies importable by name, and forget them afterwards."""
+    import flashrr.policies  # noqa: F401  (built-in policies registered before the snapshot)
+    from flashrr.policy import POLICIES
+    from sweep_helpers import FAULTS
+
+    saved = dict(POLICIES)
+    importlib.import_module(FAULTS)
+    yield
+    POLICIES.clear()
+    POLICIES.update(saved)
+    sys.modules.pop(FAULTS, None)

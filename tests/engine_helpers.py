@@ -35,3 +35,11 @@ def page_trace(lpns, writes=None, page=4096, gap_ns=1000, pages=None, times=None
 def comparable(summary: dict) -> dict:
     """The summary without the fields that legitimately differ between runs/engines."""
     return {k: v for k, v in summary.items() if k not in ("sim_wall_s", "engine")}
+
+
+def skewed_reads_trace(n_reads=40_000, n_lpns=1024, seed=1):
+    """Single-page reads; the pages on component 0 of a 4-block superblock
+    (LPN % 4 == 0) are 3x as hot as the others."""
+    rng = np.random.default_rng(seed)
+    w = np.where(np.arange(n_lpns) % 4 == 0, 3.0, 1.0)
+    return page_trace(rng.choice(n_lpns, size=n_reads, p=w / w.sum()))

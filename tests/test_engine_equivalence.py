@@ -7,7 +7,6 @@ A test policy exercises every hook path (placement, routine labels, GC victim
 choice, page counters, per-block thresholds).
 """
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

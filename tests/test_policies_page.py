@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import comparable, page_trace, tiny_config
+from engine_helpers import comparable, page_trace, skewed_reads_trace, tiny_config
 from flashrr.config import SimConfig
 from flashrr.policies import Page, Page8, Page64
 from flashrr.policies.page import balanced_assignment, page_weights
@@ -139,15 +139,10 @@ def test_page_cache_capacity_shrinks():
 # ------------------------------------------------------------------------------ in the simulator
 
 
-def _skewed_trace(n_reads=40_000, n_lpns=1024, seed=1):
-    rng = np.random.default_rng(seed)
-    w = np.where(np.arange(n_lpns) % 4 == 0, 3.0, 1.0)
-    return page_trace(rng.choice(n_lpns, size=n_reads, p=w / w.sum()))
-
 
 def test_page_needs_fewer_rrs_than_baseline_on_skewed_reads():
     cfg = tiny_config(planes=4, sb_planes=4, blocks=16, pages=64, rr=200, cache_pages=0)
-    trace = _skewed_trace()
+    trace = skewed_reads_trace()
     base = flashrr.simulate(cfg, trace, policy="baseline").summary
     page = flashrr.simulate(cfg, trace, policy="page").summary
     assert page["page_regroups"] == page["rr_count"] > 0
@@ -159,7 +154,7 @@ def test_group_counters_cannot_see_component_skew_inside_a_group(name):
     """With one counter per 8 (64) LPNs, every page of a group looks equally hot, so
     the per-component skew (LPN % 4 == 0 hot) stays invisible: more RRs than Page."""
     cfg = tiny_config(planes=4, sb_planes=4, blocks=16, pages=64, rr=200, cache_pages=0)
-    trace = _skewed_trace()
+    trace = skewed_reads_trace()
     page = flashrr.simulate(cfg, trace, policy="page").summary
     group = flashrr.simulate(cfg, trace, policy=name).summary
     assert group["rr_count"] > 1.2 * page["rr_count"]

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import comparable, page_trace, tiny_config
+from engine_helpers import comparable, page_trace, skewed_reads_trace, tiny_config
 from flashrr.policies import Shuffler
 from flashrr.policies.shuffler import block_deltas, card_of_offsets, latin_destinations
 from flashrr.policy import EngineState, make_policy
@@ -230,16 +230,10 @@ class _Probe(Shuffler):
         return super().place_migration(state, kind, sb, comps, offsets, lpns)
 
 
-def _skewed_trace(n_reads=40_000, n_lpns=1024, seed=1):
-    """Single-page reads; the pages on component 0 (LPN % 4 == 0) are 3x as hot."""
-    rng = np.random.default_rng(seed)
-    w = np.where(np.arange(n_lpns) % 4 == 0, 3.0, 1.0)
-    return page_trace(rng.choice(n_lpns, size=n_reads, p=w / w.sum()))
-
 
 def test_shuffler_needs_fewer_rrs_than_baseline_on_skewed_reads():
     cfg = tiny_config(planes=4, sb_planes=4, blocks=16, pages=64, rr=200, cache_pages=0)
-    trace = _skewed_trace()
+    trace = skewed_reads_trace()
     base = flashrr.simulate(cfg, trace, policy="baseline").summary
     shuf = flashrr.simulate(cfg, trace, policy="shuffler").summary
     assert shuf["shuffle_full"] > 0
@@ -250,7 +244,7 @@ def test_shuffler_needs_fewer_rrs_than_baseline_on_skewed_reads():
 
 def test_routines_labelled_in_rr_events_and_counted():
     cfg = tiny_config(planes=4, sb_planes=4, blocks=16, pages=64, rr=200, cache_pages=0)
-    res = flashrr.simulate(cfg, _skewed_trace(10_000), policy="shuffler")
+    res = flashrr.simulate(cfg, skewed_reads_trace(10_000), policy="shuffler")
     counts = res.rr_events["routine"].value_counts().to_dict()
     s = res.summary
     assert set(counts) <= {"full", "partial", "none"}

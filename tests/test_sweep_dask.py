@@ -1,22 +1,19 @@
 """Sweeps on a real Dask cluster (a LocalCluster of worker processes) match local sweeps."""
 from __future__ import annotations
 
-import importlib
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from flashrr.policy import POLICIES
 from flashrr.sweep import SweepError, load_run_artifacts, run_sweep
 from flashrr.sweep.worker import clear_trace_cache, trace_cache_info
 from flashrr.trace import Trace
 from flashrr.trace.io import write_trace
+from sweep_helpers import FAULTS
 
 distributed = pytest.importorskip("distributed")
 
-FAULTS = "flashrr.sweep._faults"
 TINY = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1, "blocks_per_plane": 16,
         "pages_per_block": 64, "overprovisioning_ratio": 0.25, "capacity_bytes": 1 << 20,
         "rr_threshold_reads": 50, "warmup_random_writes_ratio": 0.5}
@@ -43,17 +40,6 @@ def cluster():
         yield c
 
 
-@pytest.fixture
-def fault_policies():
-    """Make the fault-injection policies importable by name, and forget them afterwards."""
-    import flashrr.policies  # noqa: F401  (built-ins registered before the snapshot)
-
-    saved = dict(POLICIES)
-    importlib.import_module(FAULTS)
-    yield
-    POLICIES.clear()
-    POLICIES.update(saved)
-    sys.modules.pop(FAULTS, None)
 
 
 def test_dask_sweep_matches_local_sweep_row_for_row(tmp_path, cluster):

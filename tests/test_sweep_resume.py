@@ -2,7 +2,6 @@
 at most the runs in flight, a run that keeps killing its worker is recorded as failed."""
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import signal
@@ -15,30 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import flashrr.policies  # noqa: F401  (built-in policies registered before the registry snapshot)
-from flashrr.policy import POLICIES
 from flashrr.sweep import StoreError, load_errors, load_results, run_sweep, sweep
 from flashrr.sweep.runner import WORKER_DIED
 from flashrr.sweep.store import ResultStore
 from flashrr.trace import Trace
 from flashrr.trace.io import write_trace
+from sweep_helpers import FAULTS
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1, "blocks_per_plane": 16,
         "pages_per_block": 64, "overprovisioning_ratio": 0.25, "capacity_bytes": 1 << 20,
         "rr_threshold_reads": 50}
-FAULTS = "flashrr.sweep._faults"
 
 
-@pytest.fixture
-def fault_policies():
-    """Make the fault-injection policies importable by name, and forget them afterwards."""
-    saved = dict(POLICIES)
-    importlib.import_module(FAULTS)
-    yield
-    POLICIES.clear()
-    POLICIES.update(saved)
-    sys.modules.pop(FAULTS, None)
 
 
 @pytest.fixture

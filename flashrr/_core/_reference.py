@@ -39,7 +39,7 @@ class ReferenceEngine:
 
     def __init__(self, layout: Layout, hooks, seed: int = 0, check: bool = False):
         L = self.L = layout
-        k, S, N = L.k, L.sb_per_lane, L.pages_per_block
+        k, S = L.k, L.sb_per_lane
         self.hooks = hooks
         self.l2p = np.full(L.logical_pages, -1, dtype=np.int32)
         self.p2l = np.full(L.n_pages, -1, dtype=np.int32)
@@ -218,7 +218,6 @@ class ReferenceEngine:
     # ------------------------------------------------------------------ flash writes
     def _program_pages(self, lpns: list, t: int, user: bool) -> int:
         """Write ``lpns`` through the user frontier at time ``t``; returns the last end time."""
-        L = self.L
         ppns = []
         for lpn in lpns:
             ppn = self._user_slot(t)
