@@ -51,3 +51,20 @@ def test_same_config_trace_seed_same_result():
     b = flashrr.simulate(cfg, trace, seed=4).summary
     a.pop("sim_wall_s"), b.pop("sim_wall_s")
     assert a == b
+
+
+REQUIRED_SUMMARY_KEYS = (
+    "requests reads writes rr_count rr_page_moves gc_count gc_page_moves erase_count host_pages_written "
+    "flash_pages_programmed waf read_latency_mean_ns write_latency_mean_ns io_latency_mean_ns read_latency_p99_ns "
+    "read_latency_p9999_ns io_latency_p99_ns cache_read_hit_ratio cache_write_hit_ratio user_flash_transactions "
+    "blocked_reads retry_time_ns policy_metadata_bytes sim_wall_s").split()
+
+
+def test_summary_has_every_documented_metric(engine):
+    s = flashrr.simulate(tiny_config(cache_pages=2), page_trace([0, 1, 2], writes=[True, False, False]),
+                         engine=engine).summary
+    missing = [k for k in REQUIRED_SUMMARY_KEYS if k not in s]
+    assert not missing
+    assert s["host_pages_written"] == 1 and s["reads"] == 2 and s["writes"] == 1
+    assert s["io_latency_mean_ns"] == pytest.approx(
+        (s["read_latency_mean_ns"] * 2 + s["write_latency_mean_ns"]) / 3)
