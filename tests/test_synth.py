@@ -386,3 +386,25 @@ def test_random_parameters_hit_mean_size_hot_ratio_and_footprint(read_ratio, mea
     assert s["avg_read_size_bytes"] == pytest.approx(mean_kib * KiB, rel=TOL_SIZE)
     assert s["hot_ratio"] == pytest.approx(hot, abs=TOL_HOT)
     assert s["footprint_bytes"] == pytest.approx(kw["footprint_bytes"], rel=TOL_FOOTPRINT)
+
+
+@pytest.mark.parametrize("name", ["lun1", "gen1"])
+def test_superpage_aligned_extents_keep_the_touched_footprint(name):
+    """align_bytes=32 KiB puts every extent on a superpage boundary (4 pages of 8 KiB);
+    footprint_page_bytes=8 KiB then keeps the touched footprint at the Table 2 row, where
+    slot counting alone would shrink it by the slots' unused tails."""
+    row = get_synth_preset(name).row
+    n = row.n_requests // 10
+    aligned = synth_trace(name, n_requests=n, align_bytes=32 * KiB, footprint_page_bytes=8 * KiB)
+    slots_only = synth_trace(name, n_requests=n, align_bytes=32 * KiB)
+    assert np.all(aligned.offset % (32 * KiB) == 0)
+    target = row.footprint_bytes * n / row.n_requests
+    fp = trace_stats(aligned)["footprint_bytes"]
+    assert abs(fp / target - 1) < 0.05
+    assert trace_stats(slots_only)["footprint_bytes"] < 0.8 * target
+    assert trace_stats(aligned)["hot_ratio"] == pytest.approx(row.hot_ratio, abs=0.03)
+
+
+def test_footprint_page_bytes_must_divide_alignment():
+    with pytest.raises(ValueError, match="footprint_page_bytes"):
+        synth_trace(n_requests=100, align_bytes=32 * KiB, footprint_page_bytes=12 * KiB)

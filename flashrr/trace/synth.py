@@ -142,6 +142,12 @@ class SynthParams:
     """Mean reads of each cold extent (>= 1); each is read the floor or the ceiling of it."""
     interarrival_mean_ns: float = 100_000.0
     """Mean of the exponential gap between consecutive arrivals, ns (> 0)."""
+    footprint_page_bytes: int | None = None
+    """``None`` (default): ``footprint_bytes`` counts the alignment slots of the extents.  A page size in
+    bytes: ``footprint_bytes`` counts the pages of that size the extents touch, and each region gets as many
+    slots as its size distribution needs for that (expected slot bytes / expected touched bytes per extent).
+    Use it with an ``align_bytes`` above the page size to align extents (e.g. to superpages) and still
+    touch a trace table's footprint."""
     scale_footprint: bool = True
     """With a preset and ``n_requests`` below its paper count, scale the preset's footprint by
     ``n_requests / paper count`` (keeps the reuse structure)."""
@@ -169,6 +175,11 @@ class SynthParams:
         if self.footprint_bytes is not None:
             _rule(math.isfinite(self.footprint_bytes) and 0 < self.footprint_bytes <= 1 << 60, "footprint_bytes",
                   "must be a positive number of bytes (at most 2**60)", self.footprint_bytes)
+        if self.footprint_page_bytes is not None:
+            fpb = self.footprint_page_bytes
+            _rule(fpb > 0 and fpb % unit == 0 and self.align_bytes % fpb == 0, "footprint_page_bytes",
+                  f"must be a multiple of size_unit_bytes ({unit}) that divides align_bytes ({self.align_bytes})",
+                  fpb)
         _rule(2 <= self.hot_min_reads <= 1 << 20, "hot_min_reads", "must be an integer in [2, 2**20]",
               self.hot_min_reads)
         _rule(math.isfinite(self.cold_reads_per_extent) and 1.0 <= self.cold_reads_per_extent <= 1 << 20,
@@ -268,6 +279,9 @@ def _generate(p: SynthParams, n: int, rng: np.random.Generator):
 
     read_pmf = _size_pmf(p.read_size_mean_bytes / unit, p.read_size_cv, max_units)
     write_pmf = _size_pmf(p.write_size_mean_bytes / unit, p.write_size_cv, max_units)
+    if p.footprint_page_bytes is not None:  # footprint counts touched pages: convert to slot bytes
+        read_bytes *= _slots_per_touched_byte(read_pmf, unit, align, p.footprint_page_bytes)
+        write_bytes *= _slots_per_touched_byte(write_pmf, unit, align, p.footprint_page_bytes)
 
     # Read extents, hot ones first (the draws are exchangeable, so a prefix is a random subset).
     read_units = _fill_region(rng, read_pmf, read_bytes, unit, align)
@@ -465,6 +479,12 @@ def _slot_count(units: np.ndarray, unit: int, align: int) -> np.ndarray:
     """Alignment slots occupied by extents of ``units`` size units each."""
     per_slot = align // unit
     return -(-units // per_slot)
+
+
+def _slots_per_touched_byte(pmf: np.ndarray, unit: int, align: int, page: int) -> float:
+    """Expected slot bytes over expected touched bytes (pages of ``page`` bytes) of one extent."""
+    sizes = np.arange(1, pmf.size + 1)
+    return float(pmf @ _slot_count(sizes, unit, align)) * align / (float(pmf @ _slot_count(sizes, unit, page)) * page)
 
 
 def expected_slot_bytes(mean_bytes: float, cv: float = 1.0, unit: int = 4 * KiB, max_bytes: int = 1 * MiB,
