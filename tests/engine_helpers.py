@@ -43,3 +43,17 @@ def skewed_reads_trace(n_reads=40_000, n_lpns=1024, seed=1):
     rng = np.random.default_rng(seed)
     w = np.where(np.arange(n_lpns) % 4 == 0, 3.0, 1.0)
     return page_trace(rng.choice(n_lpns, size=n_reads, p=w / w.sum()))
+
+
+def draw_page_trace(draw, cfg, gap_ns: int, max_requests: int = 150):
+    """A hypothesis-drawn trace of 1..max_requests reads and writes of 1-4 pages that fits ``cfg``,
+    arriving every ``gap_ns``.  ``draw`` is the draw function of an ``st.composite``."""
+    from hypothesis import strategies as st
+
+    n = draw(st.integers(1, max_requests))
+    span = draw(st.integers(4, cfg.logical_pages - 4))
+    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
+    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))), cfg.logical_pages - lpn)
+    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    ps = cfg.geometry.page_size_bytes
+    return flashrr.Trace(np.arange(n, dtype=np.int64) * gap_ns, lpn * ps, pages * ps, wr)

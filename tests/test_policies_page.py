@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import comparable, page_trace, skewed_reads_trace, tiny_config
+from engine_helpers import comparable, draw_page_trace, page_trace, skewed_reads_trace, tiny_config
 from flashrr.config import SimConfig
 from flashrr.policies import Page, Page8, Page64
 from flashrr.policies.page import balanced_assignment, page_weights
@@ -190,13 +190,7 @@ def small_case(draw):
                       blocks=draw(st.integers(24, 36)), pages=draw(st.sampled_from([4, 8, 16])),
                       cache_pages=draw(st.sampled_from([0, 4, 16])), gc_ratio=0.08, op=0.4,
                       rr=draw(st.integers(2, 20)))
-    n = draw(st.integers(1, 150))
-    span = draw(st.integers(4, cfg.logical_pages - 4))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.arange(n, dtype=np.int64) * 900, lpn * ps, pages * ps, wr)
+    trace = draw_page_trace(draw, cfg, gap_ns=900)
     return cfg, trace, draw(st.sampled_from(["page", "page-8", "page-64"])), draw(st.integers(1, 2))
 
 

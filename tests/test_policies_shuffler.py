@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import comparable, page_trace, skewed_reads_trace, tiny_config
+from engine_helpers import comparable, draw_page_trace, page_trace, skewed_reads_trace, tiny_config
 from flashrr.policies import Shuffler
 from flashrr.policies.shuffler import block_deltas, card_of_offsets, latin_destinations
 from flashrr.policy import EngineState, make_policy
@@ -264,13 +264,7 @@ def small_case(draw):
     cfg = tiny_config(channels=ch, chips=chips, planes=planes, sb_planes=sp, blocks=draw(st.integers(24, 36)),
                       pages=draw(st.sampled_from([4, 8, 16])), cache_pages=draw(st.sampled_from([0, 2, 8])),
                       gc_ratio=0.08, op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 20)))
-    n = draw(st.integers(1, 150))
-    span = draw(st.integers(4, cfg.logical_pages - 4))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.arange(n, dtype=np.int64) * 700, lpn * ps, pages * ps, wr)
+    trace = draw_page_trace(draw, cfg, gap_ns=700)
     params = draw(st.sampled_from([{}, {"delta_f": 0.2, "delta_p": 0.05}, {"cards": "contiguous"}]))
     return cfg, trace, draw(st.integers(1, 2)), draw(st.integers(0, 1000)), params
 
