@@ -29,7 +29,9 @@ def test_registry_and_plans():
     quick = Plan.make(quick=True)
     assert quick.quick and len(quick.traces) == 3 and quick.repeat < DEFAULT_REPEAT
     assert Plan.make(repeat=128).repeat == 128 and len(Plan.make().traces) == 10
-    assert TINY.trace_spec("ali0") == "synth:ali0?n_requests=4000"
+    # default traces: superpage-aligned extents that keep Table 2's touched footprint
+    assert TINY.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
+    assert Plan(trace_params=()).trace_spec("lun0") == "synth:lun0"
     s = specs(Plan())
     assert set(s) == {"main", "block", "sens", "sb32", "cache"}
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}

@@ -18,7 +18,9 @@ from flashrr.reproduce import PAPERS
 @click.option("--figure", "figures", multiple=True, metavar="ID",
               help="Only this figure, e.g. fig05 (repeatable; claims are written only for a full run).")
 @click.option("--trace-param", "trace_params", multiple=True, metavar="KEY=VALUE",
-              help="Parameter added to every synthetic trace, e.g. align_bytes=32768 (repeatable).")
+              help="Parameter for every synthetic trace (repeatable). Shuffler's default is superpage-aligned "
+                   "extents (align_bytes=32768 footprint_page_bytes=8192); align_bytes=8192 gives the "
+                   "page-aligned presets.")
 @click.option("--device-param", "device_params", multiple=True, metavar="KEY=VALUE",
               help="Config field set on every device, e.g. rr_threshold_reads=5000 (repeatable).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
