@@ -74,6 +74,16 @@ cdef inline int64_t _max(int64_t a, int64_t b) noexcept nogil:
     return a if a > b else b
 
 
+cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
+    """Append v to seen[0:n] unless present (first-seen order); returns the new length."""
+    cdef int32_t i
+    for i in range(n):
+        if seen[i] == v:
+            return n
+    seen[n] = v
+    return n + 1
+
+
 cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 
@@ -549,13 +559,7 @@ cdef class CompiledEngine:
                 j += 1
             nd = 0
             for q in range(i, j):
-                d = self.comp_die[base + self.m_comp[q]]
-                for c in range(nd):
-                    if dies_seen[c] == d:
-                        break
-                else:
-                    dies_seen[nd] = d
-                    nd += 1
+                nd = _add_unique(dies_seen, nd, self.comp_die[base + self.m_comp[q]])
             for c in range(nd):
                 d = dies_seen[c]
                 extra = 0
@@ -600,14 +604,9 @@ cdef class CompiledEngine:
         self.cnt[C_PROGRAMMED] += n
         nd = 0
         for c in range(k):
-            d = self.comp_die[base + c]
-            for q in range(nd):
-                if dies_seen[q] == d:
-                    break
-            else:
-                dies_seen[nd] = d
-                nd += 1
-                self._sched_erase(d, t)
+            nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
+        for c in range(nd):
+            self._sched_erase(dies_seen[c], t)
         for c in range(k):
             self.block_reads[victim * k + c] = 0
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
