@@ -1,6 +1,8 @@
 """The outcome of one simulation run."""
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import pandas as pd
 
@@ -43,14 +45,14 @@ class Result:
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         return df
 
-    @property
+    @cached_property
     def rr_events(self) -> pd.DataFrame:
         """One row per read reclaim: time_ns, superblock, lane, block_reads (tuple of
         the k component blocks' read counts at the trigger), pages_moved, routine,
         round (how many earlier RRs that superblock id had)."""
         return self._events(self._rr)
 
-    @property
+    @cached_property
     def gc_events(self) -> pd.DataFrame:
         """One row per GC migration, same columns as :attr:`rr_events`."""
         return self._events(self._gc)
