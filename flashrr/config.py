@@ -93,6 +93,11 @@ class GeometryConfig:
         return self.n_pages * self.page_size_bytes
 
 
+SCHEDULERS = ("user-first", "gc-first", "fcfs")
+CHANNEL_MODELS = ("gap-fill", "busy-until")
+WRITE_ACKS = ("insert", "program")
+
+
 @dataclass(frozen=True)
 class TimingConfig:
     """Operation latencies, all in integer nanoseconds.
@@ -100,6 +105,24 @@ class TimingConfig:
     ``t_xfer_page_ns`` is the channel-bus time to move one page between the
     controller and a die.  ``t_dram_ns`` is the latency of a request served
     entirely by the DRAM cache.
+
+    ``scheduler`` orders background flash transactions (GC and RR migrations,
+    policy moves) against user transactions on each die (docs/model.md, section 5):
+
+    * ``"user-first"``: a background transaction starts only on a die with no
+      user transaction waiting, so a user transaction waits at most for the one
+      background transaction already running (MQSim with preemptible GC).  A
+      lane below ``gc.gc_hard_threshold_ratio`` free superblocks is *urgent*:
+      its migrations are then booked at once, as under ``"gc-first"``.
+    * ``"gc-first"``: background work is booked as soon as it is decided, and
+      user transactions queue behind it (MQSim's default, non-preemptible GC).
+    * ``"fcfs"``: the whole migration is booked when it is decided, every
+      transaction at the decision time without dependencies between dies
+      (flashrr 0.1's model, kept for ablations).
+
+    ``channel_model``: ``"gap-fill"`` books a page transfer into the first free
+    interval of its channel that is long enough; ``"busy-until"`` queues it
+    behind the channel's latest booking (flashrr 0.1's model).
     """
 
     _section = "timing"
@@ -108,12 +131,17 @@ class TimingConfig:
     t_erase_ns: int = 3_500_000
     t_xfer_page_ns: int = 24_600
     t_dram_ns: int = 1_000
+    scheduler: str = "user-first"
+    channel_model: str = "gap-fill"
 
     def __post_init__(self):
         for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
             _positive_int(self, name)
         _nonneg_int(self, "t_xfer_page_ns")
         _nonneg_int(self, "t_dram_ns")
+        _require(self.scheduler in SCHEDULERS, "timing.scheduler", f"must be one of {SCHEDULERS}", self.scheduler)
+        _require(self.channel_model in CHANNEL_MODELS, "timing.channel_model", f"must be one of {CHANNEL_MODELS}",
+                 self.channel_model)
 
 
 @dataclass(frozen=True)
@@ -124,24 +152,38 @@ class CacheConfig:
     ``read_allocate``: read misses are inserted into the cache (True, the
     default).  False keeps only written data in the cache, as MQSim's default
     ``WRITE_CACHE`` mode does; reads then hit only recently written pages.
+
+    ``write_ack``: ``"insert"`` acknowledges a write when its pages are in DRAM;
+    the programs of the dirty pages it evicts run off the request's critical
+    path, through a destage buffer of ``destage_buffer_pages`` pages (0 = one
+    page per plane, MQSim's back-pressure depth).  A write waits only while
+    that buffer is full.  ``"program"`` makes a write wait for the programs of
+    the pages it evicts (flashrr 0.1's model).
     """
 
     _section = "cache"
     capacity_bytes: int = 64 << 20
     read_allocate: bool = True
+    write_ack: str = "insert"
+    destage_buffer_pages: int = 0
 
     def __post_init__(self):
         _nonneg_int(self, "capacity_bytes")
         _require(isinstance(self.read_allocate, bool), "cache.read_allocate", "must be true or false",
                  self.read_allocate)
+        _require(self.write_ack in WRITE_ACKS, "cache.write_ack", f"must be one of {WRITE_ACKS}", self.write_ack)
+        _nonneg_int(self, "destage_buffer_pages")
 
 
 @dataclass(frozen=True)
 class GCConfig:
     """Garbage collection and over-provisioning.
 
-    ``gc_threshold_ratio``: greedy GC runs in a lane while its free superblocks
-    are fewer than this fraction of the lane's superblocks.
+    ``gc_threshold_ratio``: while a lane's free superblocks are fewer than this
+    fraction of the lane's superblocks, every superblock the lane allocates
+    starts one greedy GC victim (as MQSim's ``Check_gc_required`` does per
+    plane).  ``gc_hard_threshold_ratio``: below this fraction a lane's GC is
+    urgent (see ``timing.scheduler``); MQSim's default is 0.005.
     ``overprovisioning_ratio``: fraction of physical pages hidden from the host;
     the logical capacity is ``floor(n_pages * (1 - overprovisioning_ratio))``.
     """
@@ -149,10 +191,12 @@ class GCConfig:
     _section = "gc"
     gc_threshold_ratio: float = 0.10
     overprovisioning_ratio: float = 0.127
+    gc_hard_threshold_ratio: float = 0.005
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
         _fraction(self, "overprovisioning_ratio", lo_open=True)
+        _fraction(self, "gc_hard_threshold_ratio")
 
 
 @dataclass(frozen=True)
@@ -351,6 +395,18 @@ class SimConfig:
     def gc_threshold_superblocks(self) -> int:
         """GC runs in a lane while its free superblocks are fewer than this (at least 1)."""
         return max(1, int(math.ceil(self.gc.gc_threshold_ratio * self.superblocks_per_lane)))
+
+    @property
+    def gc_hard_threshold_superblocks(self) -> int:
+        """A lane's GC is urgent while its free superblocks are fewer than this (at least 1, at
+        most the GC threshold)."""
+        hard = max(1, int(math.ceil(self.gc.gc_hard_threshold_ratio * self.superblocks_per_lane)))
+        return min(hard, self.gc_threshold_superblocks)
+
+    @property
+    def destage_buffer_pages(self) -> int:
+        """Dirty pages that may await their flush program before a write waits (see CacheConfig)."""
+        return self.cache.destage_buffer_pages or self.geometry.n_planes
 
     # ----- construction helpers -----
     @classmethod

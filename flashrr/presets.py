@@ -20,7 +20,8 @@ def _shuffler() -> SimConfig:
     return SimConfig(
         name="shuffler",
         geometry=GeometryConfig(8, 4, 1, 4, 64, 1024, 8192),
-        timing=TimingConfig(38_000, 350_000, 3_500_000, _MQSIM_XFER_8K_NS, 1_000),  # xfer, dram: assumed
+        # xfer, dram: assumed; MQSim's default transaction scheduling (non-preemptible GC)
+        timing=TimingConfig(38_000, 350_000, 3_500_000, _MQSIM_XFER_8K_NS, 1_000, scheduler="gc-first"),
         cache=CacheConfig(64 << 20),
         gc=GCConfig(0.10, 0.127),  # OP 12.7%: MQSim's default, assumed
         read_reclaim=ReadReclaimConfig(10_000),
@@ -45,7 +46,8 @@ def _phasedrr() -> SimConfig:
     return SimConfig(
         name="phasedrr",
         geometry=GeometryConfig(8, 2, 1, 2, 1280, 256, 8192),
-        timing=TimingConfig(85_000, 2_666_667, 15_000_000, 5 * 8192, 1_000),
+        # SSDsim runs GC as an uninterrupted operation on the chip by default: "gc-first" (assumed)
+        timing=TimingConfig(85_000, 2_666_667, 15_000_000, 5 * 8192, 1_000, scheduler="gc-first"),
         cache=CacheConfig(64 << 20),
         gc=GCConfig(0.30, 0.25),
         read_reclaim=ReadReclaimConfig(25_000),
@@ -61,7 +63,7 @@ def _cocktail() -> SimConfig:
     return SimConfig(
         name="cocktail",
         geometry=GeometryConfig(8, 4, 2, 2, 2048, 256, 8192),
-        timing=TimingConfig(75_000, 750_000, 3_800_000, _MQSIM_XFER_8K_NS, 1_000),
+        timing=TimingConfig(75_000, 750_000, 3_800_000, _MQSIM_XFER_8K_NS, 1_000, scheduler="gc-first"),  # MQSim
         cache=CacheConfig(64 << 20),  # assumed: not in Table I
         gc=GCConfig(0.28, 0.30),  # OP assumed: must exceed the 0.28 GC threshold to make progress
         read_reclaim=ReadReclaimConfig(40 * 256),
@@ -78,7 +80,8 @@ def _hotr() -> SimConfig:
     return SimConfig(
         name="hotr",
         geometry=GeometryConfig(10, 2, 1, 8, 2048, 64, 4096),
-        timing=TimingConfig(66_000, 1_500_000, 5_000_000, 12_300, 1_000),
+        # the DiskSim SSD model cleans in the foreground, holding the element: "gc-first" (assumed)
+        timing=TimingConfig(66_000, 1_500_000, 5_000_000, 12_300, 1_000, scheduler="gc-first"),
         cache=CacheConfig(64 << 20),  # assumed
         gc=GCConfig(0.05, 0.15),
         read_reclaim=ReadReclaimConfig(10_000),  # assumed: HotR does not model read disturb

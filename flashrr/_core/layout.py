@@ -30,6 +30,12 @@ GC_OPEN_MAX = 2
 HIST_SUB_BITS = 7
 HIST_BUCKETS = (64 - HIST_SUB_BITS + 1) << HIST_SUB_BITS
 PPM = 1_000_000
+# timing.scheduler as an int in the engines
+SCHED_USER_FIRST, SCHED_GC_FIRST, SCHED_FCFS = 0, 1, 2
+SCHED_CODES = {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
+# causes of flash busy time (index into the engines' busy-time counters)
+CAUSE_USER, CAUSE_FLUSH, CAUSE_GC, CAUSE_RR, CAUSE_MOVE = 0, 1, 2, 3, 4
+CAUSES = ("user", "flush", "gc", "rr", "move")
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,13 @@ class Layout:
     logical_pages: int
     page_size_bytes: int
     gc_threshold_sb: int
+    gc_hard_threshold_sb: int
     cache_pages: int
     read_allocate: bool
+    write_ack_insert: bool  # cache.write_ack == "insert"
+    destage_pages: int  # dirty pages that may await their flush before a write waits
+    scheduler: int  # SCHED_* code of timing.scheduler
+    channel_gapfill: bool  # timing.channel_model == "gap-fill"
     t_read_ns: int
     t_program_ns: int
     t_erase_ns: int
@@ -117,8 +128,11 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         k=k, n_lanes=n_lanes, sb_per_lane=g.blocks_per_plane, pages_per_block=g.pages_per_block,
         n_dies=g.n_dies, n_channels=g.channels, planes_per_die=g.planes_per_die,
         logical_pages=config.logical_pages, page_size_bytes=g.page_size_bytes,
-        gc_threshold_sb=config.gc_threshold_superblocks, cache_pages=int(cache_pages),
-        read_allocate=config.cache.read_allocate,
+        gc_threshold_sb=config.gc_threshold_superblocks,
+        gc_hard_threshold_sb=config.gc_hard_threshold_superblocks, cache_pages=int(cache_pages),
+        read_allocate=config.cache.read_allocate, write_ack_insert=config.cache.write_ack == "insert",
+        destage_pages=config.destage_buffer_pages, scheduler=SCHED_CODES[config.timing.scheduler],
+        channel_gapfill=config.timing.channel_model == "gap-fill",
         t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
