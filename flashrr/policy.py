@@ -53,7 +53,10 @@ class EngineState:
     l2p: np.ndarray  # int32 [logical_pages]: physical page of each LPN (-1 unmapped)
     p2l: np.ndarray  # int32 [n_pages]: LPN stored in each physical page (-1 invalid/free)
     page_counters: np.ndarray  # int32 [groups]: flash reads per LPN group (empty if the feature is off)
-    die_free_ns: np.ndarray  # int64 [n_dies]: time each die becomes idle
+    die_free_ns: np.ndarray  # int64 [n_dies]: time each die becomes idle (after its booked work)
+    # queue_idle_move(lpn, dest_comp): move LPN to component dest_comp of its lane's GC/RR frontier when its
+    # die is idle (no queued work, before the next arrival); dropped if the page is overwritten or moved first
+    queue_idle_move: Any = None
 
     def superblock_block_reads(self, sb: int) -> np.ndarray:
         """Read counts of the k component blocks of superblock ``sb``."""

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ._core.layout import hist_bucket_bounds
 
-EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine"]
+EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns"]
 
 
 def hist_percentile(hist: np.ndarray, q: float) -> int:
@@ -40,16 +40,18 @@ class Result:
     @staticmethod
     def _events(rows) -> pd.DataFrame:
         df = pd.DataFrame(
-            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r))
-             for t, sb, lane, reads, n, r in rows], columns=EVENT_COLUMNS)
+            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e))
+             for t, sb, lane, reads, n, r, e in rows], columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
+        df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]
         return df
 
     @cached_property
     def rr_events(self) -> pd.DataFrame:
-        """One row per read reclaim: time_ns, superblock, lane, block_reads (tuple of
-        the k component blocks' read counts at the trigger), pages_moved, routine,
-        round (how many earlier RRs that superblock id had)."""
+        """One row per read reclaim: time_ns (when it was decided), superblock, lane,
+        block_reads (tuple of the k component blocks' read counts at the trigger),
+        pages_moved, routine, erase_end_ns (when its last erase ends),
+        round (how many earlier RRs that superblock id had) and trigger_to_erase_ns."""
         return self._events(self._rr)
 
     @cached_property
@@ -79,7 +81,10 @@ class Result:
                 f"read_latency_mean_ns={s['read_latency_mean_ns']:.0f})")
 
 
-def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float, extra: dict) -> dict:
+def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float, extra: dict,
+                  die_busy_ns=None, end_ns: int = 0) -> dict:
+    """The summary row.  ``die_busy_ns`` (per die) and ``end_ns`` (when the last
+    booked operation ends) give the dies' idle fractions."""
     c = counters
     reads, writes = c["reads"], c["writes"]
 
@@ -106,6 +111,13 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
         "user_flash_transactions": c["user_flash_transactions"], "blocked_reads": c["blocked_reads"],
         "retry_time_ns": c["retry_time_ns"], "policy_metadata_bytes": int(metadata_bytes),
     })
+    for name in ("busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
+                 "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves",
+                 "idle_moves_dropped"):
+        s[name] = c[name]
+    idle = 1.0 - np.asarray(die_busy_ns, dtype=float) / end_ns if end_ns and die_busy_ns is not None else None
+    s["die_idle_fraction_mean"] = float(idle.mean()) if idle is not None and idle.size else 1.0
+    s["die_idle_fraction_min"] = float(idle.min()) if idle is not None and idle.size else 1.0
     s.update(extra)
     s["sim_wall_s"] = wall_s
     return s

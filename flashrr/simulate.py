@@ -91,13 +91,14 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     t0 = time.perf_counter()
     eng.precondition(fill, warm)
     eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write, int(repeat))
+    eng.finish()
     wall = time.perf_counter() - t0
     if check_invariants:
         eng.check_invariants()
     raw = eng.results()
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
              "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages}
-    summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra)
+    summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"])
     summary.update(getattr(pol, "extra_metrics", lambda: {})())
     return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k)
 

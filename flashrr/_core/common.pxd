@@ -1,0 +1,80 @@
+# Shared C definitions of the compiled engine's layers.  The Python twins of
+# these numbers live in layout.py (states, causes, schedulers) and
+# reference/counters.py (counter order); engine.pyx checks they agree at import.
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+
+cdef enum:
+    # superblock states (layout.SB_*)
+    S_FREE = 0
+    S_OPEN_USER = 1
+    S_OPEN_GC = 2
+    S_CLOSED = 3
+    S_VICTIM = 4
+
+cdef enum:
+    # phases of a migration job, in the order its transactions run
+    PH_READ = 0
+    PH_PROG = 1
+    PH_ERASE = 2
+
+cdef enum:
+    # causes of flash busy time (layout.CAUSE_*)
+    CAUSE_USER = 0
+    CAUSE_FLUSH = 1
+    CAUSE_GC = 2
+    CAUSE_RR = 3
+    CAUSE_MOVE = 4
+
+cdef enum:
+    # timing.scheduler (layout.SCHED_*)
+    SCHED_USER_FIRST = 0
+    SCHED_GC_FIRST = 1
+    SCHED_FCFS = 2
+
+cdef enum:
+    # job kinds
+    KIND_GC = 0
+    KIND_RR = 1
+
+cdef enum:
+    # at most this many GC/RR frontier superblocks are open per lane (layout.GC_OPEN_MAX)
+    GC_MAX = 2
+
+cdef enum:
+    # counter indices: the order of reference.counters.COUNTERS
+    C_REQUESTS = 0
+    C_READS
+    C_WRITES
+    C_READ_PAGES
+    C_WRITE_PAGES
+    C_CACHE_READ_HITS
+    C_CACHE_WRITE_HITS
+    C_FLASH_READ_PAGES
+    C_RR_COUNT
+    C_RR_MOVES
+    C_GC_COUNT
+    C_GC_MOVES
+    C_ERASES
+    C_HOST_PAGES
+    C_PROGRAMMED
+    C_USER_TXNS
+    C_BLOCKED
+    C_RETRY_NS
+    C_READ_LAT
+    C_WRITE_LAT
+    C_BUSY_USER          # busy_<cause>_ns follow CAUSE_* order
+    C_BUSY_FLUSH
+    C_BUSY_GC
+    C_BUSY_RR
+    C_BUSY_MOVE
+    C_USER_WAIT_BG
+    C_WRITE_STALL
+    C_BG_PENDING_END
+    C_IDLE_MOVES
+    C_IDLE_DROPPED
+    N_COUNTERS
+
+
+cdef inline int64_t imax(int64_t a, int64_t b) noexcept nogil:
+    return a if a > b else b

@@ -1,0 +1,17 @@
+"""Names shared by both engines: the counter order and the engine's error type."""
+
+
+class EngineError(RuntimeError):
+    """The simulated device cannot continue (for example, it ran out of space)."""
+
+
+# Order of the engines' counters (common.pxd mirrors it as C_* indices).
+COUNTERS = (
+    "requests", "reads", "writes", "read_pages", "write_pages", "cache_read_hits", "cache_write_hits",
+    "flash_read_pages", "rr_count", "rr_page_moves", "gc_count", "gc_page_moves", "erase_count",
+    "host_pages_written", "flash_pages_programmed", "user_flash_transactions", "blocked_reads",
+    "retry_time_ns", "read_latency_sum_ns", "write_latency_sum_ns",
+    # scheduler (docs/model.md section 5): flash busy time by cause, user waits, leftovers
+    "busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
+    "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves", "idle_moves_dropped",
+)

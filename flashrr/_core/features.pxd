@@ -1,0 +1,17 @@
+# Features layer: per-request mechanisms that policies switch on.
+# Twin: reference/features.py.  Each feature is one cdef class.
+
+from libc.stdint cimport int32_t
+cimport cython
+
+
+@cython.final
+cdef class PageCounters:
+    # One read counter per group of `group` consecutive LPNs, incremented on every
+    # flash read of a page (policy.page_counter_group; 0 = off).
+    cdef int32_t group                 # pages per counter, 0 = feature off
+    cdef int32_t* counts               # [ceil(logical / group)]
+    cdef object _keep
+    cdef Py_ssize_t _n                 # counters in use
+
+    cdef void on_flash_reads(self, const int32_t* lpns, int32_t n) noexcept nogil

@@ -1,0 +1,49 @@
+# FTL layer: page mapping, free superblocks and the write frontiers.
+# Twin: reference/ftl.py.  Ids follow layout.py: sb = lane * S + row,
+# blk = sb * k + c, ppn = blk * N + off.
+
+from libc.stdint cimport int8_t, int32_t, int64_t
+cimport cython
+
+from .sched cimport Scheduler
+
+
+@cython.final
+cdef class Ftl:
+    cdef int32_t k, n_lanes, S, N, logical, gc_thr
+    cdef int64_t n_pages
+    cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
+    cdef Scheduler sched               # told when a superblock whose erase is not booked is reused
+    cdef object _keep                  # NumPy arrays that own the memory below
+
+    cdef int32_t* lmap                 # [logical*2] per LPN: ppn (-1 unmapped), cache slot (-1 absent);
+                                       # interleaved so a lookup touches one cache line
+    cdef int32_t* p2l                  # [n_pages] LPN in each ppn, -1 invalid/free
+    cdef int32_t* sb_valid             # [n_sb] valid pages per superblock
+    cdef int8_t* sb_state              # [n_sb] S_FREE / S_OPEN_USER / S_OPEN_GC / S_CLOSED / S_VICTIM
+    cdef int32_t* free_ring            # [n_lanes*S] FIFO of free superblocks per lane
+    cdef int32_t* free_head            # [n_lanes]
+    cdef int32_t* free_cnt             # [n_lanes]
+    cdef int32_t* uf_sb                # [n_lanes] user frontier superblock, -1 none
+    cdef int32_t* uf_wp                # [n_lanes] next page index in it
+    cdef int32_t user_lane             # lane that takes the next user superpage
+    cdef int32_t* gc_open              # [n_lanes*GC_MAX] open GC/RR frontier superblocks, oldest first
+    cdef int32_t* gc_len               # [n_lanes]
+    cdef int32_t* gc_pos               # [n_lanes*k] per component: index into gc_open
+    cdef int32_t* gc_off               # [n_lanes*k] per component: next page offset
+    cdef int32_t* gc_due               # [n_lanes] GC victims owed: allocations made below the GC threshold
+    cdef int32_t kick                  # lane whose user frontier just took a superblock, -1 none
+    # invariant mode (NULL otherwise): version stamps
+    cdef bint check
+    cdef int64_t* version              # [logical] host writes per LPN
+    cdef int64_t* ppn_version          # [n_pages] version stored in each ppn
+
+    cdef int32_t alloc(self, int32_t lane) except -1 nogil                  # pop a free superblock, or raise
+    cdef void free_push(self, int32_t lane, int32_t sb) noexcept nogil       # erased superblock to the back
+    cdef int64_t user_slot(self) except -1 nogil                            # next user-frontier ppn (sets kick)
+    cdef int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil     # next GC/RR-frontier ppn of comp c
+    cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock
+    cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
+    cdef void remap(self, int32_t lpn, int64_t ppn) noexcept nogil           # point lpn at ppn, fix valid counts
+    cdef int64_t div_k(self, int64_t x) noexcept nogil                       # x // k (a shift when k = 2**j)
+    cdef int64_t div_N(self, int64_t x) noexcept nogil                       # x // N (a shift when N = 2**j)

@@ -1,0 +1,411 @@
+# cython: language_level=3
+"""Reclaim layer of the compiled engine: read counts and retry, greedy GC,
+read reclaim, migrations, and the loop that starts background work in time
+order.  Twin: ``reference/reclaim.py``.  A migration changes the FTL when it is
+decided; the scheduler books its transactions."""
+from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport qsort
+
+import numpy as np
+cimport numpy as cnp
+
+from .common cimport *
+from .sched cimport IdleMove
+from .counters import EngineError
+
+cnp.import_array()
+
+DEF PPM_C = 1000000
+
+ctypedef struct KeyIdx:
+    int64_t key
+    int64_t idx
+
+
+cdef int _cmp_keyidx(const void* a, const void* b) noexcept nogil:
+    cdef const KeyIdx* x = <const KeyIdx*>a
+    cdef const KeyIdx* y = <const KeyIdx*>b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if x.idx != y.idx:
+        return -1 if x.idx < y.idx else 1
+    return 0
+
+
+cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
+    """Append v to seen[0:n] unless present (first-seen order); returns the new length."""
+    cdef int32_t i
+    for i in range(n):
+        if seen[i] == v:
+            return n
+    seen[n] = v
+    return n + 1
+
+
+cdef class Reclaim:
+    def __init__(self, layout, Ftl ftl, Scheduler sched, counters, hooks, state_view, check_fn):
+        """``state_view(t)`` builds the EngineState hooks see; ``check_fn()`` checks the
+        FTL invariants (called after every migration in invariant mode, else None)."""
+        cdef cnp.ndarray a
+        L = layout
+        self.ftl = ftl
+        self.sched = sched
+        self.k = L.k
+        self.N = L.pages_per_block
+        self.S = L.sb_per_lane
+        self.n_dies = L.n_dies
+        self.t_read = L.t_read_ns
+        self.t_prog = L.t_program_ns
+        self.t_erase = L.t_erase_ns
+        self.t_retry = L.t_retry_ns
+        self.rr_thr0 = L.rr_threshold_reads
+        self.sched_mode = L.scheduler
+        self.gc_hard = L.gc_hard_threshold_sb
+        self.n_steps = len(L.retry_steps_ppm)
+        self._keep = keep = {"counters": counters}
+        a = counters; self.cnt = <int64_t*>a.data
+        a = keep["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32); self.comp_die = <int32_t*>a.data
+        a = keep["comp_chan"] = np.ascontiguousarray(L.comp_chan, dtype=np.int32); self.comp_chan = <int32_t*>a.data
+
+        def arr(name, n, dtype, fill=0):
+            b = np.full(max(int(n), 1), fill, dtype=dtype)
+            keep[name] = b
+            return b
+
+        a = arr("retry_steps", self.n_steps, np.int64)
+        a[:self.n_steps] = L.retry_steps_ppm
+        self.retry_steps = <int64_t*>a.data
+        a = arr("block_reads", L.n_blocks, np.int32); self.block_reads = <int32_t*>a.data
+        a = arr("rr_threshold", L.n_blocks, np.int32, self.rr_thr0); self.rr_threshold = <int32_t*>a.data
+        kn = self.k * self.N
+        a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
+        a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
+        a = arr("m_lpn", kn, np.int32); self.m_lpn = <int32_t*>a.data
+        a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
+        a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
+        a = arr("m_key", 2 * kn, np.int64); self.m_key = <int64_t*>a.data
+        nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
+        a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
+        a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
+        a = arr("x_chan", nx, np.int32); self.x_chan = <int32_t*>a.data
+        a = arr("x_xfer", nx, np.int32); self.x_xfer = <int32_t*>a.data
+        a = arr("x_dur", nx, np.int64); self.x_dur = <int64_t*>a.data
+        a = arr("x_dsb", nx, np.int32); self.x_dsb = <int32_t*>a.data
+        a = arr("x_off", nx, np.int32); self.x_off = <int32_t*>a.data
+        a = arr("x_cmask", nx, np.uint64); self.x_cmask = <uint64_t*>a.data
+        self.h_on_rr = hooks.on_read_reclaim if hooks is not None else None
+        self.h_place = hooks.place_migration if hooks is not None else None
+        self.h_choose = hooks.choose_gc_victim if hooks is not None else None
+        kinds = hooks.place_kinds if hooks is not None else ()
+        self.place_rr = self.h_place is not None and "rr" in kinds
+        self.place_gc = self.h_place is not None and "gc" in kinds
+        self.state_view = state_view
+        self.check_fn = check_fn
+        self.rr_events = []
+        self.gc_events = []
+        self.in_mig = False
+        self.untimed = False
+
+    def array(self, name):
+        """A NumPy view of one of this layer's arrays (block_reads, rr_threshold)."""
+        return self._keep[name]
+
+    def events(self, bint rr):
+        return self.rr_events if rr else self.gc_events
+
+    def set_untimed(self, bint on):
+        self.untimed = on
+
+    def clear_events(self):
+        self.rr_events.clear()
+        self.gc_events.clear()
+
+    cdef int64_t retries(self, int64_t blk) noexcept nogil:
+        cdef int64_t r = <int64_t>self.block_reads[blk] * PPM_C
+        cdef int64_t thr = self.rr_threshold[blk]
+        cdef int64_t n = 0
+        cdef int32_t i
+        for i in range(self.n_steps):
+            if r >= self.retry_steps[i] * thr:
+                n += 1
+        return n
+
+    cdef int32_t die_of(self, int64_t ppn) noexcept nogil:
+        cdef int64_t blk = self.ftl.div_N(ppn)
+        cdef int64_t sbq = self.ftl.div_k(blk)
+        return self.comp_die[(sbq // self.S) * self.k + (blk - sbq * self.k)]
+
+    # ================================================================ GC
+    cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil:
+        cdef int32_t victim, n = 0
+        cdef int32_t full = self.k * self.N
+        if self.in_mig:
+            return 0
+        while self.ftl.gc_due[lane] > 0 and n < self.S and self.ftl.free_cnt[lane] < self.ftl.gc_thr:
+            victim = self.gc_victim(lane, t)
+            if victim < 0 or self.ftl.sb_valid[victim] >= full:
+                break
+            self.ftl.gc_due[lane] = self.ftl.gc_due[lane] - 1
+            self.migrate(victim, False, t)
+            n += 1
+        self.ftl.gc_due[lane] = 0
+        return 0
+
+    cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil:
+        cdef int32_t S = self.S, r, sb, best = -1, best_valid = 0
+        if self.h_choose is not None:
+            with gil:
+                states = self.ftl.array("sb_state")[lane * S:(lane + 1) * S]
+                cand = np.flatnonzero(states == S_CLOSED) + lane * S
+                if cand.size == 0:
+                    return -1
+                v = int(self.h_choose(self.state_view(t), lane, cand, self.ftl.array("sb_valid")[cand].copy()))
+                if v not in set(cand.tolist()):
+                    raise EngineError(f"policy choose_gc_victim returned {v}, not a closed superblock of lane {lane}")
+                return v
+        for r in range(S):
+            sb = lane * S + r
+            if self.ftl.sb_state[sb] == S_CLOSED and (best < 0 or self.ftl.sb_valid[sb] < best_valid):
+                best = sb
+                best_valid = self.ftl.sb_valid[sb]
+        return best
+
+    # ================================================================ migration
+    cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil:
+        A = self._keep
+        comps = A["m_comp"][:n].copy()
+        dest = self.h_place(self.state_view(t), "rr" if is_rr else "gc", victim, comps,
+                            A["m_off"][:n].copy(), A["m_lpn"][:n].copy())
+        dest = np.asarray(dest)
+        if dest.shape != comps.shape or (dest.size and (dest.min() < 0 or dest.max() >= self.k)):
+            raise EngineError(f"policy place_migration must return {n} component indices in "
+                              f"[0, {self.k}), got shape {dest.shape}")
+        A["m_dest"][:n] = dest
+        return 0
+
+    cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil:
+        cdef int32_t k = self.k, N = self.N, S = self.S
+        cdef int32_t lane = victim // S
+        cdef int32_t base = lane * k
+        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, d, chan, xfer, q0, q1, nd
+        cdef int64_t extra, e, ppn, key
+        cdef uint64_t cmask
+        cdef int32_t dies_seen[64]
+        cdef KeyIdx* ki = <KeyIdx*>self.m_key
+        self.in_mig = True
+        self.ftl.detach_frontier(victim)
+        self.ftl.sb_state[victim] = S_VICTIM
+        with gil:
+            self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
+        for off in range(N):
+            for c in range(k):
+                lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
+                if lpn >= 0:
+                    self.m_comp[n] = c
+                    self.m_off[n] = off
+                    self.m_lpn[n] = lpn
+                    self.m_dest[n] = c
+                    n += 1
+        if n and ((is_rr and self.place_rr) or (not is_rr and self.place_gc)):
+            self.call_place(is_rr, victim, n, t)
+        # reads: one transaction per (source row, die)
+        i = 0
+        while i < n:
+            j = i
+            while j < n and self.m_off[j] == self.m_off[i]:
+                j += 1
+            nd = 0
+            for q in range(i, j):
+                nd = _add_unique(dies_seen, nd, self.comp_die[base + self.m_comp[q]])
+            for c in range(nd):
+                d = dies_seen[c]
+                extra = 0
+                xfer = 0
+                chan = 0
+                for q in range(i, j):
+                    if self.comp_die[base + self.m_comp[q]] == d:
+                        e = self.retries(<int64_t>victim * k + self.m_comp[q])
+                        if e > extra:
+                            extra = e
+                        chan = self.comp_chan[base + self.m_comp[q]]
+                        if self.comp_die[base + self.m_dest[q]] != d:
+                            xfer += 1
+                self.x_phase[nt] = PH_READ
+                self.x_die[nt] = d
+                self.x_chan[nt] = chan
+                self.x_xfer[nt] = xfer
+                self.x_dur[nt] = self.t_read + extra * self.t_retry
+                nt += 1
+            i = j
+        # writes in source order, then one program per (dest superblock, offset, die)
+        for q in range(n):
+            ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            if self.ftl.check:
+                self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
+            self.ftl.remap(self.m_lpn[q], ppn)
+            self.m_newppn[q] = ppn
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            ki[q].key = ((ppn // N // k) * N + ppn % N) * self.n_dies + self.comp_die[base + self.m_dest[q]]
+            ki[q].idx = q
+        if n:
+            qsort(ki, n, sizeof(KeyIdx), _cmp_keyidx)
+        q0 = 0
+        while q0 < n:
+            q1 = q0
+            xfer = 0
+            cmask = 0
+            key = ki[q0].key
+            d = self.comp_die[base + self.m_dest[ki[q0].idx]]
+            while q1 < n and ki[q1].key == key:
+                q = <int32_t>ki[q1].idx
+                if self.comp_die[base + self.m_comp[q]] != d:
+                    xfer += 1
+                cmask |= (<uint64_t>1) << self.m_dest[q]
+                q1 += 1
+            ppn = self.m_newppn[ki[q0].idx]
+            self.x_phase[nt] = PH_PROG
+            self.x_die[nt] = d
+            self.x_chan[nt] = self.comp_chan[base + self.m_dest[ki[q0].idx]]
+            self.x_xfer[nt] = xfer
+            self.x_dur[nt] = self.t_prog
+            self.x_dsb[nt] = <int32_t>(ppn // N // k)
+            self.x_off[nt] = <int32_t>(ppn % N)
+            self.x_cmask[nt] = cmask
+            nt += 1
+            q0 = q1
+        self.cnt[C_PROGRAMMED] += n
+        nd = 0
+        for c in range(k):
+            nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
+        for c in range(nd):
+            self.x_phase[nt] = PH_ERASE
+            self.x_die[nt] = dies_seen[c]
+            self.x_chan[nt] = 0
+            self.x_xfer[nt] = 0
+            self.x_dur[nt] = self.t_erase
+            nt += 1
+        for c in range(k):
+            self.block_reads[victim * k + c] = 0
+            self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
+        self.ftl.sb_state[victim] = S_FREE
+        self.ftl.free_push(lane, victim)
+        self.cnt[C_ERASES] += k
+        if is_rr:
+            self.cnt[C_RR_COUNT] += 1
+            self.cnt[C_RR_MOVES] += n
+        else:
+            self.cnt[C_GC_COUNT] += 1
+            self.cnt[C_GC_MOVES] += n
+        with gil:
+            if self.check_fn is not None:
+                self.check_fn()
+            if is_rr:
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine))
+            else:
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy"))
+        self.in_mig = False
+        if not self.untimed:
+            self.schedule(is_rr, victim, lane, t, nt, n)
+        return 0
+
+    cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
+                      int32_t n_pages) except -1 nogil:
+        cdef int8_t kind = KIND_RR if is_rr else KIND_GC
+        cdef int32_t job = self.sched.new_job(kind, lane, victim, t), i, q
+        cdef int64_t end, e
+        if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
+            end = t
+            for i in range(n_tx):
+                e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t, self.x_dur[i],
+                          CAUSE_RR if is_rr else CAUSE_GC)
+                if self.x_phase[i] == PH_ERASE:
+                    end = imax(end, e)
+            self.sched.set_erase_end(kind, self.sched.jobs[job].event, end)
+            return 0
+        for i in range(n_tx):
+            self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
+                     self.x_dsb[i], self.x_off[i], self.x_cmask[i])
+        if self.sched_mode == SCHED_USER_FIRST and self.ftl.free_cnt[lane] >= self.gc_hard:
+            # reads of moved pages go to the old place until they are programmed
+            for q in range(n_pages):
+                self.sched.set_src(self.m_newppn[q],
+                           (<int64_t>victim * self.k + self.m_comp[q]) * self.N + self.m_off[q])
+            return 0
+        self.sched.force(job)  # "gc-first", or urgent: booked at once
+        return 0
+
+    cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil:
+        cdef int32_t k = self.k, c
+        cdef bint due = False
+        if self.ftl.sb_state[sb] == S_FREE or self.ftl.sb_state[sb] == S_VICTIM:
+            return 0
+        for c in range(k):
+            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:
+                due = True
+        if not due:
+            return 0
+        with gil:
+            self.cur_routine = "default"
+            if self.h_on_rr is not None:
+                self.cur_routine = str(self.h_on_rr(self.state_view(t), sb) or "default")
+        self.migrate(sb, True, t)
+        self.run_gc(sb // self.S, t)
+        return 0
+
+    # ================================================================ background loop
+    cdef int run_bg(self, int64_t until) except -1 nogil:
+        cdef int32_t d, best, kind, best_kind
+        cdef int64_t s, best_s
+        cdef IdleMove* m
+        while True:
+            best = -1
+            best_s = 0
+            best_kind = 0
+            for d in range(self.n_dies):
+                if self.sched.q_len[d]:
+                    s = self.sched.head_start(d, INT32_MAX)
+                    if s < 0:
+                        continue
+                    kind = 0
+                elif self.sched.iq_len[d]:
+                    m = &self.sched.iq[d][self.sched.iq_head[d]]
+                    s = imax(m.t, self.sched.die_free[d])
+                    kind = 1
+                else:
+                    continue
+                if best < 0 or s < best_s or (s == best_s and kind < best_kind):
+                    best = d
+                    best_s = s
+                    best_kind = kind
+            if best < 0 or best_s >= until:
+                return 0
+            if best_kind == 0:
+                self.sched.book_head(best, best_s)
+            else:
+                self.idle_move(best, best_s)
+
+    cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil:
+        cdef IdleMove m = self.sched.pop_idle(die)
+        cdef int32_t k = self.k, N = self.N, lane, ddie, cross
+        cdef int64_t ppn, extra, r_end
+        if self.ftl.lmap[2 * m.lpn] != m.src:
+            self.cnt[C_IDLE_DROPPED] += 1
+            return 0
+        lane = m.src // N // k // self.S
+        self.in_mig = True
+        ppn = self.ftl.gc_slot(lane, m.dest)
+        self.in_mig = False
+        if self.ftl.check:
+            self.ftl.ppn_version[ppn] = self.ftl.ppn_version[m.src]
+        self.ftl.remap(m.lpn, ppn)
+        self.cnt[C_PROGRAMMED] += 1
+        self.cnt[C_IDLE_MOVES] += 1
+        ddie = self.die_of(ppn)
+        cross = 1 if ddie != die else 0
+        extra = self.retries(m.src // N) * self.t_retry
+        r_end = self.sched.op(die, self.comp_chan[lane * k + (m.src // N) % k], PH_READ, cross, start,
+                      self.t_read + extra, CAUSE_MOVE)
+        self.sched.op(ddie, self.comp_chan[lane * k + m.dest], PH_PROG, cross, r_end, self.t_prog, CAUSE_MOVE)
+        self.run_gc(lane, start)
+        return 0

@@ -1,0 +1,106 @@
+# Scheduler layer: dies, channels and queues of flash transactions.
+# Twin: reference/sched.py.  docs/model.md section 5 describes the rules.
+# Times are int64 ns.  A *job* is one decided GC or RR migration; its
+# transactions wait in per-die FIFO queues until they are booked.
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+cimport cython
+
+
+ctypedef struct Txn:                   # one queued background transaction
+    int64_t dur                        # sensing, programming or erase time (ns)
+    uint64_t cmask                     # programs: components of (dsb, off) this transaction writes
+    int32_t job                        # job id
+    int32_t chan                       # channel of its transfers
+    int32_t n_xfer                     # pages moved over the channel
+    int32_t dsb                        # programs: destination superblock
+    int32_t off                        # programs: destination page offset
+    int8_t phase                       # PH_READ / PH_PROG / PH_ERASE
+
+ctypedef struct Job:                   # one decided migration
+    int64_t t0                         # when it was decided
+    int64_t end[3]                     # latest end of its booked transactions, per phase
+    int32_t left[3]                    # its transactions still queued, per phase
+    int32_t lane, victim, event        # event: index into the rr or gc erase-time table
+    int8_t kind                        # KIND_GC / KIND_RR
+
+ctypedef struct IdleMove:              # a policy page move waiting for idle time
+    int64_t t                          # queued at
+    int32_t lpn, src, dest             # page, its ppn when queued, destination component
+
+
+@cython.final
+cdef class Scheduler:
+    # ---- configuration
+    cdef int32_t n_dies, n_chan, k, N, S, n_lanes, sched, destage_cap
+    cdef int64_t t_xfer
+    cdef bint gapfill
+    cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l (borrowed)
+    cdef int32_t* group_first          # [n_lanes] first die of the lane's die group ...
+    cdef int32_t* group_len            # [n_lanes] ... and how many (dies are listed in group_dies)
+    cdef int32_t* group_dies           # [n_lanes*k] sorted dies of each lane
+    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef object _keep                  # NumPy arrays that own the memory above and below
+
+    # ---- dies
+    cdef int64_t* die_free             # [n_dies] busy-until of every booked operation
+    cdef int64_t* die_prog_end         # [n_dies] end of the latest booked program
+    cdef int64_t* user_free            # [n_dies] end of the latest user or flush operation
+    cdef int64_t* die_busy             # [n_dies] booked operation time
+    cdef int32_t* die_q_progs          # [n_dies] queued, unbooked programs
+    # ---- channels
+    cdef int64_t* chan_free            # [n_chan] "busy-until" model
+    cdef int64_t** iv                  # [n_chan] "gap-fill": busy intervals (start, end) pairs, sorted
+    cdef int32_t* iv_head              # [n_chan] first live pair
+    cdef int32_t* iv_len               # [n_chan] live pairs
+    cdef int32_t* iv_cap               # [n_chan] capacity in pairs
+    cdef int64_t horizon               # every booking from now on starts at or after this time
+    # ---- background queues
+    cdef Txn** q                       # [n_dies] ring buffers
+    cdef int32_t* q_head
+    cdef int32_t* q_len
+    cdef int32_t* q_cap
+    cdef int64_t bg_pending            # queued transactions, all dies
+    cdef Job* jobs                     # [jobs_cap] by id; ids restart when nothing is queued
+    cdef int32_t n_jobs, jobs_cap
+    cdef int32_t* sb_erase_job         # [n_sb] job whose erase of this superblock is not booked, -1 none
+    cdef int32_t* src_of               # [n_pages] source ppn of a move not programmed yet, -1 (user-first only)
+    cdef int64_t n_src                 # entries set in src_of
+    cdef int64_t* erase_end[2]         # [events] per job kind: when the event's last erase ended, -1 pending
+    cdef int32_t n_events[2]
+    cdef int32_t events_cap[2]
+    # ---- policy idle moves
+    cdef IdleMove** iq                 # [n_dies] ring buffers
+    cdef int32_t* iq_head
+    cdef int32_t* iq_len
+    cdef int32_t* iq_cap
+    cdef int64_t idle_pending
+    # ---- destage buffer: min-heap of flush program ends, one per page
+    cdef int64_t* heap
+    cdef int32_t heap_len, heap_cap
+
+    cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
+    # ---- resources
+    cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil   # transfer end
+    cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
+                    int64_t dur, int32_t cause) except -1 nogil              # book one transaction; its end
+    cdef int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
+                         int64_t dur, int32_t cause) except -1 nogil         # a user or flush transaction
+    # ---- background jobs
+    cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil
+    cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
+                   int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil
+    cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil          # dst is read at src until programmed
+    cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil  # start of the die's head, -1 if none
+    cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
+    cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
+    cdef bint job_pending(self, int32_t job) noexcept nogil
+    cdef int set_erase_end(self, int8_t kind, int32_t event, int64_t end) except -1 nogil
+    # ---- idle moves
+    cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
+    cdef IdleMove pop_idle(self, int32_t die) noexcept nogil
+    # ---- destage buffer
+    cdef int destage_push(self, int64_t end) except -1 nogil
+    cdef int64_t destage_room(self, int64_t t) noexcept nogil                 # pop until it fits; when it does
+    cdef int64_t _heap_pop(self) noexcept nogil
+    cdef void destage_drop_done(self, int64_t t) noexcept nogil

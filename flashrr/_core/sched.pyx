@@ -1,0 +1,464 @@
+# cython: language_level=3
+"""Scheduler layer of the compiled engine: dies, channels and the queues of
+background flash transactions.  Twin: ``reference/sched.py``; docs/model.md
+section 5 gives the rules.  Every method runs without the GIL."""
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memmove, memset
+
+import numpy as np
+cimport numpy as cnp
+
+from .common cimport *
+from .counters import EngineError
+
+cnp.import_array()
+
+
+cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
+    cdef void* q = realloc(p, n_bytes if n_bytes > 0 else 1)
+    if q == NULL:
+        with gil:
+            raise MemoryError("flashrr scheduler: out of memory")
+    return q
+
+
+cdef class Scheduler:
+    def __init__(self, layout, counters, bint need_src):
+        """``layout``: a Layout; ``counters``: the engine's int64 counter array (kept);
+        ``need_src``: keep a source ppn per page for moves not programmed yet."""
+        cdef cnp.ndarray a
+        L = layout
+        self.n_dies = L.n_dies
+        self.n_chan = L.n_channels
+        self.k = L.k
+        self.N = L.pages_per_block
+        self.S = L.sb_per_lane
+        self.n_lanes = L.n_lanes
+        self.sched = L.scheduler
+        self.destage_cap = L.destage_pages
+        self.t_xfer = L.t_xfer_page_ns
+        self.gapfill = L.channel_gapfill
+        self._keep = keep = {}
+        a = keep["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32)
+        self.comp_die = <int32_t*>a.data
+        first = np.zeros(max(1, self.n_lanes), np.int32)
+        length = np.zeros(max(1, self.n_lanes), np.int32)
+        dies = np.zeros(max(1, self.n_lanes * self.k), np.int32)
+        for lane in range(self.n_lanes):
+            ds = sorted({int(d) for d in L.comp_die[lane * self.k:(lane + 1) * self.k]})
+            first[lane] = lane * self.k
+            length[lane] = len(ds)
+            dies[lane * self.k:lane * self.k + len(ds)] = ds
+        a = keep["group_first"] = first; self.group_first = <int32_t*>a.data
+        a = keep["group_len"] = length; self.group_len = <int32_t*>a.data
+        a = keep["group_dies"] = dies; self.group_dies = <int32_t*>a.data
+        a = keep["counters"] = counters; self.cnt = <int64_t*>a.data
+
+        def arr(name, n, dtype, fill=0):
+            b = np.full(max(int(n), 1), fill, dtype=dtype)
+            keep[name] = b
+            return b
+
+        a = arr("die_free", self.n_dies, np.int64); self.die_free = <int64_t*>a.data
+        a = arr("die_prog_end", self.n_dies, np.int64); self.die_prog_end = <int64_t*>a.data
+        a = arr("user_free", self.n_dies, np.int64); self.user_free = <int64_t*>a.data
+        a = arr("die_busy", self.n_dies, np.int64); self.die_busy = <int64_t*>a.data
+        a = arr("die_q_progs", self.n_dies, np.int32); self.die_q_progs = <int32_t*>a.data
+        a = arr("chan_free", self.n_chan, np.int64); self.chan_free = <int64_t*>a.data
+        a = arr("sb_erase_job", L.n_superblocks, np.int32, -1); self.sb_erase_job = <int32_t*>a.data
+        self.src_of = NULL
+        if need_src:
+            a = arr("src_of", L.n_pages, np.int32, -1); self.src_of = <int32_t*>a.data
+        self.iv = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
+        self.iv_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.iv_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.iv_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        for c in range(self.n_chan):
+            self.iv[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 2 * 16)
+            self.iv_cap[c] = 16
+        self.q = <Txn**>_grow(NULL, sizeof(Txn*) * self.n_dies)
+        self.q_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.q_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.q_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.iq = <IdleMove**>_grow(NULL, sizeof(IdleMove*) * self.n_dies)
+        self.iq_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.iq_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.iq_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        for d in range(self.n_dies):
+            self.q[d] = <Txn*>_grow(NULL, sizeof(Txn) * 64)
+            self.q_cap[d] = 64
+            self.iq[d] = <IdleMove*>_grow(NULL, sizeof(IdleMove) * 16)
+            self.iq_cap[d] = 16
+        self.jobs_cap = 64
+        self.jobs = <Job*>_grow(NULL, sizeof(Job) * self.jobs_cap)
+        for kind in range(2):
+            self.events_cap[kind] = 64
+            self.erase_end[kind] = <int64_t*>_grow(NULL, sizeof(int64_t) * 64)
+        self.heap_cap = 64
+        self.heap = <int64_t*>_grow(NULL, sizeof(int64_t) * self.heap_cap)
+        self.reset()
+
+    def __dealloc__(self):
+        cdef int32_t i
+        if self.iv != NULL:
+            for i in range(self.n_chan):
+                free(self.iv[i])
+        if self.q != NULL:
+            for i in range(self.n_dies):
+                free(self.q[i])
+        if self.iq != NULL:
+            for i in range(self.n_dies):
+                free(self.iq[i])
+        free(self.iv); free(self.iv_head); free(self.iv_len); free(self.iv_cap)
+        free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
+        free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
+        free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
+
+    cdef void reset(self) noexcept nogil:
+        cdef int64_t i
+        for i in range(self.n_dies):
+            self.die_free[i] = 0
+            self.die_prog_end[i] = 0
+            self.user_free[i] = 0
+            self.die_busy[i] = 0
+            self.die_q_progs[i] = 0
+            self.q_head[i] = 0
+            self.q_len[i] = 0
+            self.iq_head[i] = 0
+            self.iq_len[i] = 0
+        for i in range(self.n_chan):
+            self.chan_free[i] = 0
+            self.iv_head[i] = 0
+            self.iv_len[i] = 0
+        for i in range(self.n_lanes * self.S):
+            self.sb_erase_job[i] = -1
+        if self.src_of != NULL:
+            for i in range(self.n_lanes * self.S * self.k * self.N):
+                self.src_of[i] = -1
+        self.n_src = 0
+        self.horizon = 0
+        self.bg_pending = 0
+        self.idle_pending = 0
+        self.n_jobs = 0
+        self.n_events[0] = 0
+        self.n_events[1] = 0
+        self.heap_len = 0
+
+    # ================================================================ resources
+    cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil:
+        cdef int64_t dur = n * self.t_xfer, s, e, a, b
+        cdef int32_t h, ln, i
+        cdef int64_t* v
+        if not self.gapfill:
+            e = imax(t, self.chan_free[chan]) + dur
+            self.chan_free[chan] = e
+            return e
+        if dur == 0:
+            return t
+        v = self.iv[chan]
+        h = self.iv_head[chan]
+        ln = self.iv_len[chan]
+        while ln > 0 and v[2 * h + 1] <= self.horizon:   # intervals no booking can reach any more
+            h += 1
+            ln -= 1
+        s = t
+        i = 0
+        while i < ln:                                      # the first gap at or after t that is long enough
+            a = v[2 * (h + i)]
+            b = v[2 * (h + i) + 1]
+            if b <= s:
+                i += 1
+                continue
+            if a >= s + dur:
+                break
+            s = b
+            i += 1
+        e = s + dur
+        if i > 0 and v[2 * (h + i - 1) + 1] == s:
+            v[2 * (h + i - 1) + 1] = e
+            if i < ln and v[2 * (h + i)] == e:
+                v[2 * (h + i - 1) + 1] = v[2 * (h + i) + 1]
+                memmove(&v[2 * (h + i)], &v[2 * (h + i + 1)], sizeof(int64_t) * 2 * (ln - i - 1))
+                ln -= 1
+        elif i < ln and v[2 * (h + i)] == e:
+            v[2 * (h + i)] = s
+        else:
+            if h + ln + 1 > self.iv_cap[chan]:
+                if h > 0:                                  # reuse the pruned front first
+                    memmove(v, &v[2 * h], sizeof(int64_t) * 2 * ln)
+                    h = 0
+                if ln + 1 > self.iv_cap[chan]:
+                    self.iv_cap[chan] *= 2
+                    v = self.iv[chan] = <int64_t*>_grow(v, sizeof(int64_t) * 2 * self.iv_cap[chan])
+            memmove(&v[2 * (h + i + 1)], &v[2 * (h + i)], sizeof(int64_t) * 2 * (ln - i))
+            v[2 * (h + i)] = s
+            v[2 * (h + i) + 1] = e
+            ln += 1
+        self.iv_head[chan] = h
+        self.iv_len[chan] = ln
+        return e
+
+    cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
+                    int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t start = imax(ready, self.die_free[die]), end
+        if phase == PH_READ:
+            end = start + dur
+            if n_xfer:
+                end = self.xfer(chan, end, n_xfer)
+        elif phase == PH_PROG:
+            end = (self.xfer(chan, start, n_xfer) if n_xfer else start) + dur
+            self.die_prog_end[die] = end
+        else:
+            end = start + dur
+        self.die_free[die] = end
+        self.die_busy[die] += end - start
+        self.cnt[C_BUSY_USER + cause] += end - start
+        return end
+
+    cdef int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
+                         int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t wait, end
+        if cause == CAUSE_USER:
+            wait = self.die_free[die] - imax(t, self.user_free[die])
+            if wait > 0:
+                self.cnt[C_USER_WAIT_BG] += wait
+        end = self.op(die, chan, phase, n_xfer, t, dur, cause)
+        self.user_free[die] = end
+        return end
+
+    # ================================================================ background jobs
+    cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
+        cdef int32_t j, ev, p
+        cdef Job* job
+        if self.bg_pending == 0:
+            self.n_jobs = 0                                 # nothing queued: ids start again
+        if self.n_jobs == self.jobs_cap:
+            self.jobs_cap *= 2
+            self.jobs = <Job*>_grow(self.jobs, sizeof(Job) * self.jobs_cap)
+        if self.n_events[kind] == self.events_cap[kind]:
+            self.events_cap[kind] *= 2
+            self.erase_end[kind] = <int64_t*>_grow(self.erase_end[kind], sizeof(int64_t) * self.events_cap[kind])
+        ev = self.n_events[kind]
+        self.n_events[kind] += 1
+        self.erase_end[kind][ev] = -1
+        j = self.n_jobs
+        self.n_jobs += 1
+        job = &self.jobs[j]
+        job.t0 = t
+        job.kind = kind
+        job.lane = lane
+        job.victim = victim
+        job.event = ev
+        for p in range(3):
+            job.left[p] = 0
+            job.end[p] = t
+        return j
+
+    cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
+                   int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil:
+        cdef int32_t cap = self.q_cap[die], ln = self.q_len[die], h = self.q_head[die], i
+        cdef Txn* ring = self.q[die]
+        cdef Txn* grown
+        cdef Txn* tx
+        if ln == cap:                                       # grow, unwrapping the ring
+            grown = <Txn*>_grow(NULL, sizeof(Txn) * 2 * cap)
+            for i in range(ln):
+                grown[i] = ring[(h + i) % cap]
+            free(ring)
+            ring = self.q[die] = grown
+            self.q_cap[die] = cap = 2 * cap
+            h = self.q_head[die] = 0
+        tx = &ring[(h + ln) % cap]
+        tx.job = job
+        tx.phase = <int8_t>phase
+        tx.chan = chan
+        tx.n_xfer = n_xfer
+        tx.dur = dur
+        tx.dsb = dsb
+        tx.off = off
+        tx.cmask = cmask
+        self.q_len[die] = ln + 1
+        self.jobs[job].left[phase] += 1
+        if phase == PH_PROG:
+            self.die_q_progs[die] += 1
+        self.bg_pending += 1
+        if phase == PH_ERASE:
+            self.sb_erase_job[self.jobs[job].victim] = job
+        return 0
+
+    cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil:
+        cdef int32_t s = <int32_t>src
+        if self.src_of[src] >= 0:                           # src itself waits for an earlier move
+            s = self.src_of[src]
+        if self.src_of[dst] < 0:
+            self.n_src += 1
+        self.src_of[dst] = s
+        return 0
+
+    cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil:
+        cdef Txn* tx
+        cdef Job* job
+        cdef int64_t ready
+        if self.q_len[die] == 0:
+            return -1
+        tx = &self.q[die][self.q_head[die]]
+        if tx.job > max_job:
+            return -1
+        job = &self.jobs[tx.job]
+        if tx.phase == PH_READ:
+            ready = job.t0
+        elif tx.phase == PH_PROG:
+            if job.left[PH_READ]:
+                return -1
+            ready = job.end[PH_READ]
+        else:
+            if job.left[PH_READ] or job.left[PH_PROG]:
+                return -1
+            ready = imax(job.end[PH_READ], job.end[PH_PROG])
+        return imax(ready, self.die_free[die])
+
+    cdef int book_head(self, int32_t die, int64_t start) except -1 nogil:
+        cdef Txn tx = self.q[die][self.q_head[die]]
+        cdef Job* job = &self.jobs[tx.job]
+        cdef int64_t end, ppn
+        cdef int32_t c
+        self.q_head[die] = (self.q_head[die] + 1) % self.q_cap[die]
+        self.q_len[die] -= 1
+        self.bg_pending -= 1
+        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
+        if tx.phase == PH_PROG:
+            self.die_q_progs[die] -= 1
+            if self.n_src:
+                for c in range(self.k):
+                    if (tx.cmask >> c) & 1:
+                        ppn = (<int64_t>tx.dsb * self.k + c) * self.N + tx.off
+                        if self.src_of[ppn] >= 0:
+                            self.src_of[ppn] = -1
+                            self.n_src -= 1
+        job.left[tx.phase] -= 1
+        job.end[tx.phase] = imax(job.end[tx.phase], end)
+        if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
+            self.erase_end[job.kind][job.event] = end
+            if self.sb_erase_job[job.victim] == tx.job:
+                self.sb_erase_job[job.victim] = -1
+        return 0
+
+    cdef bint job_pending(self, int32_t job) noexcept nogil:
+        cdef Job* j = &self.jobs[job]
+        return j.left[PH_READ] > 0 or j.left[PH_PROG] > 0 or j.left[PH_ERASE] > 0
+
+    cdef int force(self, int32_t job) except -1 nogil:
+        cdef int32_t lane = self.jobs[job].lane
+        cdef int32_t* dies = self.group_dies + self.group_first[lane]
+        cdef int32_t nd = self.group_len[lane], i, d, best
+        cdef int64_t s, best_s
+        while self.job_pending(job):
+            best = -1
+            best_s = 0
+            for i in range(nd):
+                d = dies[i]
+                s = self.head_start(d, job)
+                if s >= 0 and (best < 0 or s < best_s):
+                    best = d
+                    best_s = s
+            if best < 0:
+                with gil:
+                    raise EngineError(f"scheduler: job {job} cannot be booked (a dependency never ran)")
+            self.book_head(best, best_s)
+        return 0
+
+    cdef int set_erase_end(self, int8_t kind, int32_t event, int64_t end) except -1 nogil:
+        self.erase_end[kind][event] = end
+        return 0
+
+    # ================================================================ idle moves
+    cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:
+        cdef int32_t cap = self.iq_cap[die], ln = self.iq_len[die], h = self.iq_head[die], i
+        cdef IdleMove* ring = self.iq[die]
+        cdef IdleMove* grown
+        cdef IdleMove* m
+        if ln == cap:
+            grown = <IdleMove*>_grow(NULL, sizeof(IdleMove) * 2 * cap)
+            for i in range(ln):
+                grown[i] = ring[(h + i) % cap]
+            free(ring)
+            ring = self.iq[die] = grown
+            self.iq_cap[die] = cap = 2 * cap
+            h = self.iq_head[die] = 0
+        m = &ring[(h + ln) % cap]
+        m.t = t
+        m.lpn = lpn
+        m.src = src
+        m.dest = dest
+        self.iq_len[die] = ln + 1
+        self.idle_pending += 1
+        return 0
+
+    cdef IdleMove pop_idle(self, int32_t die) noexcept nogil:
+        cdef IdleMove m = self.iq[die][self.iq_head[die]]
+        self.iq_head[die] = (self.iq_head[die] + 1) % self.iq_cap[die]
+        self.iq_len[die] -= 1
+        self.idle_pending -= 1
+        return m
+
+    # ================================================================ destage buffer (binary min-heap)
+    cdef int destage_push(self, int64_t end) except -1 nogil:
+        cdef int32_t i, p
+        if self.heap_len == self.heap_cap:
+            self.heap_cap *= 2
+            self.heap = <int64_t*>_grow(self.heap, sizeof(int64_t) * self.heap_cap)
+        i = self.heap_len
+        self.heap_len += 1
+        while i > 0:
+            p = (i - 1) >> 1
+            if self.heap[p] <= end:
+                break
+            self.heap[i] = self.heap[p]
+            i = p
+        self.heap[i] = end
+        return 0
+
+    cdef int64_t _heap_pop(self) noexcept nogil:
+        cdef int64_t top = self.heap[0], last
+        cdef int32_t i = 0, c, n
+        self.heap_len -= 1
+        n = self.heap_len
+        if n:
+            last = self.heap[n]
+            while True:
+                c = 2 * i + 1
+                if c >= n:
+                    break
+                if c + 1 < n and self.heap[c + 1] < self.heap[c]:
+                    c += 1
+                if self.heap[c] >= last:
+                    break
+                self.heap[i] = self.heap[c]
+                i = c
+            self.heap[i] = last
+        return top
+
+    cdef void destage_drop_done(self, int64_t t) noexcept nogil:
+        while self.heap_len and self.heap[0] <= t:
+            self._heap_pop()
+
+    cdef int64_t destage_room(self, int64_t t) noexcept nogil:
+        cdef int64_t ready = t
+        while self.heap_len > self.destage_cap:
+            ready = imax(ready, self._heap_pop())
+        return ready
+
+    # ================================================================ Python views
+    def array(self, name):
+        """A NumPy view of one of the scheduler's arrays (die_free, die_busy, ...)."""
+        return self._keep[name]
+
+    def erase_ends(self, int kind):
+        """When each event of ``kind`` (0 GC, 1 RR) had its last erase end (ns), -1 if never."""
+        cdef int32_t i
+        return [int(self.erase_end[kind][i]) for i in range(self.n_events[kind])]
+
+    @property
+    def pending(self):
+        return int(self.bg_pending), int(self.idle_pending)
