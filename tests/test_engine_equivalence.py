@@ -1,8 +1,10 @@
 """The compiled engine and the pure-Python reference give identical results.
 
 Hypothesis draws small devices (every superblock shape, cache sizes, GC
-thresholds, read-retry models) and small traces; both engines must produce the
-same summary, the same RR and GC event tables and the same latency histograms.
+thresholds, read-retry models, every scheduler and channel model, both write
+acknowledgements, destage buffer sizes and urgent-GC thresholds) and small
+traces; both engines must produce the same summary, the same RR and GC event
+tables (with erase times) and the same latency histograms.
 A test policy exercises every hook path (placement, routine labels, GC victim
 choice, page counters, per-block thresholds).
 """
@@ -19,7 +21,8 @@ from engine_helpers import comparable, tiny_config
 class HookPolicy(Policy):
     """Exercises every hook: a seeded random placement for RR and GC, a routine
     label, a GC victim choice (most valid-invalid pages, ties by id), page
-    counters in groups of 2, and a raised threshold after each RR."""
+    counters in groups of 2, a raised threshold after each RR, and an idle-time
+    page move queued at each RR."""
 
     name = "hook-test"
     page_counter_group = 2
@@ -31,6 +34,9 @@ class HookPolicy(Policy):
 
     def on_read_reclaim(self, state, sb):
         reads = state.superblock_block_reads(sb)
+        mapped = np.flatnonzero(state.l2p >= 0)
+        if mapped.size:  # an idle-time move of a random page, so the idle queue must match too
+            state.queue_idle_move(int(self.rng.choice(mapped)), int(self.rng.integers(0, state.layout.k)))
         return "hot" if int(reads.max()) > 2 * int(reads.min()) + 1 else "flat"
 
     def place_migration(self, state, kind, sb, comps, offsets, lpns):
@@ -86,7 +92,11 @@ def device_and_trace(draw):
         t_read=draw(st.integers(50, 500)), t_prog=draw(st.integers(200, 3000)), t_erase=draw(st.integers(500, 9000)),
         t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)),
         warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
-    )
+    ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])),
+              channel_model=draw(st.sampled_from(["gap-fill", "busy-until"])),
+              write_ack=draw(st.sampled_from(["insert", "program"])),
+              destage_buffer_pages=draw(st.sampled_from([0, 1, 3])),
+              gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])))
     n = draw(st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)

@@ -20,23 +20,25 @@ def _engine(cfg):
 def test_checker_detects_a_lost_lpn():
     eng = _engine(tiny_config(planes=2, sb_planes=2))
     eng.check_invariants()
-    ppn = int(eng.l2p[7])
-    eng.l2p[7] = -1
-    eng.p2l[ppn] = -1
+    view = eng.state_view(0)
+    ppn = int(view.l2p[7])
+    view.l2p[7] = -1
+    view.p2l[ppn] = -1
     with pytest.raises(AssertionError, match="LPN 7 was lost"):
         eng.check_invariants()
 
 
 def test_checker_detects_a_broken_bijection():
     eng = _engine(tiny_config(planes=2, sb_planes=2))
-    eng.l2p[3] = eng.l2p[4]
+    view = eng.state_view(0)
+    view.l2p[3] = view.l2p[4]
     with pytest.raises(AssertionError, match="same physical page"):
         eng.check_invariants()
 
 
 def test_checker_detects_wrong_valid_counts():
     eng = _engine(tiny_config())
-    eng.sb_valid[0] += 1
+    eng.state_view(0).sb_valid[0] += 1
     with pytest.raises(AssertionError, match="valid counts"):
         eng.check_invariants()
 

@@ -126,21 +126,6 @@ def test_blocked_read_detected(engine):
     assert flashrr.simulate(cfg, later, engine=engine).summary["blocked_reads"] == 0
 
 
-def test_user_reads_queue_behind_read_reclaim(engine):
-    """An RR occupies the die: a read right after it waits for the migration."""
-    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000)
-    # LPN 20 lives in block 1; LPNs 0..15 (all valid) in block 0, which the fifth read of LPN 0 reclaims
-    quiet = flashrr.simulate(cfg, page_trace([0] * 4 + [20], gap_ns=10_000), engine=engine).summary
-    after_rr = flashrr.simulate(cfg, page_trace([0] * 5 + [20], gap_ns=10_000), engine=engine).summary
-    assert after_rr["rr_count"] == 1 and quiet["rr_count"] == 0
-    # RR starts when the 5th read ends (40_100 ns) and holds the die for 16 page reads,
-    # 16 programs and one erase; the read arriving at 50_000 ns then takes t_read.
-    rr_end = 40_100 + 16 * 100 + 16 * 1000 + 5000
-    expected = rr_end + 100 - 50_000
-    assert quiet["read_latency_p99_ns"] == pytest.approx(100, rel=1 / 128)
-    assert after_rr["read_latency_p99_ns"] == pytest.approx(expected, rel=1 / 128)
-
-
 def test_trace_that_does_not_fit_is_a_clear_error():
     cfg = tiny_config()
     trace = page_trace([cfg.logical_pages + 3])

@@ -19,7 +19,7 @@ from .sched cimport Scheduler
 
 @cython.final
 cdef class CompiledEngine:
-    cdef Scheduler sched
+    cdef readonly Scheduler sched      # readonly: tests reach the layers from Python
     cdef Ftl ftl
     cdef Cache cache
     cdef Reclaim rc

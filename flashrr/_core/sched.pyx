@@ -450,6 +450,11 @@ cdef class Scheduler:
         return ready
 
     # ================================================================ Python views
+    def book_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready, int64_t dur,
+                int32_t cause):
+        """``op`` from Python, for tests: book one transaction and return its end (ns)."""
+        return self.op(die, chan, phase, n_xfer, ready, dur, cause)
+
     def array(self, name):
         """A NumPy view of one of the scheduler's arrays (die_free, die_busy, ...)."""
         return self._keep[name]

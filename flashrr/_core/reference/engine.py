@@ -1,0 +1,278 @@
+"""The reference engine (twin of ``engine.pyx``): the request loop over the
+layers.  Both engines are driven the same way::
+
+    eng = ReferenceEngine(layout, hooks, seed)
+    eng.precondition(fill_pages, warmup_lpns)
+    eng.run(time_ns, offset, size, is_write, repeat)   # may be called again with later chunks
+    eng.finish()
+    raw = eng.results()          # counters, histograms, event lists, die busy time
+
+``hooks`` is a :class:`flashrr.policy.PolicyHooks`: the policy's rare-event
+callbacks (or None where the policy keeps the default behaviour).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..counters import COUNTERS, EngineError
+from ..invariants import check_state
+from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
+from .cache import Cache
+from .features import PageCounters
+from .ftl import Ftl
+from .reclaim import Reclaim
+from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
+
+
+class ReferenceEngine:
+    """One simulated SSD.  All times are integer ns, all sizes pages unless named."""
+
+    def __init__(self, layout: Layout, hooks, seed: int = 0, check: bool = False):
+        L = self.L = layout
+        self.hooks = hooks
+        self.c = dict.fromkeys(COUNTERS, 0)
+        self.hist = {kind: np.zeros(HIST_BUCKETS, dtype=np.int64) for kind in ("read", "write", "io")}
+        self.sched = Scheduler(L, self.c)
+        self.ftl = Ftl(L, self.sched, check)
+        self.cache = Cache(L.cache_pages)
+        self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
+                          self.check_invariants if check else None)
+        self.features = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
+        self.check = check
+        self.n_filled = 0
+        self.last_arrival = 0
+
+    # ------------------------------------------------------------------ requests
+    def _group(self, ppns: list, extras: list | None = None) -> list:
+        """Greedy multi-plane grouping, in page order: a page joins the first earlier
+        transaction on its die at the same page offset whose planes it does not use.
+        Returns [(die, chan, n_pages, extra_ns), ...] in creation order, where
+        ``extra_ns`` is the largest of the pages' ``extras`` (0 without)."""
+        L = self.L
+        k, N = L.k, L.pages_per_block
+        txns = []  # [die, off, plane_mask, chan, n, extra]
+        for i, ppn in enumerate(ppns):
+            blk, off = divmod(ppn, N)
+            idx = (blk // k // L.sb_per_lane) * k + blk % k
+            die, plane = int(L.comp_die[idx]), int(L.comp_plane_in_die[idx])
+            extra = extras[i] if extras is not None else 0
+            for tx in txns:
+                if tx[0] == die and tx[1] == off and not (tx[2] >> plane) & 1:
+                    tx[2] |= 1 << plane
+                    tx[4] += 1
+                    tx[5] = max(tx[5], extra)
+                    break
+            else:
+                txns.append([die, off, 1 << plane, int(L.comp_chan[idx]), 1, extra])
+        return [(tx[0], tx[3], tx[4], tx[5]) for tx in txns]
+
+    def _record(self, kind: str, latency: int) -> None:
+        b = hist_bucket(latency)
+        self.hist[kind][b] += 1
+        self.hist["io"][b] += 1
+        self.c[kind + "_latency_sum_ns"] += latency
+
+    def _user_page(self, lpn: int, t: int) -> int:
+        """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
+        ftl = self.ftl
+        ppn = ftl.user_slot()
+        lane = ftl.kick
+        if lane >= 0:
+            ftl.kick = -1
+            self.rc.run_gc(lane, t)
+        ftl.remap(lpn, ppn)
+        return ppn
+
+    def _program_pages(self, lpns: list, t: int, cause: int) -> list:
+        """Write ``lpns`` through the user frontier at ``t``; returns when each page's
+        program ends (ns), in order."""
+        ppns = []
+        for lpn in lpns:
+            ppn = self._user_page(lpn, t)
+            if self.check:
+                self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+            ppns.append(ppn)
+        self.c["flash_pages_programmed"] += len(ppns)
+        ends = []
+        for die, chan, n, _ in self._group(ppns):
+            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns, cause)
+            ends.extend([end] * n)
+            self.c["user_flash_transactions"] += 1
+        return ends
+
+    def _destage(self, ends: list, t: int) -> int:
+        """Flush programs ending at ``ends`` enter the destage buffer at ``t``; returns when
+        the buffer has room again (ns)."""
+        sc = self.sched
+        sc.destage_drop_done(t)
+        for e in ends:
+            sc.destage_push(e)
+        return sc.destage_room(t)
+
+    def _read(self, t: int, lpn0: int, lpn1: int) -> None:
+        L, c, ftl, sc, rc = self.L, self.c, self.ftl, self.sched, self.rc
+        c["reads"] += 1
+        misses = []
+        for lpn in range(lpn0, lpn1 + 1):
+            c["read_pages"] += 1
+            if lpn in self.cache:
+                self.cache.touch(lpn)
+                c["cache_read_hits"] += 1
+            else:
+                misses.append(lpn)
+        done = t + L.t_dram_ns
+        if misses:
+            ppns = [int(ftl.l2p[lpn]) for lpn in misses]
+            if self.check:
+                for lpn, ppn in zip(misses, ppns):
+                    if ppn < 0 or ftl.ppn_version[ppn] != ftl.version[lpn]:
+                        raise EngineError(f"invariant: read of LPN {lpn} did not return its latest write")
+            # a page whose move is not programmed yet is read where it was
+            where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
+            extras = [rc.retries(p // L.pages_per_block) * L.t_retry_ns for p in ppns]
+            blocked = False
+            for die, chan, n, extra in self._group(where, extras):
+                if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
+                    blocked = True
+                done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
+                c["retry_time_ns"] += extra
+                c["user_flash_transactions"] += 1
+            c["blocked_reads"] += blocked
+            c["flash_read_pages"] += len(ppns)
+            pending = []
+            for ppn in ppns:
+                blk = ppn // L.pages_per_block
+                rc.block_reads[blk] += 1
+                if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:
+                    sb = blk // L.k
+                    if sb not in pending:
+                        pending.append(sb)
+            self.features.on_flash_reads(misses)
+            if L.cache_pages and L.read_allocate:
+                evicted = []
+                for lpn in misses:
+                    self.cache.insert(lpn, False, evicted)
+                if evicted:
+                    ends = self._program_pages(evicted, t, CAUSE_FLUSH)
+                    if L.write_ack_insert:
+                        self._destage(ends, t)
+            for sb in pending:
+                rc.read_reclaim(sb, done)
+        self._record("read", done - t)
+
+    def _write(self, t: int, lpn0: int, lpn1: int) -> None:
+        L, c = self.L, self.c
+        c["writes"] += 1
+        n = lpn1 - lpn0 + 1
+        if self.check:
+            self.ftl.version[lpn0:lpn1 + 1] += 1
+        c["write_pages"] += n
+        c["host_pages_written"] += n
+        done = t + L.t_dram_ns
+        if L.cache_pages:
+            flush = []
+            for lpn in range(lpn0, lpn1 + 1):
+                if lpn in self.cache:
+                    self.cache.touch(lpn, dirty=True)
+                    c["cache_write_hits"] += 1
+                else:
+                    self.cache.insert(lpn, True, flush)
+            if flush:
+                ends = self._program_pages(flush, t, CAUSE_FLUSH)
+                if L.write_ack_insert:
+                    room = self._destage(ends, t)
+                    if room > t:
+                        c["write_stall_ns"] += room - t
+                    done = max(done, room)
+                else:
+                    done = max(done, max(ends))
+        else:
+            done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
+        self._record("write", done - t)
+
+    # ------------------------------------------------------------------ public
+    def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
+        """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
+        then reset every counter and clock (the device state is kept)."""
+        self.n_filled = fill_pages
+        self.rc.untimed = True
+        for lpn in range(fill_pages):
+            self._user_page(lpn, 0)
+        for lpn in warmup_lpns:
+            self._user_page(int(lpn), 0)
+        self.rc.untimed = False
+        for name in COUNTERS:
+            self.c[name] = 0
+        self.rc.gc_events.clear()
+        self.rc.rr_events.clear()
+        self.sched.reset()
+        self.rc.block_reads[:] = 0
+
+    def run(self, time_ns, offset, size, is_write, repeat: int = 1) -> None:
+        """Replay requests in order (may be called again with later chunks)."""
+        ps = self.L.page_size_bytes
+        sc = self.sched
+        n = len(time_ns)
+        if n == 0:
+            return
+        duration = int(time_ns[-1])
+        period = duration + max(1, duration // max(1, n - 1))
+        for r in range(repeat):
+            shift = r * period
+            for i in range(n):
+                t = int(time_ns[i]) + shift
+                if sc.bg_pending or sc.idle_pending:
+                    self.rc.run_bg(t)
+                sc.horizon = t
+                self.last_arrival = t
+                lpn0 = int(offset[i]) // ps
+                lpn1 = (int(offset[i]) + int(size[i]) - 1) // ps
+                self.c["requests"] += 1
+                if is_write[i]:
+                    self._write(t, lpn0, lpn1)
+                else:
+                    self._read(t, lpn0, lpn1)
+
+    def finish(self) -> None:
+        """End of the trace: count the background work still queued, then book it (idle
+        moves are dropped), so every RR and GC has an erase time."""
+        sc = self.sched
+        self.c["bg_pending_at_end"] = sc.bg_pending
+        for q in sc.iq:
+            q.clear()
+        sc.idle_pending = 0
+        if sc.bg_pending:
+            self.rc.run_bg(1 << 62)
+
+    def push_idle_move(self, lpn: int, dest_comp: int, t: int) -> None:
+        """Queue a page move of ``lpn`` to component ``dest_comp`` of its lane's GC/RR
+        frontier, to run when the die holding it is idle (no queued work, and the move
+        starts before the next arrival).  Decided when it runs: a move whose page was
+        overwritten or moved meanwhile drops itself."""
+        L = self.L
+        src = int(self.ftl.l2p[lpn]) if 0 <= lpn < L.logical_pages else -1
+        if src < 0 or not 0 <= dest_comp < L.k:
+            raise EngineError(f"idle move of LPN {lpn} to component {dest_comp}: no such page or component")
+        self.sched.push_idle(self.rc.die_of(src), lpn, src, dest_comp, t)
+
+    def state_view(self, t: int):
+        from ...policy import EngineState
+
+        f = self.ftl
+        return EngineState(
+            layout=self.L, now_ns=t, block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
+            sb_valid=f.sb_valid, sb_state=f.sb_state, l2p=f.l2p, p2l=f.p2l,
+            page_counters=self.features.view(), die_free_ns=self.sched.die_free,
+            queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
+
+    def results(self) -> dict:
+        sc = self.sched
+        end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
+        return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
+                "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
+                "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def check_invariants(self) -> None:
+        f = self.ftl
+        check_state(self.L, f.l2p, f.p2l, f.sb_valid, f.sb_state, self.n_filled)

@@ -1,0 +1,245 @@
+"""Scheduler layer (twin of ``sched.pyx``): dies, channels and the queues of
+background flash transactions.  docs/model.md section 5 gives the rules.
+
+A *job* is one decided GC or RR migration.  Its transactions wait in per-die
+FIFO queues: its programs wait for all of its reads, its erases for all of its
+programs.  All times are integer ns."""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+
+import numpy as np
+
+from ..counters import EngineError
+from ..layout import CAUSES, Layout
+
+PH_READ, PH_PROG, PH_ERASE = 0, 1, 2  # phases of a job, in the order its transactions run
+KIND_GC, KIND_RR = 0, 1
+
+
+class Job:
+    """One decided migration.  ``left[ph]``: its transactions of phase ``ph`` still
+    queued; ``end[ph]``: the latest end (ns) of those booked."""
+
+    __slots__ = ("id", "kind", "event", "lane", "victim", "t0", "left", "end")
+
+    def __init__(self, jid: int, kind: int, event: int, lane: int, victim: int, t0: int):
+        self.id, self.kind, self.event, self.lane, self.victim, self.t0 = jid, kind, event, lane, victim, t0
+        self.left = [0, 0, 0]
+        self.end = [t0, t0, t0]
+
+    def pending(self) -> bool:
+        return any(self.left)
+
+
+class Txn:
+    """One queued background transaction on one die.  ``dsts``: the ppns a program writes."""
+
+    __slots__ = ("job", "phase", "die", "chan", "n_xfer", "dur", "dsts")
+
+    def __init__(self, job: Job, phase: int, die: int, chan: int, n_xfer: int, dur: int, dsts=()):
+        self.job, self.phase, self.die, self.chan, self.n_xfer, self.dur, self.dsts = (
+            job, phase, die, chan, n_xfer, dur, dsts)
+
+
+class Scheduler:
+    def __init__(self, layout: Layout, counters: dict):
+        self.L = layout
+        self.c = counters
+        L = layout
+        self.group_dies = [sorted({int(d) for d in L.comp_die[lane * L.k:(lane + 1) * L.k]})
+                           for lane in range(L.n_lanes)]
+        self.reset()
+
+    def reset(self) -> None:
+        """Clocks, channels, queues and the destage buffer, all empty at time 0."""
+        L = self.L
+        self.die_free = np.zeros(L.n_dies, dtype=np.int64)  # busy-until of every booked operation
+        self.die_prog_end = np.zeros(L.n_dies, dtype=np.int64)  # end of the latest booked program
+        self.user_free = np.zeros(L.n_dies, dtype=np.int64)  # end of the latest user or flush operation
+        self.die_busy = np.zeros(L.n_dies, dtype=np.int64)  # booked operation time per die
+        self.die_q_progs = np.zeros(L.n_dies, dtype=np.int64)  # queued, unbooked programs per die
+        self.chan_free = np.zeros(L.n_channels, dtype=np.int64)  # "busy-until" channels
+        self.chan_iv = [[] for _ in range(L.n_channels)]  # "gap-fill" channels: sorted busy [start, end)
+        self.horizon = 0  # every booking from now on starts at or after this time
+        self.q = [deque() for _ in range(L.n_dies)]  # background transactions per die, FIFO
+        self.bg_pending = 0
+        self.next_job = 0
+        self.sb_erase_job: dict[int, Job] = {}  # superblock -> job whose erase is not booked yet
+        self.src_of: dict[int, int] = {}  # destination ppn -> source ppn of a move not programmed yet
+        self.erase_end = ([], [])  # per job kind, per event: when its last erase ended (ns), -1 pending
+        self.iq = [deque() for _ in range(L.n_dies)]  # policy idle moves: (lpn, src ppn, dest comp, t)
+        self.idle_pending = 0
+        self.destage: list = []  # min-heap of flush program ends (ns), one entry per page
+
+    # ------------------------------------------------------------------ resources
+    def xfer(self, chan: int, t: int, n: int) -> int:
+        """Move ``n`` pages over channel ``chan`` no earlier than ``t``; returns the end (ns)."""
+        dur = n * self.L.t_xfer_page_ns
+        if not self.L.channel_gapfill:
+            end = max(t, int(self.chan_free[chan])) + dur
+            self.chan_free[chan] = end
+            return end
+        if dur == 0:
+            return t
+        iv = self.chan_iv[chan]
+        h = 0
+        while h < len(iv) and iv[h][1] <= self.horizon:  # intervals no booking can reach any more
+            h += 1
+        if h:
+            del iv[:h]
+        s, i = t, 0
+        while i < len(iv):  # the first gap at or after t that is long enough
+            a, b = iv[i]
+            if b <= s:
+                i += 1
+                continue
+            if a >= s + dur:
+                break
+            s = b
+            i += 1
+        e = s + dur
+        if i > 0 and iv[i - 1][1] == s:
+            iv[i - 1][1] = e
+            if i < len(iv) and iv[i][0] == e:
+                iv[i - 1][1] = iv[i][1]
+                del iv[i]
+        elif i < len(iv) and iv[i][0] == e:
+            iv[i][0] = s
+        else:
+            iv.insert(i, [s, e])
+        return e
+
+    def op(self, die: int, chan: int, phase: int, n_xfer: int, ready: int, dur: int, cause: int) -> int:
+        """Book one flash transaction on ``die``, no earlier than ``ready``; returns its end (ns).
+
+        A read senses for ``dur`` and then moves ``n_xfer`` pages out over the
+        channel; a program moves its pages in first and then programs for
+        ``dur``; an erase holds the die for ``dur``."""
+        start = max(ready, int(self.die_free[die]))
+        if phase == PH_READ:
+            end = start + dur
+            if n_xfer:
+                end = self.xfer(chan, end, n_xfer)
+        elif phase == PH_PROG:
+            end = (self.xfer(chan, start, n_xfer) if n_xfer else start) + dur
+            self.die_prog_end[die] = end
+        else:
+            end = start + dur
+        self.die_free[die] = end
+        self.die_busy[die] += end - start
+        self.c["busy_" + CAUSES[cause] + "_ns"] += end - start
+        return end
+
+    def user_op(self, die: int, chan: int, phase: int, n_xfer: int, t: int, dur: int, cause: int) -> int:
+        """A user (or cache flush) transaction arriving at ``t``: booked at once, in arrival order."""
+        if cause == 0:  # CAUSE_USER: count its wait behind background work
+            wait = int(self.die_free[die]) - max(t, int(self.user_free[die]))
+            if wait > 0:
+                self.c["user_wait_behind_bg_ns"] += wait
+        end = self.op(die, chan, phase, n_xfer, t, dur, cause)
+        self.user_free[die] = end
+        return end
+
+    def book_op(self, die, chan, phase, n_xfer, ready, dur, cause) -> int:
+        """``op`` under the name the compiled scheduler exposes to Python (for tests)."""
+        return self.op(die, chan, phase, n_xfer, ready, dur, cause)
+
+    # ------------------------------------------------------------------ background jobs
+    def new_job(self, kind: int, lane: int, victim: int, t: int) -> Job:
+        ev = self.erase_end[kind]
+        ev.append(-1)
+        job = Job(self.next_job, kind, len(ev) - 1, lane, victim, t)
+        self.next_job += 1
+        return job
+
+    def queue(self, job: Job, phase: int, die: int, chan: int, n_xfer: int, dur: int, dsts=()) -> None:
+        self.q[die].append(Txn(job, phase, die, chan, n_xfer, dur, dsts))
+        job.left[phase] += 1
+        if phase == PH_PROG:
+            self.die_q_progs[die] += 1
+        self.bg_pending += 1
+        if phase == PH_ERASE:
+            self.sb_erase_job[job.victim] = job
+
+    def set_src(self, dst: int, src: int) -> None:
+        """Until ``dst`` is programmed, its data is read at ``src`` (or where ``src`` waits)."""
+        self.src_of[dst] = self.src_of.get(src, src)
+
+    def head_start(self, die: int, max_job: int | None = None) -> int:
+        """When the head of ``die``'s queue can start (ns), or -1 if there is none, it waits
+        for transactions of its job not booked yet, or its job is after ``max_job``."""
+        q = self.q[die]
+        if not q:
+            return -1
+        tx = q[0]
+        job = tx.job
+        if max_job is not None and job.id > max_job:
+            return -1
+        if tx.phase == PH_READ:
+            ready = job.t0
+        elif tx.phase == PH_PROG:
+            if job.left[PH_READ]:
+                return -1
+            ready = job.end[PH_READ]
+        else:
+            if job.left[PH_READ] or job.left[PH_PROG]:
+                return -1
+            ready = max(job.end[PH_READ], job.end[PH_PROG])
+        return max(ready, int(self.die_free[die]))
+
+    def book_head(self, die: int, start: int) -> None:
+        tx = self.q[die].popleft()
+        job = tx.job
+        self.bg_pending -= 1
+        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, 3 if job.kind == KIND_RR else 2)
+        if tx.phase == PH_PROG:
+            self.die_q_progs[die] -= 1
+            for d in tx.dsts:
+                self.src_of.pop(d, None)
+        job.left[tx.phase] -= 1
+        job.end[tx.phase] = max(job.end[tx.phase], end)
+        if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
+            self.erase_end[job.kind][job.event] = end
+            if self.sb_erase_job.get(job.victim) is job:
+                del self.sb_erase_job[job.victim]
+
+    def force(self, job: Job) -> None:
+        """Book the die group of ``job``'s lane, earliest start first (lowest die on a tie),
+        until ``job`` is fully booked: urgent GC, "gc-first", or a superblock about to be
+        reused.  Lanes that share a die share all of their dies, so the group is closed."""
+        dies = self.group_dies[job.lane]
+        while job.pending():
+            best, best_s = -1, 0
+            for d in dies:
+                s = self.head_start(d, job.id)
+                if s >= 0 and (best < 0 or s < best_s):
+                    best, best_s = d, s
+            if best < 0:
+                raise EngineError(f"scheduler: job {job.id} cannot be booked (a dependency never ran)")
+            self.book_head(best, best_s)
+
+    # ------------------------------------------------------------------ idle moves
+    def push_idle(self, die: int, lpn: int, src: int, dest: int, t: int) -> None:
+        self.iq[die].append((lpn, src, dest, t))
+        self.idle_pending += 1
+
+    def pop_idle(self, die: int) -> tuple:
+        self.idle_pending -= 1
+        return self.iq[die].popleft()
+
+    # ------------------------------------------------------------------ destage buffer
+    def destage_drop_done(self, t: int) -> None:
+        while self.destage and self.destage[0] <= t:
+            heapq.heappop(self.destage)
+
+    def destage_push(self, end: int) -> None:
+        heapq.heappush(self.destage, end)
+
+    def destage_room(self, t: int) -> int:
+        """Pop the earliest flush ends until the buffer fits; returns when it does (ns)."""
+        ready = t
+        while len(self.destage) > self.L.destage_pages:
+            ready = max(ready, heapq.heappop(self.destage))
+        return ready

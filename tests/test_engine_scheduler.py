@@ -1,0 +1,209 @@
+"""The transaction scheduler, counted by hand: how long a user request waits
+behind background work under each ``timing.scheduler``, how a channel fills its
+gaps, when a cached write is acknowledged, the idle-move queue, and that the
+schedulers move work in time without changing it."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr._core.layout import CAUSE_USER, build_layout
+from flashrr.policy import Policy
+from engine_helpers import comparable, page_trace, tiny_config
+
+PH_READ, PH_PROG = 0, 1
+
+
+def _rr_then_read(engine, scheduler):
+    """One die, k = 1, threshold 5.  LPNs 0..15 fill block 0; the fifth read of LPN 0
+    ends at 40_100 ns and decides an RR of block 0: 16 page reads (100 ns), 16
+    programs (1_000 ns) and one erase (5_000 ns).  LPN 20 (block 1) is read at 50_000 ns."""
+    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000).replace(scheduler=scheduler)
+    return flashrr.simulate(cfg, page_trace([0] * 5 + [20], gap_ns=10_000), engine=engine, check_invariants=True)
+
+
+def test_user_first_read_waits_only_for_the_running_transaction(engine):
+    """The RR's reads run 40_100..41_700, then program i runs from 41_700 + 1_000 i.
+    At 50_000 program 8 (49_700..50_700) is running; the read starts when it ends."""
+    res = _rr_then_read(engine, "user-first")
+    assert res.summary["rr_count"] == 1
+    assert res.summary["read_latency_p99_ns"] == pytest.approx(50_700 + 100 - 50_000, rel=1 / 128)
+    # the rest of the RR runs after the read: its erase ends 100 ns later than when booked at once
+    assert res.rr_events["erase_end_ns"].tolist() == [40_100 + 1_600 + 16_000 + 5_000 + 100]
+    assert res.summary["user_wait_behind_bg_ns"] == 700
+
+
+@pytest.mark.parametrize("scheduler", ["gc-first", "fcfs"])
+def test_gc_first_and_fcfs_read_waits_for_the_whole_rr(engine, scheduler):
+    """MQSim's non-preemptible GC serves no user read on a chip with GC programs or erase
+    queued, and fcfs books the RR as one block: either way the read waits for all of it."""
+    res = _rr_then_read(engine, scheduler)
+    rr_end = 40_100 + 16 * 100 + 16 * 1000 + 5000
+    assert res.rr_events["erase_end_ns"].tolist() == [rr_end]
+    assert res.rr_events["trigger_to_erase_ns"].tolist() == [rr_end - 40_100]
+    assert res.summary["read_latency_p99_ns"] == pytest.approx(rr_end + 100 - 50_000, rel=1 / 128)
+    assert res.summary["user_wait_behind_bg_ns"] == rr_end - 50_000
+    assert res.summary["busy_rr_ns"] == 16 * 100 + 16 * 1000 + 5000
+
+
+def _scheduler(engine, **changes):
+    """The scheduler layer of a fresh engine: one channel shared by two dies (chips)."""
+    from flashrr._core import load_compiled_engine
+    from flashrr._core.reference.engine import ReferenceEngine
+
+    cfg = tiny_config(chips=2, t_xfer=100).replace(**changes)
+    cls = ReferenceEngine if engine == "reference" else load_compiled_engine()
+    return cls(build_layout(cfg), None, 0, False).sched
+
+
+@pytest.mark.parametrize("model, read_end", [("gap-fill", 1_110), ("busy-until", 10_300)])
+def test_program_queued_on_a_busy_die_does_not_hold_the_channel(engine, model, read_end):
+    """Die 0 programs until 10_100 and has a second program queued behind it, whose
+    transfer can only start then (10_100..10_200).  A read on idle die 1 senses from 10
+    to 1_010: a gap-filling channel moves its page at once (1_010..1_110); a busy-until
+    channel makes it wait behind the queued transfer (10_200..10_300)."""
+    sc = _scheduler(engine, channel_model=model)
+    assert sc.book_op(0, 0, PH_PROG, 1, 0, 10_000, CAUSE_USER) == 10_100
+    assert sc.book_op(0, 0, PH_PROG, 1, 5, 10_000, CAUSE_USER) == 20_200
+    assert sc.book_op(1, 0, PH_READ, 1, 10, 1_000, CAUSE_USER) == read_end
+
+
+def test_gap_fill_uses_a_gap_only_if_it_is_long_enough(engine):
+    """Transfers at 0..100 and 150..250 leave a 50 ns gap.  A 100 ns transfer wanted from
+    101 cannot use it and goes after 250; with 50 ns pages, one wanted from 100 fits it
+    exactly."""
+    sc = _scheduler(engine)
+    assert sc.book_op(0, 0, PH_PROG, 1, 0, 1, CAUSE_USER) == 101       # transfer 0..100, program to 101
+    assert sc.book_op(1, 0, PH_PROG, 1, 150, 1, CAUSE_USER) == 251     # transfer 150..250
+    assert sc.book_op(0, 0, PH_READ, 1, 0, 0, CAUSE_USER) == 350       # transfer 250..350
+    sc = _scheduler(engine, t_xfer_page_ns=50)
+    assert sc.book_op(0, 0, PH_PROG, 2, 0, 0, CAUSE_USER) == 100       # transfer 0..100
+    assert sc.book_op(1, 0, PH_PROG, 2, 150, 1, CAUSE_USER) == 251     # transfer 150..250
+    assert sc.book_op(0, 0, PH_READ, 1, 0, 0, CAUSE_USER) == 150       # transfer 100..150
+
+
+def test_cached_write_is_acknowledged_at_dram_speed(engine):
+    """A 2-page cache: the third write evicts a dirty page.  With write_ack="insert"
+    every write costs t_dram while the destage buffer has room; with "program" the
+    evicting write waits for the evicted page's program."""
+    trace = page_trace([0, 1, 2], writes=[True] * 3, gap_ns=10)
+    fast = tiny_config(cache_pages=2, t_prog=1000, t_dram=10)
+    s = flashrr.simulate(fast, trace, engine=engine).summary
+    assert s["write_latency_p99_ns"] == 10 and s["write_latency_mean_ns"] == 10
+    assert s["flash_pages_programmed"] == 1 and s["busy_flush_ns"] == 1000
+    slow = fast.replace(write_ack="program")
+    s = flashrr.simulate(slow, trace, engine=engine).summary
+    assert s["write_latency_mean_ns"] == pytest.approx((10 + 10 + 1000) / 3)
+
+
+def test_full_destage_buffer_makes_a_write_wait(engine):
+    """Cache of 1 page, destage buffer of 1 page, one die, programs of 1_000 ns.
+    Write 0 at t=0 fills the cache.  Write 1 at t=1 evicts page 0: its flush runs
+    1..1_001, and the buffer holds it.  Write 2 at t=2 evicts page 1: that flush runs
+    1_001..2_001; the buffer now holds two, so write 2 waits for the first to end (1_001)."""
+    cfg = tiny_config(cache_pages=1, destage_buffer_pages=1, t_prog=1000, t_dram=10)
+    trace = page_trace([0, 1, 2], writes=[True] * 3, times=[0, 1, 2])
+    s = flashrr.simulate(cfg, trace, engine=engine).summary
+    assert s["write_stall_ns"] == 1_001 - 2
+    assert s["write_latency_mean_ns"] == pytest.approx((10 + 10 + (1_001 - 2)) / 3)
+
+
+class IdleMover(Policy):
+    """At each RR, queue an idle move of LPN ``lpn`` to component 0 of its lane."""
+
+    name = "idle-mover"
+
+    def __init__(self, lpn=20):
+        super().__init__()
+        self.lpn = lpn
+
+    def on_read_reclaim(self, state, sb):
+        state.queue_idle_move(self.lpn, 0)
+        return "with-move"
+
+
+def test_idle_move_runs_in_the_first_idle_gap(engine):
+    """user-first, the RR of block 0 as above (decided at 40_100) queues a move of LPN
+    20.  The die's queue drains at 62_800 (after the read at 50_000 slipped in); the
+    move then reads (100) and programs (1_000) before the next arrival at 100_000."""
+    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000)
+    trace = page_trace([0] * 5 + [21], times=[0, 10_000, 20_000, 30_000, 40_000, 100_000])
+    res = flashrr.simulate(cfg, trace, policy=IdleMover(20), engine=engine, check_invariants=True)
+    s = res.summary
+    assert (s["idle_moves"], s["idle_moves_dropped"]) == (1, 0)
+    assert s["busy_move_ns"] == 100 + 1000
+    assert s["flash_pages_programmed"] == 16 + 1
+
+
+def test_idle_move_of_an_overwritten_page_drops_itself(engine):
+    """The move of LPN 20 is queued at the RR; LPN 20 is rewritten before the die idles."""
+    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000)
+    lpns = [0] * 5 + [20, 21]
+    trace = page_trace(lpns, writes=[False] * 5 + [True, False],
+                       times=[0, 10_000, 20_000, 30_000, 40_000, 41_000, 100_000])
+    s = flashrr.simulate(cfg, trace, policy=IdleMover(20), engine=engine, check_invariants=True).summary
+    assert (s["idle_moves"], s["idle_moves_dropped"]) == (0, 1)
+
+
+def test_idle_move_never_runs_on_a_busy_die(engine):
+    """Reads arrive every 50 ns with t_read = 100: the die never idles, so the queued move
+    never runs (it is dropped at the end of the trace, uncounted)."""
+    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000)
+    trace = page_trace([0] * 5 + [21] * 2000, gap_ns=50)
+    s = flashrr.simulate(cfg, trace, policy=IdleMover(20), engine=engine).summary
+    assert s["rr_count"] >= 1 and s["idle_moves"] == 0
+
+
+@st.composite
+def gappy_workload(draw):
+    cfg = tiny_config(planes=2, sb_planes=2, blocks=24, pages=8, op=0.4, rr=draw(st.integers(3, 12)),
+                      cache_pages=draw(st.sampled_from([0, 4])), gc_ratio=0.1)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    n = 400
+    lpn = rng.integers(0, 100, n)
+    # gaps far longer than any migration: every background job ends before the next arrival
+    return cfg, page_trace(lpn, writes=rng.random(n) < draw(st.sampled_from([0.3, 0.6])), gap_ns=10**7)
+
+
+@settings(max_examples=15)
+@given(gappy_workload())
+def test_schedulers_move_work_in_time_not_change_it(case):
+    """RR and GC counts, page moves, erases and WAF are the same under every scheduler."""
+    cfg, trace = case
+    keys = ("rr_count", "rr_page_moves", "gc_count", "gc_page_moves", "erase_count", "waf",
+            "flash_pages_programmed", "flash_read_pages")
+    out = {}
+    for sched in ("user-first", "gc-first", "fcfs"):
+        s = flashrr.simulate(cfg.replace(scheduler=sched), trace, check_invariants=True).summary
+        out[sched] = tuple(s[k] for k in keys)
+    assert out["user-first"] == out["gc-first"] == out["fcfs"]
+    assert out["fcfs"][0] + out["fcfs"][2] > 0
+
+
+def test_write_stream_the_device_cannot_absorb_finishes(engine):
+    """Writes arrive every 1 us; one program takes 50 us: the backlog grows without bound
+    in time, but the run ends, every GC has an erase time, and what is left queued at the
+    end is bounded by the superblocks of the device."""
+    cfg = tiny_config(planes=2, sb_planes=2, blocks=24, pages=8, op=0.4, gc_ratio=0.15, t_prog=50_000,
+                      t_erase=200_000, rr_enabled=False)
+    n = 3000 if engine == "compiled" else 600
+    rng = np.random.default_rng(5)
+    trace = page_trace(rng.integers(0, 100, n), writes=np.ones(n, bool), gap_ns=1_000)
+    res = flashrr.simulate(cfg, trace, engine=engine)
+    s = res.summary
+    assert s["gc_count"] > 0
+    assert (res.gc_events["erase_end_ns"] >= res.gc_events["time_ns"]).all()
+    assert s["bg_pending_at_end"] <= 24 * (2 * 2 * 8 + 1)
+    assert s["write_latency_mean_ns"] > 100 * 50_000  # the backlog shows in the latency
+
+
+def test_scheduler_counters_in_the_summary():
+    cfg = tiny_config(rr=5, pages=16)
+    s = flashrr.simulate(cfg, page_trace([0] * 12, gap_ns=10_000)).summary
+    for name in ("busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
+                 "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves",
+                 "idle_moves_dropped", "die_idle_fraction_mean", "die_idle_fraction_min"):
+        assert name in s
+    assert s["busy_user_ns"] == 12 * 100
+    assert 0 < s["die_idle_fraction_min"] <= s["die_idle_fraction_mean"] < 1
