@@ -1,6 +1,6 @@
 """Engine speed and memory: prints requests/s and peak memory.
 
-    python benchmarks/bench_engine.py [--n 1000000] [--reference-n 20000]
+    python benchmarks/bench_engine.py [--n 1000000] [--reference-n 20000] [--scheduler S]
 
 Workload (the engine issue's): the ``shuffler`` device preset and the Baseline
 policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
@@ -8,6 +8,9 @@ policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
 
 * compiled engine requests/s on N requests (engine time only: preconditioning
   and the replay loop, not trace generation);
+* the same with RR and GC active: the logical space is filled first
+  (``precondition.fill_ratio = 1``), so the trace's writes drive greedy GC, and
+  only the replay loop is timed;
 * reference (pure-Python) engine requests/s on a prefix of the same trace;
 * peak resident memory of a fresh process that replays the trace 1x and 10x
   (``repeat``, streamed), and of one that replays a 10x longer trace, so
@@ -30,12 +33,33 @@ import json, resource, sys, time
 import flashrr
 from flashrr.trace.synth import synth_trace
 n, n_use, repeat, engine = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+full, scheduler = sys.argv[5] == "full", sys.argv[6]
 trace = synth_trace(None, n_requests=n, seed=1, read_ratio=0.7, read_size_mean_bytes=16384, read_size_cv=0.5,
                     write_size_mean_bytes=16384, write_size_cv=0.5, max_size_bytes=32768,
                     footprint_bytes=8 << 30, write_region_fraction=0.3, hot_set_ratio=0.2, hot_skew=1.0, interarrival_mean_ns=20_000)
 trace = trace.slice(0, n_use)
 rss_trace = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-res = flashrr.simulate("shuffler", trace, policy="baseline", engine=engine, repeat=repeat)
+cfg = flashrr.SimConfig.preset("shuffler")
+if scheduler != "preset":  # engines before 0.2 have no scheduler setting
+    cfg = cfg.replace(scheduler=scheduler)
+if full:  # time the replay only: the fill of 7.3M pages would dominate
+    from flashrr._core import load_compiled_engine
+    from flashrr._core.layout import build_layout
+    from flashrr.policy import Baseline
+    import numpy as np
+    cfg = cfg.replace(fill_ratio=1.0)
+    eng = load_compiled_engine()(build_layout(cfg), Baseline().hooks(), 0, False)
+    eng.precondition(cfg.logical_pages, np.zeros(0, np.int64))
+    t0 = time.perf_counter()
+    eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write, repeat)
+    if hasattr(eng, "finish"):
+        eng.finish()
+    wall = time.perf_counter() - t0
+    c = eng.results()["counters"]
+    print(json.dumps({"requests": c["requests"], "wall_s": wall, "rr_count": c["rr_count"], "gc_count": c["gc_count"],
+                      "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    sys.exit(0)
+res = flashrr.simulate(cfg, trace, policy="baseline", engine=engine, repeat=repeat)
 s = res.summary
 print(json.dumps({"requests": s["requests"], "wall_s": s["sim_wall_s"], "rr_count": s["rr_count"],
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -43,9 +67,11 @@ print(json.dumps({"requests": s["requests"], "wall_s": s["sim_wall_s"], "rr_coun
 """
 
 
-def child(n: int, repeat: int, engine: str, n_use: int | None = None) -> dict:
+def child(n: int, repeat: int, engine: str, n_use: int | None = None, full: bool = False,
+          scheduler: str = "preset") -> dict:
     """Run one simulation in a fresh process on the first ``n_use`` requests of an ``n``-request trace."""
-    argv = [sys.executable, "-c", CHILD, str(n), str(n_use or n), str(repeat), engine]
+    argv = [sys.executable, "-c", CHILD, str(n), str(n_use or n), str(repeat), engine, "full" if full else "fresh",
+            scheduler]
     out = subprocess.run(argv, capture_output=True, text=True)
     if out.returncode:
         sys.exit(f"benchmark child failed (n={n}, repeat={repeat}, {engine}):\n{out.stderr}")
@@ -57,12 +83,18 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000, help="requests in the trace")
     ap.add_argument("--reference-n", type=int, default=20_000, help="requests for the reference engine")
     ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--scheduler", default="preset",
+                    help="timing.scheduler to run (default: the preset's; 'preset' also runs engines without one)")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    c = child(args.n, 1, "compiled")
+    c = child(args.n, 1, "compiled", scheduler=args.scheduler)
     print(f"compiled  : {c['requests']:>10,d} requests in {c['wall_s']:.3f} s = "
           f"{c['requests'] / c['wall_s'] / 1e6:.2f} M requests/s  (rr_count {c['rr_count']})")
+    f = child(args.n, 1, "compiled", full=True, scheduler=args.scheduler)
+    print(f"RR and GC : {f['requests']:>10,d} requests in {f['wall_s']:.3f} s = "
+          f"{f['requests'] / f['wall_s'] / 1e6:.2f} M requests/s  (full device: rr_count {f['rr_count']}, "
+          f"gc_count {f['gc_count']}; replay only)")
     r = child(args.n, 1, "reference", n_use=args.reference_n)
     print(f"reference : {r['requests']:>10,d} requests in {r['wall_s']:.3f} s = "
           f"{r['requests'] / r['wall_s'] / 1e3:.1f} K requests/s")

@@ -26,6 +26,7 @@ cdef class CompiledEngine:
     cdef PageCounters counters_feature
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
+    cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
     cdef int64_t t_read, t_prog, t_dram, t_retry
     cdef bint rr_enabled, check, read_allocate, ack_insert
     cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l

@@ -67,6 +67,9 @@ cdef class CompiledEngine:
         self.ack_insert = L.write_ack_insert
         self.check = bool(check)
         self.n_steps = len(L.retry_steps_ppm)
+        # divisions by k and N sit on the per-page path; shifts replace them for powers of two
+        self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
+        self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
         A = self.arrays = {}
         a = A["counters"] = np.zeros(N_COUNTERS, np.int64); self.cnt = <int64_t*>a.data
         a = A["hist"] = np.zeros(3 * NBUCKETS, np.int64); self.hist = <int64_t*>a.data
@@ -110,9 +113,9 @@ cdef class CompiledEngine:
         cdef int64_t ppn, blk, extra, sbq
         for i in range(n):
             ppn = self.buf_loc[i]
-            blk = self.ftl.div_N(ppn)
+            blk = div_pow2(ppn, self.N_shift, N)
             off = <int32_t>(ppn - blk * N)
-            sbq = self.ftl.div_k(blk)
+            sbq = div_pow2(blk, self.k_shift, k)
             idx = <int32_t>((sbq // self.S) * k + (blk - sbq * k))
             die = self.comp_die[idx]
             plane = self.comp_plane[idx]
@@ -198,7 +201,7 @@ cdef class CompiledEngine:
                         raise EngineError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
-                self.buf_extra[i] = self.rc.retries(self.ftl.div_N(ppn)) * self.t_retry if self.n_steps else 0
+                self.buf_extra[i] = self.rc.retries(div_pow2(ppn, self.N_shift, self.N)) * self.t_retry if self.n_steps else 0
             ntx = self._group(nm)
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
@@ -212,10 +215,10 @@ cdef class CompiledEngine:
             self.cnt[C_FLASH_READ_PAGES] += nm
             reads = self.rc.block_reads
             for i in range(nm):
-                blk = self.ftl.div_N(self.buf_ppn[i])
+                blk = div_pow2(self.buf_ppn[i], self.N_shift, self.N)
                 reads[blk] += 1
                 if self.rr_enabled and reads[blk] >= self.rc.rr_threshold[blk]:
-                    sb = <int32_t>self.ftl.div_k(blk)
+                    sb = <int32_t>div_pow2(blk, self.k_shift, self.k)
                     seen = False
                     for s in range(np_):
                         if self.buf_pending[s] == sb:

@@ -191,7 +191,7 @@ cdef class Ftl:
         self.sb_valid[ppn // per_sb] += 1
 
     cdef inline int64_t div_k(self, int64_t x) noexcept nogil:
-        return x >> self.k_shift if self.k_shift >= 0 else x // self.k
+        return div_pow2(x, self.k_shift, self.k)
 
     cdef inline int64_t div_N(self, int64_t x) noexcept nogil:
-        return x >> self.N_shift if self.N_shift >= 0 else x // self.N
+        return div_pow2(x, self.N_shift, self.N)

@@ -24,6 +24,13 @@ ctypedef struct Job:                   # one decided migration
     int32_t lane, victim, event        # event: index into the rr or gc erase-time table
     int8_t kind                        # KIND_GC / KIND_RR
 
+cdef enum:
+    IVC = 64                           # busy intervals per channel chunk
+
+ctypedef struct IvChunk:               # a run of a channel's busy intervals, sorted, disjoint
+    int32_t n
+    int64_t v[2 * IVC]                 # (start, end) pairs in ns
+
 ctypedef struct IdleMove:              # a policy page move waiting for idle time
     int64_t t                          # queued at
     int32_t lpn, src, dest             # page, its ppn when queued, destination component
@@ -50,10 +57,9 @@ cdef class Scheduler:
     cdef int32_t* die_q_progs          # [n_dies] queued, unbooked programs
     # ---- channels
     cdef int64_t* chan_free            # [n_chan] "busy-until" model
-    cdef int64_t** iv                  # [n_chan] "gap-fill": busy intervals (start, end) pairs, sorted
-    cdef int32_t* iv_head              # [n_chan] first live pair
-    cdef int32_t* iv_len               # [n_chan] live pairs
-    cdef int32_t* iv_cap               # [n_chan] capacity in pairs
+    cdef IvChunk*** ivc                # [n_chan] "gap-fill": chunks of busy intervals, in time order
+    cdef int32_t* ivc_n                # [n_chan] chunks in use
+    cdef int32_t* ivc_cap              # [n_chan] chunk slots
     cdef int64_t horizon               # every booking from now on starts at or after this time
     # ---- background queues
     cdef Txn** q                       # [n_dies] ring buffers
@@ -82,6 +88,7 @@ cdef class Scheduler:
     cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
     # ---- resources
     cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil   # transfer end
+    cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
     cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
                     int64_t dur, int32_t cause) except -1 nogil              # book one transaction; its end
     cdef int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,

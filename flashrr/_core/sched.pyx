@@ -23,6 +23,18 @@ cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
     return q
 
 
+cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
+    """Move n (start, end) pairs from index frm to index to (overlapping ranges allowed).
+    A loop, not memmove: the runs are short, and a libc call cost more than the copy."""
+    cdef int32_t i
+    if to < frm:
+        for i in range(2 * n):
+            v[2 * to + i] = v[2 * frm + i]
+    else:
+        for i in range(2 * n - 1, -1, -1):
+            v[2 * to + i] = v[2 * frm + i]
+
+
 cdef class Scheduler:
     def __init__(self, layout, counters, bint need_src):
         """``layout``: a Layout; ``counters``: the engine's int64 counter array (kept);
@@ -70,13 +82,13 @@ cdef class Scheduler:
         self.src_of = NULL
         if need_src:
             a = arr("src_of", L.n_pages, np.int32, -1); self.src_of = <int32_t*>a.data
-        self.iv = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
-        self.iv_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
-        self.iv_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
-        self.iv_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.ivc = <IvChunk***>_grow(NULL, sizeof(IvChunk**) * self.n_chan)
+        self.ivc_n = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.ivc_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         for c in range(self.n_chan):
-            self.iv[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 2 * 16)
-            self.iv_cap[c] = 16
+            self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
+            self.ivc_cap[c] = 8
+            self.ivc_n[c] = 0
         self.q = <Txn**>_grow(NULL, sizeof(Txn*) * self.n_dies)
         self.q_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
         self.q_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
@@ -100,23 +112,25 @@ cdef class Scheduler:
         self.reset()
 
     def __dealloc__(self):
-        cdef int32_t i
-        if self.iv != NULL:
+        cdef int32_t i, j
+        if self.ivc != NULL:
             for i in range(self.n_chan):
-                free(self.iv[i])
+                for j in range(self.ivc_n[i]):
+                    free(self.ivc[i][j])
+                free(self.ivc[i])
         if self.q != NULL:
             for i in range(self.n_dies):
                 free(self.q[i])
         if self.iq != NULL:
             for i in range(self.n_dies):
                 free(self.iq[i])
-        free(self.iv); free(self.iv_head); free(self.iv_len); free(self.iv_cap)
+        free(self.ivc); free(self.ivc_n); free(self.ivc_cap)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
 
     cdef void reset(self) noexcept nogil:
-        cdef int64_t i
+        cdef int64_t i, j
         for i in range(self.n_dies):
             self.die_free[i] = 0
             self.die_prog_end[i] = 0
@@ -129,8 +143,9 @@ cdef class Scheduler:
             self.iq_len[i] = 0
         for i in range(self.n_chan):
             self.chan_free[i] = 0
-            self.iv_head[i] = 0
-            self.iv_len[i] = 0
+            for j in range(self.ivc_n[i]):
+                free(self.ivc[i][j])
+            self.ivc_n[i] = 0
         for i in range(self.n_lanes * self.S):
             self.sb_erase_job[i] = -1
         if self.src_of != NULL:
@@ -147,57 +162,119 @@ cdef class Scheduler:
 
     # ================================================================ resources
     cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil:
-        cdef int64_t dur = n * self.t_xfer, s, e, a, b
-        cdef int32_t h, ln, i
-        cdef int64_t* v
+        """First fit: the earliest start >= t whose next dur ns are free on the channel.
+
+        The busy intervals live in chunks of up to IVC, in time order; intervals
+        that end by the horizon are dropped, since no booking starts before it.
+        Touching intervals are not merged: first fit depends only on the busy set."""
+        cdef int64_t dur = n * self.t_xfer, s, e
+        cdef int32_t nc, lo, hi, mid, ci, ii, k
+        cdef IvChunk** ch
+        cdef IvChunk* c
         if not self.gapfill:
             e = imax(t, self.chan_free[chan]) + dur
             self.chan_free[chan] = e
             return e
         if dur == 0:
             return t
-        v = self.iv[chan]
-        h = self.iv_head[chan]
-        ln = self.iv_len[chan]
-        while ln > 0 and v[2 * h + 1] <= self.horizon:   # intervals no booking can reach any more
-            h += 1
-            ln -= 1
-        s = t
-        i = 0
-        while i < ln:                                      # the first gap at or after t that is long enough
-            a = v[2 * (h + i)]
-            b = v[2 * (h + i) + 1]
-            if b <= s:
-                i += 1
-                continue
-            if a >= s + dur:
+        ch = self.ivc[chan]
+        nc = self.ivc_n[chan]
+        if nc > 0:                                         # the common case: after every booking so far
+            c = ch[nc - 1]
+            if c.v[2 * c.n - 1] <= t:
+                if c.v[2 * c.n - 1] == t:                      # touching: extend it
+                    c.v[2 * c.n - 1] = t + dur
+                    return t + dur
+                if c.n < IVC and nc > 1:                   # room, and not the chunk that pruning empties
+                    c.v[2 * c.n] = t
+                    c.v[1 + 2 * c.n] = t + dur
+                    c.n += 1
+                    return t + dur
+        # drop what no booking can reach any more
+        while nc > 0:
+            c = ch[0]
+            k = 0
+            while k < c.n and c.v[1 + 2 * k] <= self.horizon:
+                k += 1
+            if k < c.n:
+                if k:
+                    _move_pairs(c.v, 0, k, c.n - k)
+                    c.n -= k
                 break
-            s = b
-            i += 1
+            free(c)
+            nc -= 1
+            memmove(&ch[0], &ch[1], sizeof(IvChunk*) * nc)
+        self.ivc_n[chan] = nc
+        s = t
+        # the first chunk whose last interval ends after s
+        lo = 0
+        hi = nc
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if ch[mid].v[2 * ch[mid].n - 1] > s:
+                hi = mid
+            else:
+                lo = mid + 1
+        ci = lo
+        ii = 0
+        if ci < nc:
+            c = ch[ci]
+            while c.v[1 + 2 * ii] <= s:
+                ii += 1
+        # walk forward until the gap before interval (ci, ii) is long enough
+        while ci < nc:
+            c = ch[ci]
+            if c.v[2 * ii] >= s + dur:
+                break
+            s = c.v[1 + 2 * ii]
+            ii += 1
+            if ii == c.n:
+                ci += 1
+                ii = 0
         e = s + dur
-        if i > 0 and v[2 * (h + i - 1) + 1] == s:
-            v[2 * (h + i - 1) + 1] = e
-            if i < ln and v[2 * (h + i)] == e:
-                v[2 * (h + i - 1) + 1] = v[2 * (h + i) + 1]
-                memmove(&v[2 * (h + i)], &v[2 * (h + i + 1)], sizeof(int64_t) * 2 * (ln - i - 1))
-                ln -= 1
-        elif i < ln and v[2 * (h + i)] == e:
-            v[2 * (h + i)] = s
-        else:
-            if h + ln + 1 > self.iv_cap[chan]:
-                if h > 0:                                  # reuse the pruned front first
-                    memmove(v, &v[2 * h], sizeof(int64_t) * 2 * ln)
-                    h = 0
-                if ln + 1 > self.iv_cap[chan]:
-                    self.iv_cap[chan] *= 2
-                    v = self.iv[chan] = <int64_t*>_grow(v, sizeof(int64_t) * 2 * self.iv_cap[chan])
-            memmove(&v[2 * (h + i + 1)], &v[2 * (h + i)], sizeof(int64_t) * 2 * (ln - i))
-            v[2 * (h + i)] = s
-            v[2 * (h + i) + 1] = e
-            ln += 1
-        self.iv_head[chan] = h
-        self.iv_len[chan] = ln
+        self.iv_insert(chan, ci, ii, s, e)
         return e
+
+    cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil:
+        """Insert [s, e) before interval ii of chunk ci (ci == number of chunks: at the end)."""
+        cdef int32_t nc = self.ivc_n[chan], half
+        cdef IvChunk** ch = self.ivc[chan]
+        cdef IvChunk* c
+        cdef IvChunk* d
+        if ci == nc:                                       # after everything: the end of the last chunk
+            if nc > 0 and ch[nc - 1].n < IVC:
+                ci = nc - 1
+                ii = ch[ci].n
+            else:
+                if nc == self.ivc_cap[chan]:
+                    self.ivc_cap[chan] *= 2
+                    ch = self.ivc[chan] = <IvChunk**>_grow(ch, sizeof(IvChunk*) * self.ivc_cap[chan])
+                c = ch[nc] = <IvChunk*>_grow(NULL, sizeof(IvChunk))
+                c.n = 0
+                self.ivc_n[chan] = nc = nc + 1
+                ci = nc - 1
+                ii = 0
+        c = ch[ci]
+        if c.n == IVC:                                     # split the full chunk in two halves
+            if nc == self.ivc_cap[chan]:
+                self.ivc_cap[chan] *= 2
+                ch = self.ivc[chan] = <IvChunk**>_grow(ch, sizeof(IvChunk*) * self.ivc_cap[chan])
+            d = <IvChunk*>_grow(NULL, sizeof(IvChunk))
+            half = IVC // 2
+            d.n = IVC - half
+            memcpy(&d.v[0], &c.v[2 * half], sizeof(int64_t) * 2 * d.n)
+            c.n = half
+            memmove(&ch[ci + 2], &ch[ci + 1], sizeof(IvChunk*) * (nc - ci - 1))
+            ch[ci + 1] = d
+            self.ivc_n[chan] = nc + 1
+            if ii > half:
+                c = d
+                ii -= half
+        _move_pairs(c.v, ii + 1, ii, c.n - ii)
+        c.v[2 * ii] = s
+        c.v[1 + 2 * ii] = e
+        c.n += 1
+        return 0
 
     cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
                     int64_t dur, int32_t cause) except -1 nogil:
@@ -463,6 +540,11 @@ cdef class Scheduler:
         """When each event of ``kind`` (0 GC, 1 RR) had its last erase end (ns), -1 if never."""
         cdef int32_t i
         return [int(self.erase_end[kind][i]) for i in range(self.n_events[kind])]
+
+    def channel_intervals(self):
+        """Busy intervals held per channel (gap-fill model), for diagnostics."""
+        cdef int32_t c, j
+        return [sum(self.ivc[c][j].n for j in range(self.ivc_n[c])) for c in range(self.n_chan)]
 
     @property
     def pending(self):
