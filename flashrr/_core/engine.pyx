@@ -11,7 +11,8 @@ from libc.stdlib cimport qsort
 
 from .layout import (GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS, HIST_SUB_BITS as _HIST_SUB_BITS,
                      PPM as _PPM)
-from ._reference import COUNTERS, EngineError, check_state
+from ._reference import COUNTERS
+from .invariants import EngineError, check_state
 
 cnp.import_array()
 
