@@ -30,13 +30,15 @@ no separate urgent-GC mode; the multi-victim share is how often GC ran deep
 below its threshold.
 """
 import numpy as np
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
+from flashrr._core.invariants import InvariantError
 from flashrr.config import ReadRetryConfig
 from flashrr.policy import Policy
-from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
 
 
 class HookPolicy(Policy):
@@ -164,10 +166,6 @@ def test_invariant_mode_matches_and_holds(case):
 
 def test_assert_identical_rejects_agreeing_invariant_errors():
     """Two engines that detect the same lost write do not 'agree'."""
-    import pytest
-
-    from flashrr._core.invariants import InvariantError
-
     same = InvariantError("invariant: LPN 3 was lost")
     with pytest.raises(AssertionError, match="not expected"):
         assert_identical(same, InvariantError(str(same)), allow_error=CAPACITY_ERROR)
@@ -184,8 +182,6 @@ def test_hook_policy_thresholds_reach_the_engine(engine):
     """HookPolicy's threshold writes change the run: when one block is reclaimed
     the other, read as often, has passed half its threshold and gets +3, so
     there are fewer RRs than under Baseline."""
-    from engine_helpers import page_trace
-
     cfg = tiny_config(rr=6, pages=16)
     trace = page_trace([0, 16] * 30)  # two blocks read in turn, 30 times each
     base = flashrr.simulate(cfg, trace, engine=engine).summary["rr_count"]
