@@ -17,17 +17,19 @@ too.  Share of examples reaching each path, measured with
 ===============================  ==========================  =======================
 path                             identical_baseline (200)    with_every_hook (60)
 ===============================  ==========================  =======================
-any GC                           63%                         59%
-a GC trigger with >= 2 victims   63%                         57%
-any RR                           37%                         33%
-choose_gc_victim / place(gc)     --                          59% / 57%
-on_read_reclaim / place(rr)      --                          33% / 33%
-capacity error (both engines)    < 1%                        13%
+any GC                           47%                         49%
+a GC trigger with >= 2 victims   45%                         44%
+any RR                           42%                         56%
+choose_gc_victim / place(gc)     --                          49% / 48%
+on_read_reclaim / place(rr)      --                          56% / 56%
+capacity error (both engines)    0%                          11%
 ===============================  ==========================  =======================
 
-Before the steering, 8% of the examples ran any GC.  The current engine has
-no separate urgent-GC mode; the multi-victim share is how often GC ran deep
-below its threshold.
+(Shares are of all generated examples, including the few hypothesis marks
+invalid.)  Before the steering, 8% of the examples ran any GC.  The steered
+draws cost about 1.2-1.3x the old file's run time on the shared 2-core machine.
+The current engine has no separate urgent-GC mode; the multi-victim share is
+how often GC ran deep below its threshold.
 """
 import numpy as np
 import pytest
@@ -106,7 +108,7 @@ def device_and_trace(draw):
         t_read=draw(st.integers(50, 500)), t_prog=draw(st.integers(200, 3000)), t_erase=draw(st.integers(500, 9000)),
         t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)), **space,
     )
-    n = draw(st.integers(30, 80) if pressed else st.integers(1, 120))
+    n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
     pages = np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), np.int64)
