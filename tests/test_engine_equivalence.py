@@ -15,11 +15,11 @@ too.  Share of examples reaching each path, measured with
 (the CI profile is derandomized, so these numbers repeat):
 
 ===============================  ==========================  =======================
-path                             identical_baseline (200)    with_every_hook (60)
+path                             identical_baseline (150)    with_every_hook (60)
 ===============================  ==========================  =======================
-any GC                           47%                         49%
-a GC trigger with >= 2 victims   45%                         44%
-any RR                           42%                         56%
+any GC                           42%                         49%
+a GC trigger with >= 2 victims   39%                         44%
+any RR                           54%                         56%
 choose_gc_victim / place(gc)     --                          49% / 48%
 on_read_reclaim / place(rr)      --                          56% / 56%
 capacity error (both engines)    0%                          11%
@@ -27,7 +27,9 @@ capacity error (both engines)    0%                          11%
 
 (Shares are of all generated examples, including the few hypothesis marks
 invalid.)  Before the steering, 8% of the examples ran any GC.  The steered
-draws cost about 1.2-1.3x the old file's run time on the shared 2-core machine.
+draws are costlier, so the baseline and invariant-mode tests take 150 and 25
+examples (200 and 40 before); the file then runs in about 1.2x the old file's
+time on the shared 2-core machine (26 s against 22 s, back to back).
 The current engine has no separate urgent-GC mode; the multi-victim share is
 how often GC ran deep below its threshold.
 """
@@ -134,7 +136,7 @@ def _record_events(res, policy=None) -> None:
             event(f"hook {hook}: {'yes' if n else 'no'}")
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(device_and_trace())
 def test_engines_identical_baseline(case):
     cfg, trace, repeat, seed = case
@@ -153,7 +155,7 @@ def test_engines_identical_with_every_hook(case):
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(device_and_trace())
 def test_invariant_mode_matches_and_holds(case):
     """check_invariants never changes results, and the invariants hold in both
