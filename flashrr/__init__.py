@@ -14,13 +14,13 @@ from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, Precond
                      ReadRetryConfig, SimConfig, SuperblockConfig, TimingConfig)
 from .policy import EngineState, Policy, register_policy
 from .result import Result
-from .simulate import EngineError, simulate
+from .simulate import EngineError, InvariantError, simulate
 from .sweep import load_results  # flashrr.sweep itself is callable: flashrr.sweep(spec, out)
 from .trace import Trace, TraceError, read_trace, synth_trace, trace_stats, write_trace
 
 __all__ = [
     "__version__", "SimConfig", "GeometryConfig", "TimingConfig", "CacheConfig", "GCConfig", "ReadReclaimConfig",
     "ReadRetryConfig", "SuperblockConfig", "PreconditionConfig", "ConfigError", "Trace", "TraceError",
-    "read_trace", "write_trace", "synth_trace", "trace_stats", "simulate", "Result", "EngineError", "Policy",
+    "read_trace", "write_trace", "synth_trace", "trace_stats", "simulate", "Result", "EngineError", "InvariantError", "Policy",
     "EngineState", "register_policy", "load_results", "sweep",
 ]

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ._core._reference import EngineError, ReferenceEngine
+from ._core._reference import EngineError, InvariantError, ReferenceEngine
 from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
 from .policy import make_policy
@@ -103,4 +103,4 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k)
 
 
-__all__ = ["simulate", "EngineError", "resolve_config", "resolve_trace"]
+__all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace"]

@@ -57,3 +57,41 @@ def draw_page_trace(draw, cfg, gap_ns: int, max_requests: int = 150):
     wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
     ps = cfg.geometry.page_size_bytes
     return flashrr.Trace(np.arange(n, dtype=np.int64) * gap_ns, lpn * ps, pages * ps, wr)
+
+
+# The one engine error a random draw may legitimately hit: GC cannot keep up on a tiny device.
+CAPACITY_ERROR = "too little spare space"
+
+
+def run_both(cfg, trace, policy="baseline", **kwargs):
+    """Run ``flashrr.simulate`` on the compiled and on the reference engine; an
+    EngineError is returned in place of the Result, for :func:`assert_identical`."""
+    out = []
+    for engine in ("compiled", "reference"):
+        try:
+            out.append(flashrr.simulate(cfg, trace, policy=policy, engine=engine, **kwargs))
+        except flashrr.EngineError as e:
+            out.append(e)
+    return out[0], out[1]
+
+
+def assert_identical(a, b, allow_error=None, ignore=()):
+    """Both engines gave the same summary (but for ``ignore`` and wall-clock keys),
+    latency histograms and RR/GC event tables.
+
+    An engine error fails the test, even when both engines raise the same one,
+    unless ``allow_error`` (a substring, e.g. :data:`CAPACITY_ERROR`) is in its
+    message; then both must have raised an error of the same type and text.  So an
+    invariant failure (``InvariantError``, "invariant: ...") is never agreement."""
+    for res in (a, b):
+        if isinstance(res, Exception) and (allow_error is None or allow_error not in str(res)):
+            raise AssertionError(f"engine error not expected by the test: {type(res).__name__}: {res}")
+    if isinstance(a, Exception) or isinstance(b, Exception):
+        assert type(a) is type(b) and str(a) == str(b), (a, b)
+        return
+    keep = lambda s: {k: v for k, v in comparable(s).items() if k not in ignore}  # noqa: E731
+    assert keep(a.summary) == keep(b.summary)
+    for kind in ("read", "write", "io"):
+        assert np.array_equal(a.hist[kind], b.hist[kind]), kind
+    assert a.rr_events.equals(b.rr_events)
+    assert a.gc_events.equals(b.gc_events)

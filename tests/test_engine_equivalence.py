@@ -4,25 +4,55 @@ Hypothesis draws small devices (every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
 acknowledgements, destage buffer sizes and urgent-GC thresholds) and small
 traces; both engines must produce the same summary, the same RR and GC event
-tables (with erase times) and the same latency histograms.
-A test policy exercises every hook path (placement, routine labels, GC victim
-choice, page counters, per-block thresholds).
+tables (with erase times) and the same latency histograms.  A test policy
+exercises every hook path (placement, routine labels, GC victim choice, page
+counters, per-block thresholds written by a hook, idle-time page moves).
+
+The draws are steered towards GC: two devices in three are "pressed" (filled to
+the last logical page, warmed up with random rewrites, few spare superblocks,
+a write-heavy trace), so GC runs, often several victims per trigger, and the
+GC hooks are called; low RR thresholds are drawn often, so RR and its hooks run
+too.  Share of examples reaching each path, measured with
+``CI=1 pytest tests/test_engine_equivalence.py --hypothesis-show-statistics``
+(the CI profile is derandomized, so these numbers repeat):
+
+===============================  ==========================  =======================
+path                             identical_baseline (150)    with_every_hook (60)
+===============================  ==========================  =======================
+any GC                           42%                         49%
+a GC trigger with >= 2 victims   39%                         44%
+any RR                           54%                         56%
+choose_gc_victim / place(gc)     --                          49% / 48%
+on_read_reclaim / place(rr)      --                          56% / 56%
+capacity error (both engines)    0%                          11%
+===============================  ==========================  =======================
+
+(Shares are of all generated examples, including the few hypothesis marks
+invalid.)  Before the steering, 8% of the examples ran any GC.  The steered
+draws are costlier, so the baseline and invariant-mode tests take 150 and 25
+examples (200 and 40 before); the file then runs in about 1.2x the old file's
+time on the shared 2-core machine (26 s against 22 s, back to back).
+The current engine has no separate urgent-GC mode; the multi-victim share is
+how often GC ran deep below its threshold.
 """
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
+from flashrr._core.invariants import InvariantError
 from flashrr.config import ReadRetryConfig
 from flashrr.policy import Policy
-from engine_helpers import comparable, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
 
 
 class HookPolicy(Policy):
     """Exercises every hook: a seeded random placement for RR and GC, a routine
-    label, a GC victim choice (most valid-invalid pages, ties by id), page
-    counters in groups of 2, a raised threshold after each RR, and an idle-time
-    page move queued at each RR."""
+    label, a GC victim choice (fewest valid pages, ties by lowest candidate),
+    page counters in groups of 2, and, at each RR, a raised threshold (+3) for
+    every block that has reached half of its threshold.  It counts its hook
+    calls in ``calls`` so the tests can report how often each path ran."""
 
     name = "hook-test"
     page_counter_group = 2
@@ -31,15 +61,20 @@ class HookPolicy(Policy):
 
     def bind(self, config, seed):
         self.rng = np.random.default_rng(seed)
+        self.calls = {"on_read_reclaim": 0, "place_rr": 0, "place_gc": 0, "choose_gc_victim": 0}
 
     def on_read_reclaim(self, state, sb):
-        reads = state.superblock_block_reads(sb)
+        self.calls["on_read_reclaim"] += 1
+        thr = state.rr_threshold
+        thr[state.block_reads * 2 >= thr] += 3
         mapped = np.flatnonzero(state.l2p >= 0)
-        if mapped.size:  # an idle-time move of a random page, so the idle queue must match too
+        if mapped.size:  # an idle-time page move, so the idle queue must match between the engines too
             state.queue_idle_move(int(self.rng.choice(mapped)), int(self.rng.integers(0, state.layout.k)))
+        reads = state.superblock_block_reads(sb)
         return "hot" if int(reads.max()) > 2 * int(reads.min()) + 1 else "flat"
 
     def place_migration(self, state, kind, sb, comps, offsets, lpns):
+        self.calls["place_" + kind] += 1
         k = state.layout.k
         dest = (comps + self.rng.integers(0, k, size=len(comps))) % k
         # use the page counters so the feature must match between engines
@@ -47,30 +82,8 @@ class HookPolicy(Policy):
         return np.where(hot, 0, dest)
 
     def choose_gc_victim(self, state, lane, candidates, valid):
+        self.calls["choose_gc_victim"] += 1
         return int(candidates[int(np.argmin(valid))])
-
-
-def _run_both(cfg, trace, policy="baseline", seed=0, repeat=1, check=False):
-    out = {}
-    for engine in ("compiled", "reference"):
-        try:
-            out[engine] = flashrr.simulate(cfg, trace, policy=policy, seed=seed, engine=engine, repeat=repeat,
-                                           check_invariants=check)
-        except flashrr.EngineError as e:
-            out[engine] = e
-    return out["compiled"], out["reference"]
-
-
-def assert_identical(a, b):
-    if isinstance(a, Exception) or isinstance(b, Exception):
-        assert type(a) is type(b) and str(a) == str(b), (a, b)
-        return
-    assert comparable(a.summary) == comparable(b.summary)
-    for kind in ("read", "write", "io"):
-        assert np.array_equal(a.hist[kind], b.hist[kind]), kind
-    pd_a, pd_b = a.rr_events, b.rr_events
-    assert pd_a.equals(pd_b)
-    assert a.gc_events.equals(b.gc_events)
 
 
 SHAPES = [  # (channels, chips, dies, planes, sb_planes, sb_dies, sb_chips, sb_channels)
@@ -84,55 +97,110 @@ SHAPES = [  # (channels, chips, dies, planes, sb_planes, sb_dies, sb_chips, sb_c
 def device_and_trace(draw):
     ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
     retry = draw(st.sampled_from([None, ReadRetryConfig.cocktail(37), ReadRetryConfig.ldpc(11)]))
+    pressed = draw(st.integers(0, 2)) > 0  # two in three: steer towards GC: full device, warmed up, few spare blocks, mostly writes
+    if pressed:
+        space = dict(blocks=draw(st.integers(24, 30)), op=0.35,
+                     gc_ratio=draw(st.sampled_from([0.08, 0.15])), fill_ratio=1.0,
+                     warmup_random_writes_ratio=draw(st.sampled_from([0.5, 1.0])))
+        write_share = draw(st.sampled_from([0.5, 0.8]))
+    else:
+        space = dict(blocks=draw(st.integers(24, 40)), op=draw(st.sampled_from([0.35, 0.5])),
+                     gc_ratio=draw(st.sampled_from([0.02, 0.08, 0.15])),
+                     warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])))
+        write_share = 0.5
     cfg = tiny_config(
         channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc, sb_channels=sch,
-        blocks=draw(st.integers(24, 40)), pages=draw(st.sampled_from([4, 8, 16])),
-        cache_pages=draw(st.sampled_from([0, 1, 3, 8, 32])), read_allocate=draw(st.booleans()), gc_ratio=draw(st.sampled_from([0.02, 0.08, 0.15])),
-        op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 25)), retry=retry,
+        pages=draw(st.sampled_from([4, 8, 16])), cache_pages=draw(st.sampled_from([0, 1, 3, 8, 32])),
+        read_allocate=draw(st.booleans()), rr=draw(st.sampled_from([2, 3, 4, 6, 9, 25])), retry=retry,
         t_read=draw(st.integers(50, 500)), t_prog=draw(st.integers(200, 3000)), t_erase=draw(st.integers(500, 9000)),
-        t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)),
-        warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
+        t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)), **space,
     ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])),
               channel_model=draw(st.sampled_from(["gap-fill", "busy-until"])),
               write_ack=draw(st.sampled_from(["insert", "program"])),
               destage_buffer_pages=draw(st.sampled_from([0, 1, 3])),
               gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])))
-    n = draw(st.integers(1, 120))
+    n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
     pages = np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), np.int64)
     pages = np.minimum(pages, cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)), float) < write_share
     gaps = np.array(draw(st.lists(st.integers(0, 5000), min_size=n, max_size=n)), np.int64)
     ps = cfg.geometry.page_size_bytes
     trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
     return cfg, trace, draw(st.integers(1, 3)), draw(st.integers(0, 2**16))
 
 
-@settings(max_examples=200)
+def _record_events(res, policy=None) -> None:
+    """Hypothesis statistics: which model paths this example reached."""
+    if isinstance(res, Exception):
+        event("capacity error")
+        return
+    gc = res.gc_events
+    event(f"GC: {'yes' if len(gc) else 'no'}")
+    event(f"multi-victim GC trigger: {'yes' if len(gc) and gc['time_ns'].duplicated().any() else 'no'}")
+    event(f"RR: {'yes' if len(res.rr_events) else 'no'}")
+    if policy is not None:
+        for hook, n in policy.calls.items():
+            event(f"hook {hook}: {'yes' if n else 'no'}")
+
+
+@settings(max_examples=150)
 @given(device_and_trace())
 def test_engines_identical_baseline(case):
     cfg, trace, repeat, seed = case
-    assert_identical(*_run_both(cfg, trace, repeat=repeat, seed=seed))
+    a, b = run_both(cfg, trace, repeat=repeat, seed=seed)
+    _record_events(a)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
 @settings(max_examples=60)
 @given(device_and_trace())
 def test_engines_identical_with_every_hook(case):
     cfg, trace, repeat, seed = case
-    assert_identical(*_run_both(cfg, trace, policy=HookPolicy, repeat=repeat, seed=seed))
+    pol = HookPolicy()
+    a, b = run_both(cfg, trace, policy=pol, repeat=repeat, seed=seed)
+    _record_events(a, pol)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(device_and_trace())
 def test_invariant_mode_matches_and_holds(case):
-    """check_invariants never changes results, and the invariants hold in both engines."""
+    """check_invariants never changes results, and the invariants hold in both
+    engines: any invariant error fails, even if both engines raise it."""
     cfg, trace, repeat, seed = case
-    a, b = _run_both(cfg, trace, policy=HookPolicy, repeat=repeat, seed=seed, check=True)
-    assert_identical(a, b)
+    a, b = run_both(cfg, trace, policy=HookPolicy, repeat=repeat, seed=seed, check_invariants=True)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
     if not isinstance(a, Exception):
         plain = flashrr.simulate(cfg, trace, policy=HookPolicy, repeat=repeat, seed=seed)
         assert comparable(plain.summary) == comparable(a.summary)
+
+
+def test_assert_identical_rejects_agreeing_invariant_errors():
+    """Two engines that detect the same lost write do not 'agree'."""
+    same = InvariantError("invariant: LPN 3 was lost")
+    with pytest.raises(AssertionError, match="not expected"):
+        assert_identical(same, InvariantError(str(same)), allow_error=CAPACITY_ERROR)
+    stale = flashrr.EngineError("invariant: read of LPN 0 did not return its latest write")
+    with pytest.raises(AssertionError, match="not expected"):
+        assert_identical(stale, stale, allow_error=CAPACITY_ERROR)
+    full = flashrr.EngineError(f"lane 0 has no free superblock left: the device has {CAPACITY_ERROR}")
+    assert_identical(full, flashrr.EngineError(str(full)), allow_error=CAPACITY_ERROR)
+    with pytest.raises(AssertionError):
+        assert_identical(full, RuntimeError(str(full)), allow_error=CAPACITY_ERROR)
+
+
+def test_hook_policy_thresholds_reach_the_engine(engine):
+    """HookPolicy's threshold writes change the run: when one block is reclaimed
+    the other, read as often, has passed half its threshold and gets +3, so
+    there are fewer RRs than under Baseline."""
+    cfg = tiny_config(rr=6, pages=16)
+    trace = page_trace([0, 16] * 30)  # two blocks read in turn, 30 times each
+    base = flashrr.simulate(cfg, trace, engine=engine).summary["rr_count"]
+    hooked = flashrr.simulate(cfg, trace, policy=HookPolicy, engine=engine).summary["rr_count"]
+    assert base == 10  # 5 RRs per block, at every 6th read
+    assert hooked < base
 
 
 def test_real_trace_identical():
@@ -141,6 +209,6 @@ def test_real_trace_identical():
     trace = flashrr.read_trace("tests/data/wsrch-small.mqsim.txt", cache=False)
     cfg = flashrr.SimConfig.preset("shuffler").replace(rr_threshold_reads=20, capacity_bytes=1 << 20)
     trace = flashrr.trace.fold(trace, cfg.logical_bytes, cfg.geometry.page_size_bytes)
-    a, b = _run_both(cfg, trace.slice(0, 3000), repeat=2)
+    a, b = run_both(cfg, trace.slice(0, 3000), repeat=2)
     assert a.summary["rr_count"] > 0
     assert_identical(a, b)

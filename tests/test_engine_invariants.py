@@ -1,4 +1,5 @@
-"""The invariant checker itself can fail, and holds on long random runs."""
+"""The invariant checker itself can fail (with a real exception, also under
+``python -O``), and the invariants hold on long random runs."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,6 +7,7 @@ from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core._reference import ReferenceEngine
+from flashrr._core.invariants import InvariantError
 from flashrr._core.layout import build_layout
 from flashrr.policy import Baseline
 from engine_helpers import page_trace, tiny_config
@@ -20,27 +22,69 @@ def _engine(cfg):
 def test_checker_detects_a_lost_lpn():
     eng = _engine(tiny_config(planes=2, sb_planes=2))
     eng.check_invariants()
-    view = eng.state_view(0)
-    ppn = int(view.l2p[7])
-    view.l2p[7] = -1
-    view.p2l[ppn] = -1
-    with pytest.raises(AssertionError, match="LPN 7 was lost"):
+    ppn = int(eng.ftl.l2p[7])
+    eng.ftl.l2p[7] = -1
+    eng.ftl.p2l[ppn] = -1
+    with pytest.raises(InvariantError, match="LPN 7 was lost"):
         eng.check_invariants()
 
 
 def test_checker_detects_a_broken_bijection():
     eng = _engine(tiny_config(planes=2, sb_planes=2))
-    view = eng.state_view(0)
-    view.l2p[3] = view.l2p[4]
-    with pytest.raises(AssertionError, match="same physical page"):
+    eng.ftl.l2p[3] = eng.ftl.l2p[4]
+    with pytest.raises(InvariantError, match="same physical page"):
         eng.check_invariants()
 
 
 def test_checker_detects_wrong_valid_counts():
     eng = _engine(tiny_config())
-    eng.state_view(0).sb_valid[0] += 1
-    with pytest.raises(AssertionError, match="valid counts"):
+    eng.ftl.sb_valid[0] += 1
+    with pytest.raises(InvariantError, match="valid counts"):
         eng.check_invariants()
+
+
+def test_checker_detects_a_free_superblock_with_valid_pages():
+    eng = _engine(tiny_config())
+    sb = int(eng.ftl.l2p[0]) // (eng.L.pages_per_block * eng.L.k)
+    eng.ftl.sb_state[sb] = 0  # SB_FREE, while it still holds LPN 0
+    with pytest.raises(InvariantError, match="free superblock holds valid pages"):
+        eng.check_invariants()
+
+
+def test_invariant_error_is_an_engine_error():
+    """Callers that catch flashrr.EngineError also catch invariant failures."""
+    assert issubclass(InvariantError, flashrr.EngineError)
+
+
+def test_checker_raises_under_python_optimize(tmp_path):
+    """``python -O`` strips asserts; the checker must still raise."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "lost.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from flashrr._core._reference import ReferenceEngine\n"
+        "from flashrr._core.invariants import InvariantError\n"
+        "from flashrr._core.layout import build_layout\n"
+        "from flashrr.policy import Baseline\n"
+        "from engine_helpers import tiny_config\n"
+        "import sys\n"
+        "if not sys.flags.optimize:\n"
+        "    sys.exit('run me under python -O')\n"
+        "eng = ReferenceEngine(build_layout(tiny_config()), Baseline().hooks(), 0, check=True)\n"
+        "eng.precondition(20, np.zeros(0, np.int64))\n"
+        "eng.ftl.p2l[int(eng.ftl.l2p[5])] = -1\n"
+        "eng.ftl.l2p[5] = -1\n"
+        "try:\n"
+        "    eng.check_invariants()\n"
+        "except InvariantError as e:\n"
+        "    print('raised', e)\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {"PYTHONPATH": f"{root}:{root / 'tests'}", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "raised invariant: LPN 5 was lost", out
 
 
 def test_stale_read_is_detected(engine):

@@ -14,7 +14,7 @@ from flashrr.cli.reproduce_cmds import reproduce_cmd
 from flashrr.reproduce import PAPERS, paper_module
 from flashrr.reproduce.shuffler import DEFAULT_REPEAT, SCHEMES, Plan, Runs, reproduce, specs
 from flashrr.reproduce.shuffler_claims import CLAIMS, claims, relative_change, to_markdown
-from flashrr.reproduce.shuffler_figures import FIGURES
+from flashrr.reproduce.shuffler_figures import FIGURES, FigureDataError
 
 PAPER_FIGURES = [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
 
@@ -66,6 +66,83 @@ def test_tiny_run_writes_every_figure(tiny_run):
     assert (runs.loc[runs["group"] == "main", "rr_count"] > 0).any()  # the tiny run reclaims
     fig02 = pd.read_csv(out / "fig02_block_reads_at_rr.csv")
     assert (fig02["q95"] <= 15).all() and (fig02["n_rr"] > 0).all()
+
+
+def _csv(out, fid):
+    return pd.read_csv(out / f"{FIGURES[fid].stem}.csv")
+
+
+def test_tiny_run_figure_data_holds_every_series(tiny_run):
+    """Each figure's CSV has the series and point counts the plan implies:
+    bar figures one value per trace x scheme (x metric, x device); event figures
+    one series per run that reclaimed, sized from the run's RR count in runs.csv
+    (the event tables keep every RR).  No figure is empty."""
+    out, _ = tiny_run
+    runs = pd.read_csv(out / "runs.csv")
+    traces, schemes = set(TINY.traces), set(SCHEMES.values())
+    n_t, n_s = len(TINY.traces), len(SCHEMES)
+    main = runs[runs["group"] == "main"].set_index(["trace", "scheme"])["rr_count"]
+
+    def pairs(df):
+        return set(zip(df["trace"], df["scheme"]))
+
+    for fid in ("fig05", "fig08", "fig09", "fig10", "fig11", "fig14"):
+        d = _csv(out, fid)
+        assert len(d) == n_t * n_s and pairs(d) == {(t, s) for t in traces for s in schemes}, fid
+        assert d["value"].notna().all(), fid
+        assert np.allclose(d.loc[d["scheme"] == "Baseline", "normalized"].dropna(), 1.0), fid
+    for fid, n_metrics in (("fig12", 2), ("fig15", 2), ("fig16", 2), ("fig17", 2), ("fig18", 2)):
+        d = _csv(out, fid)
+        assert len(d) == n_metrics * n_t * n_s, fid
+        assert d.groupby(["metric", "device"]).size().tolist() == [n_t * n_s] * n_metrics, fid
+    fig16 = _csv(out, "fig16")
+    assert set(fig16["device"]) == {f"shuffler-{m}MB" for m in TINY.cache_sizes_mib}
+    d = _csv(out, "fig01")  # Block and Superblock x traces x (latency, WAF)
+    assert len(d) == 2 * n_t * 2 and set(d["scheme"]) == {"Block", "Superblock"} and d["value"].notna().all()
+    d = _csv(out, "fig04")  # per panel: traces x the plan's settings
+    assert len(d) == n_t * (len(TINY.delta_f_values) + len(TINY.delta_p_values))
+    assert set(d["setting"]) == ({f"dF={v:g}" for v in TINY.delta_f_values}
+                                 | {f"dP={v:g}" for v in TINY.delta_p_values})
+    d = _csv(out, "fig02").set_index("trace")
+    reclaimed = [t for t in TINY.traces if main[(t, "Baseline")] > 0]
+    assert sorted(d.index) == sorted(reclaimed) and len(reclaimed) > 0
+    assert all(d.loc[t, "n_rr"] == main[(t, "Baseline")] for t in reclaimed)
+    d = _csv(out, "fig07")
+    expect = {(t, s): main[(t, s)] for t in TINY.traces for s in ("Baseline", "Page", "Shuffler") if main[(t, s)]}
+    assert dict(zip(zip(d["trace"], d["scheme"]), d["n_rr"])) == expect
+    d = _csv(out, "fig06")  # the trace's largest RR count split into 20 bins; one point per non-empty bin
+    for t in TINY.traces:
+        counts = {s: int(main[(t, s)]) for s in schemes if main[(t, s)]}
+        width = max(1, -(-max(counts.values()) // 20))
+        got = d[d["trace"] == t].groupby("scheme").size().to_dict()
+        assert got == {s: -(-n // width) for s, n in counts.items()}, t
+    d = _csv(out, "fig13")  # a tail CDF per trace x scheme, rising to 1
+    assert pairs(d) == {(t, s) for t in traces for s in schemes}
+    for _, series in d.groupby(["trace", "scheme"]):
+        assert series["cdf"].is_monotonic_increasing and series["cdf"].iloc[-1] == pytest.approx(1.0)
+    d = _csv(out, "fig19")
+    assert sorted(d["trace"]) == sorted(TINY.traces) and (d["policy_time_s"] > 0).all()
+
+
+def test_a_figure_without_data_raises_instead_of_drawing_nothing():
+    """A plan whose runs lack a figure's group, or in which nothing was
+    reclaimed, makes that figure raise, naming it."""
+    runs = _runs([
+        {"trace": "t1", "scheme": "Baseline", "rr_count": 0, "waf": 1.0, "key": "k1"},
+        {"trace": "t1", "scheme": "Shuffler", "rr_count": 0, "waf": 1.0, "key": "k2"},
+    ], traces=("t1",))
+    runs._artifacts.update({k: {"rr_events": pd.DataFrame(), "hist": None} for k in ("k1", "k2")})
+    for fid, what in (("fig01", "block"), ("fig04", "sens"), ("fig15", "sb32"), ("fig16", "cache"),
+                      ("fig19", "sb32"), ("fig02", "no RR"), ("fig06", "no RR"), ("fig07", "no RR"),
+                      ("fig13", "histograms")):
+        with pytest.raises(FigureDataError, match=f"{what}"):
+            FIGURES[fid].fn(runs)
+    # the bar figures of the main group still draw from the same runs
+    import matplotlib.pyplot as plt
+
+    fig, data = FIGURES["fig08"].fn(runs)
+    plt.close(fig)
+    assert len(data) == 2
 
 
 def test_tiny_run_claims(tiny_run):

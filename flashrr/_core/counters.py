@@ -1,11 +1,5 @@
-"""Names shared by both engines: the counter order and the engine's error type."""
+"""The order of both engines' counters (common.pxd mirrors it as C_* indices)."""
 
-
-class EngineError(RuntimeError):
-    """The simulated device cannot continue (for example, it ran out of space)."""
-
-
-# Order of the engines' counters (common.pxd mirrors it as C_* indices).
 COUNTERS = (
     "requests", "reads", "writes", "read_pages", "write_pages", "cache_read_hits", "cache_write_hits",
     "flash_read_pages", "rr_count", "rr_page_moves", "gc_count", "gc_page_moves", "erase_count",

@@ -11,7 +11,8 @@ cimport numpy as cnp
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .common cimport *
-from .counters import COUNTERS, EngineError
+from .counters import COUNTERS
+from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
@@ -198,7 +199,7 @@ cdef class CompiledEngine:
                 self.buf_ppn[i] = <int32_t>ppn
                 if self.check and (ppn < 0 or self.ftl.ppn_version[ppn] != self.ftl.version[self.buf_lpn[i]]):
                     with gil:
-                        raise EngineError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
+                        raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
                 self.buf_extra[i] = self.rc.retries(div_pow2(ppn, self.N_shift, self.N)) * self.t_retry if self.n_steps else 0

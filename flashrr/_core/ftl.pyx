@@ -7,7 +7,7 @@ import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
-from .counters import EngineError
+from .invariants import EngineError
 
 cnp.import_array()
 

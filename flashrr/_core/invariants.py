@@ -1,4 +1,10 @@
-"""The FTL invariants both engines are checked against (invariant mode)."""
+"""Errors of the engines and the mapping invariants both engines check.
+
+This module is the one place both engines take their error types and the
+invariant checker from, so neither engine's copy of the model hides in the other.
+:func:`check_state` raises :class:`InvariantError` (never a bare ``assert``), so
+it also works under ``python -O``.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -6,15 +12,30 @@ import numpy as np
 from .layout import SB_FREE, Layout
 
 
+class EngineError(RuntimeError):
+    """The simulated device cannot continue (for example, it ran out of space)."""
+
+
+class InvariantError(EngineError):
+    """A model invariant broke: the mapping or the valid counts are inconsistent, or data was lost."""
+
+
+def _require(ok, message: str) -> None:
+    if not ok:
+        raise InvariantError(f"invariant: {message}")
+
+
 def check_state(L: Layout, l2p, p2l, sb_valid, sb_state, n_filled: int = 0) -> None:
-    """Raise AssertionError unless the mapping is a bijection onto valid pages, the
-    per-superblock valid counts match, and no LPN below ``n_filled`` was lost."""
-    assert np.all(l2p[:n_filled] >= 0), f"LPN {int(np.argmax(l2p[:n_filled] < 0))} was lost"
+    """Raise :class:`InvariantError` unless the mapping is a bijection onto valid
+    pages, the per-superblock valid counts match, no free superblock holds valid
+    pages, and no LPN below ``n_filled`` (the preconditioned pages) was lost."""
+    lost = np.flatnonzero(l2p[:n_filled] < 0)
+    _require(lost.size == 0, f"LPN {int(lost[0]) if lost.size else -1} was lost")
     mapped = np.flatnonzero(l2p >= 0)
     ppns = l2p[mapped]
-    assert np.unique(ppns).size == ppns.size, "two LPNs map to the same physical page"
-    assert np.array_equal(p2l[ppns], mapped), "p2l does not invert l2p"
-    assert np.count_nonzero(p2l >= 0) == mapped.size, "a physical page is valid without a logical owner"
+    _require(np.unique(ppns).size == ppns.size, "two LPNs map to the same physical page")
+    _require(np.array_equal(p2l[ppns], mapped), "p2l does not invert l2p")
+    _require(np.count_nonzero(p2l >= 0) == mapped.size, "a physical page is valid without a logical owner")
     per_sb = np.bincount(ppns // (L.pages_per_block * L.k), minlength=L.n_superblocks)
-    assert np.array_equal(per_sb, sb_valid), "superblock valid counts are wrong"
-    assert not np.any((sb_state == SB_FREE) & (sb_valid > 0)), "a free superblock holds valid pages"
+    _require(np.array_equal(per_sb, sb_valid), "superblock valid counts are wrong")
+    _require(not np.any((sb_state == SB_FREE) & (sb_valid > 0)), "a free superblock holds valid pages")

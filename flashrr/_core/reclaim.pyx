@@ -11,7 +11,7 @@ cimport numpy as cnp
 
 from .common cimport *
 from .sched cimport IdleMove
-from .counters import EngineError
+from .invariants import EngineError
 
 cnp.import_array()
 

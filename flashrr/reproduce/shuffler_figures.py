@@ -7,6 +7,9 @@ returns ``(matplotlib figure, data DataFrame)``; :meth:`Figure.make` writes
 (or to the first configuration, Fig. 4; to block management, Fig. 1) with the
 reference's absolute value under each trace name, as in the paper.
 Latencies are in ns in the data and in µs or ms on the axes (labelled).
+
+A figure whose data is missing raises :class:`FigureDataError` naming the
+figure and what it lacked; it is never skipped or drawn empty.
 """
 from __future__ import annotations
 
@@ -22,6 +25,15 @@ from .shuffler import SCHEMES, pivot
 
 ALL = list(SCHEMES.values())
 THREE = ["Baseline", "Page", "Shuffler"]
+
+
+class FigureDataError(ValueError):
+    """A figure cannot be drawn because the runs hold no data for it."""
+
+
+def _need(ok, figure: str, what: str) -> None:
+    if not ok:
+        raise FigureDataError(f"{figure}: cannot be drawn: {what}")
 
 
 @dataclass(frozen=True)
@@ -44,8 +56,8 @@ class Figure:
 def _normalized(runs, group: str, metric: str, device: str, ref: str = "Baseline", schemes=ALL):
     """(normalised table, absolute reference values, long data) of ``metric``."""
     t = runs.table(group, metric, device, schemes)
-    if t.empty or ref not in t.columns:
-        return t, pd.Series(dtype=float), pd.DataFrame(columns=["trace", "scheme", metric, "normalized"])
+    _need(not t.empty and ref in t.columns, f"{metric} of group {group!r}",
+          f"no {metric} runs of {ref} on device {device!r} (is group {group!r} in the runs?)")
     norm = t.div(t[ref].where(t[ref] != 0), axis=0)
     long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=metric)
     long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
@@ -53,10 +65,10 @@ def _normalized(runs, group: str, metric: str, device: str, ref: str = "Baseline
 
 
 def _bar_figure(runs, group, device, metrics, ylabels, ref="Baseline", schemes=ALL, titles=None):
+    tables = [_normalized(runs, group, metric, device, ref, schemes) for metric in metrics]
     fig, axes = plots.figure(ncols=1, nrows=len(metrics), width_in=8.0)
     frames = []
-    for i, (metric, ylabel) in enumerate(zip(metrics, ylabels)):
-        norm, absolute, long = _normalized(runs, group, metric, device, ref, schemes)
+    for i, (metric, ylabel, (norm, absolute, long)) in enumerate(zip(metrics, ylabels, tables)):
         plots.normalized_bars(axes[i, 0], norm, ref, absolute, ylabel=ylabel, title=(titles or [""] * 9)[i])
         frames.append(long.assign(metric=metric, device=device).rename(columns={metric: "value"}))
     return fig, pd.concat(frames, ignore_index=True)
@@ -72,17 +84,17 @@ def fig01(runs):
     order = ["Block", "Superblock"]
     lat = pivot(both, "read_latency_mean_ns", runs.plan.traces, order)
     waf = pivot(both, "waf", runs.plan.traces, order)
+    _need("Block" in lat.columns and "Superblock" in lat.columns, "fig01",
+          "no Baseline runs of both block and superblock management (groups 'block' and 'main')")
     fig, axes = plots.figure(ncols=2, width_in=10.0, height_in=2.8)
     frames = []
-    if "Block" in lat.columns:
-        plots.normalized_bars(axes[0, 0], lat.div(lat["Block"], axis=0), "Block", lat["Block"] / 1e3,
-                              ylabel="read latency (norm. to block)", title="(a) read latency (block, µs)")
-        plots.normalized_bars(axes[0, 1], waf, None, None, ylabel="WAF (100% = 1.0)", title="(b) WAF",
-                              percent=True)
-        for metric, t in (("read_latency_mean_ns", lat), ("waf", waf)):
-            frames.append(t.reset_index().melt(id_vars="trace", var_name="scheme").assign(metric=metric))
-    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["trace", "scheme", "value"])
-    return fig, data
+    plots.normalized_bars(axes[0, 0], lat.div(lat["Block"], axis=0), "Block", lat["Block"] / 1e3,
+                          ylabel="read latency (norm. to block)", title="(a) read latency (block, µs)")
+    plots.normalized_bars(axes[0, 1], waf, None, None, ylabel="WAF (100% = 1.0)", title="(b) WAF",
+                          percent=True)
+    for metric, t in (("read_latency_mean_ns", lat), ("waf", waf)):
+        frames.append(t.reset_index().melt(id_vars="trace", var_name="scheme").assign(metric=metric))
+    return fig, pd.concat(frames, ignore_index=True)
 
 
 def _events(runs, group="main", device="shuffler", schemes=ALL):
@@ -113,11 +125,11 @@ def fig02(runs):
         stats.append({"trace": trace, "n_rr": len(reads), "q05": q[0], "q25": q[1], "median": q[2], "q75": q[3],
                       "q95": q[4]})
     data = pd.DataFrame(stats, columns=["trace", "n_rr", "q05", "q25", "median", "q75", "q95"])
+    _need(len(data), "fig02", "Baseline reclaimed nothing on any trace (no RR events)")
     fig, axes = plots.figure(width_in=8.0, height_in=3.0)
     thr = _threshold(runs)
-    if len(data):
-        plots.boxes(axes[0, 0], data.set_index("trace").dropna(), threshold=thr,
-                    ylabel="block read count at RR", title=f"RR threshold {thr:,} reads (dashed)")
+    plots.boxes(axes[0, 0], data.set_index("trace").dropna(), threshold=thr,
+                ylabel="block read count at RR", title=f"RR threshold {thr:,} reads (dashed)")
     return fig, data
 
 
@@ -133,28 +145,28 @@ def fig04(runs):
     (delta_f = 0.3), normalised to the first setting of each panel."""
     df = runs.frame("sens")
     plan = runs.plan
-    fig, axes = plots.figure(nrows=2, width_in=8.0)
-    frames = []
     panels = [("param_delta_p", 0.1, "param_delta_f", plan.delta_f_values, "dF", "(a) delta_F (delta_P = 0.1)"),
               ("param_delta_f", 0.3, "param_delta_p", plan.delta_p_values, "dP", "(b) delta_P (delta_F = 0.3)")]
-    for i, (fixed, fval, axis, values, short, title) in enumerate(panels):
-        if df.empty:
-            continue
+    _need(not df.empty, "fig04", "no runs of group 'sens'")
+    tables = []
+    for fixed, fval, axis, values, short, title in panels:
         sub = df[np.isclose(df[fixed], fval) & df[axis].isin(values)].copy()
         sub["scheme"] = [f"{short}={v:g}" for v in sub[axis]]
         labels = [f"{short}={v:g}" for v in values]
         t = sub.pivot_table(index="trace", columns="scheme", values="rr_count", aggfunc="mean", sort=False)
         t = t.reindex(index=[x for x in plan.traces if x in t.index], columns=[c for c in labels if c in t.columns])
-        if t.empty:
-            continue
+        _need(not t.empty, "fig04", f"no Shuffler runs with {fixed[6:]} = {fval:g} and {axis[6:]} in {list(values)}")
+        tables.append((t, title))
+    fig, axes = plots.figure(nrows=2, width_in=8.0)
+    frames = []
+    for i, (t, title) in enumerate(tables):
         first = t.columns[0]
         norm = t.div(t[first].where(t[first] != 0), axis=0)
         plots.normalized_bars(axes[i, 0], norm, first, t[first], ylabel="RR count (norm.)", title=title)
         long = t.reset_index().melt(id_vars="trace", var_name="setting", value_name="rr_count")
         long["normalized"] = norm.reset_index().melt(id_vars="trace")["value"].to_numpy()
         frames.append(long.assign(panel=title))
-    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["trace", "setting", "rr_count"])
-    return fig, data
+    return fig, pd.concat(frames, ignore_index=True)
 
 
 def fig05(runs):
@@ -171,6 +183,7 @@ def fig06(runs, n_bins: int = 20):
             continue
         spread = reads.max(axis=1) - reads.min(axis=1)
         by_trace.setdefault(trace, {})[scheme] = spread
+    _need(by_trace, "fig06", "no scheme reclaimed anything on any trace (no RR events)")
     fig, axes = plots.panel_grid(len(by_trace))
     for ax, (trace, series) in zip(axes, by_trace.items()):
         n_ref = max(len(s) for s in series.values())
@@ -185,8 +198,7 @@ def fig06(runs, n_bins: int = 20):
             rows += [{"trace": trace, "scheme": scheme, "rr_index_mid": float(a), "read_spread_mean": float(b)}
                      for a, b in zip(x, mean)]
         plots.lines(ax, lines, xlabel="RR operations", ylabel="max-min block reads", title=trace)
-    if len(by_trace):
-        axes[0].legend(fontsize=5, frameon=False)
+    axes[0].legend(fontsize=5, frameon=False)
     return fig, pd.DataFrame(rows, columns=["trace", "scheme", "rr_index_mid", "read_spread_mean"])
 
 
@@ -199,10 +211,10 @@ def fig07(runs):
             rows.append({"trace": trace, "scheme": scheme, "lo": reads.min(axis=1).mean(),
                          "mean": reads.mean(axis=1).mean(), "hi": reads.max(axis=1).mean(), "n_rr": len(reads)})
     data = pd.DataFrame(rows, columns=["trace", "scheme", "lo", "mean", "hi", "n_rr"])
+    _need(len(data), "fig07", "Baseline, Page and Shuffler reclaimed nothing on any trace (no RR events)")
     fig, axes = plots.figure(width_in=8.0, height_in=3.0)
-    if len(data):
-        plots.range_bars(axes[0, 0], data, ylabel="block read count at RR", threshold=_threshold(runs),
-                         title="bar: mean lowest..highest block; tick: mean block")
+    plots.range_bars(axes[0, 0], data, ylabel="block read count at RR", threshold=_threshold(runs),
+                     title="bar: mean lowest..highest block; tick: mean block")
     return fig, data
 
 
@@ -223,18 +235,19 @@ def fig11(runs):
 
 
 def _ratio_figure(runs, group, device_metric_titles):
+    tables = []
+    for device, metric, title in device_metric_titles:
+        t = runs.table(group, metric, device, ALL)
+        _need(not t.empty, f"{metric} of group {group!r}", f"no runs on device {device!r}")
+        cache = runs.table(group, "cache_pages", device, ALL)
+        tables.append((device, metric, title, t.where(cache > 0)))  # no cache at all: no ratio (paper: no bar)
     fig, axes = plots.figure(nrows=len(device_metric_titles), width_in=8.0)
     frames = []
-    for i, (device, metric, title) in enumerate(device_metric_titles):
-        t = runs.table(group, metric, device, ALL)
-        cache = runs.table(group, "cache_pages", device, ALL)
-        t = t.where(cache > 0) if not t.empty else t  # no cache at all: no ratio (paper: no bar)
-        if not t.empty:
-            plots.normalized_bars(axes[i, 0], t, None, None, ylabel="hit ratio", title=title, percent=True)
-            frames.append(t.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
-                          .assign(metric=metric, device=device))
-    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["trace", "scheme", "value"])
-    return fig, data
+    for i, (device, metric, title, t) in enumerate(tables):
+        plots.normalized_bars(axes[i, 0], t, None, None, ylabel="hit ratio", title=title, percent=True)
+        frames.append(t.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
+                      .assign(metric=metric, device=device))
+    return fig, pd.concat(frames, ignore_index=True)
 
 
 def fig12(runs):
@@ -270,13 +283,13 @@ def fig13(runs):
             by_trace.setdefault(r["trace"], {})[r["scheme"]] = (x / 1e6, y)
             rows += [{"trace": r["trace"], "scheme": r["scheme"], "latency_ns": a, "cdf": b} for a, b in zip(x, y)]
     traces = [t for t in runs.plan.traces if t in by_trace]
+    _need(traces, "fig13", "no latency histograms in the 'main' runs")
     fig, axes = plots.panel_grid(len(traces))
     for ax, trace in zip(axes, traces):
         series = {s: by_trace[trace][s] for s in ALL if s in by_trace[trace]}
         plots.lines(ax, series, xlabel="response time (ms)", ylabel="CDF", title=trace, step=True)
         ax.set_ylim(0.99, 1.0005)
-    if traces:
-        axes[0].legend(fontsize=5, frameon=False)
+    axes[0].legend(fontsize=5, frameon=False)
     return fig, pd.DataFrame(rows, columns=["trace", "scheme", "latency_ns", "cdf"])
 
 
@@ -300,10 +313,10 @@ def fig16(runs):
 
 
 def _cache_bars(runs, metric, ylabel):
-    fig, axes = plots.figure(nrows=len(runs.plan.cache_sizes_mib), width_in=8.0)
+    tables = [(d, *_normalized(runs, "cache", metric, d)) for d in _cache_devices(runs)]
+    fig, axes = plots.figure(nrows=len(tables), width_in=8.0)
     frames = []
-    for i, d in enumerate(_cache_devices(runs)):
-        norm, absolute, long = _normalized(runs, "cache", metric, d)
+    for i, (d, norm, absolute, long) in enumerate(tables):
         plots.normalized_bars(axes[i, 0], norm, "Baseline", absolute, ylabel=ylabel, title=d)
         frames.append(long.assign(metric=metric, device=d).rename(columns={metric: "value"}))
     return fig, pd.concat(frames, ignore_index=True)
@@ -323,24 +336,23 @@ def fig19(runs):
     df = runs.frame("sb32")
     cols = ["trace", "policy_time_s", "total_io_time_s", "share_pct", "shuffle_full", "shuffle_partial",
             "shuffle_none", "repeat"]
-    data = pd.DataFrame(columns=cols)
-    if not df.empty:
-        s = df[df["policy_name"] == "shuffler"].copy()
-        s["total_io_time_s"] = s["io_latency_mean_ns"] * (s["reads"] + s["writes"]) / 1e9
-        s["share_pct"] = 100 * s["policy_time_s"] / s["total_io_time_s"].where(s["total_io_time_s"] > 0)
-        data = s[cols].groupby("trace", sort=False).mean(numeric_only=True).reset_index()
-        data = data.set_index("trace").reindex([t for t in runs.plan.traces if t in set(data["trace"])]).reset_index()
+    _need(not df.empty, "fig19", "no runs of group 'sb32'")
+    s = df[df["policy_name"] == "shuffler"].copy()
+    s["total_io_time_s"] = s["io_latency_mean_ns"] * (s["reads"] + s["writes"]) / 1e9
+    s["share_pct"] = 100 * s["policy_time_s"] / s["total_io_time_s"].where(s["total_io_time_s"] > 0)
+    data = s[cols].groupby("trace", sort=False).mean(numeric_only=True).reset_index()
+    data = data.set_index("trace").reindex([t for t in runs.plan.traces if t in set(data["trace"])]).reset_index()
+    _need(len(data), "fig19", "no Shuffler runs in group 'sb32'")
     fig, axes = plots.figure(width_in=8.0)
     ax = axes[0, 0]
-    if len(data):
-        x = np.arange(len(data))
-        ax.bar(x, data["policy_time_s"], color=plots.style("Shuffler")[0], edgecolor="black", linewidth=0.4)
-        for xi, (t, p) in enumerate(zip(data["policy_time_s"], data["share_pct"])):
-            ax.text(xi, t, f"{p:.1e}%", ha="center", va="bottom", fontsize=6)
-        ax.set_ylim(0, float(data["policy_time_s"].max()) * 1.18 or 1)
-        ax.set_xticks(x, data["trace"], fontsize=7)
-        ax.set_ylabel("time in Shuffler code (s)", fontsize=8)
-        ax.set_title(f"labels: share of total I/O response time; {int(data['repeat'].iloc[0])} replays", fontsize=8)
+    x = np.arange(len(data))
+    ax.bar(x, data["policy_time_s"], color=plots.style("Shuffler")[0], edgecolor="black", linewidth=0.4)
+    for xi, (t, p) in enumerate(zip(data["policy_time_s"], data["share_pct"])):
+        ax.text(xi, t, f"{p:.1e}%", ha="center", va="bottom", fontsize=6)
+    ax.set_ylim(0, float(data["policy_time_s"].max()) * 1.18 or 1)
+    ax.set_xticks(x, data["trace"], fontsize=7)
+    ax.set_ylabel("time in Shuffler code (s)", fontsize=8)
+    ax.set_title(f"labels: share of total I/O response time; {int(data['repeat'].iloc[0])} replays", fontsize=8)
     return fig, data
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counters import COUNTERS, EngineError
+from ..counters import COUNTERS
+from ..invariants import EngineError, InvariantError
 from ..invariants import check_state
 from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
@@ -126,7 +127,7 @@ class ReferenceEngine:
             if self.check:
                 for lpn, ppn in zip(misses, ppns):
                     if ppn < 0 or ftl.ppn_version[ppn] != ftl.version[lpn]:
-                        raise EngineError(f"invariant: read of LPN {lpn} did not return its latest write")
+                        raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
             extras = [rc.retries(p // L.pages_per_block) * L.t_retry_ns for p in ppns]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counters import EngineError
+from ..invariants import EngineError
 from ..layout import GC_OPEN_MAX, SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, Layout
 from .sched import Scheduler
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counters import EngineError
+from ..invariants import EngineError
 from ..layout import CAUSE_MOVE, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
 from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler

@@ -11,7 +11,7 @@ from collections import deque
 
 import numpy as np
 
-from ..counters import EngineError
+from ..invariants import EngineError
 from ..layout import CAUSES, Layout
 
 PH_READ, PH_PROG, PH_ERASE = 0, 1, 2  # phases of a job, in the order its transactions run
