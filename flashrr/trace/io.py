@@ -202,13 +202,14 @@ def _prepare(path: Path, fmt: str | None) -> tuple[list, TraceFormat | None]:
     return sample, (get_format(fmt) if fmt is not None else _sniff(path, sample))
 
 
-def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
-    """Write ``trace`` to ``path`` in format ``fmt`` (None: from the file name,
-    see :func:`format_from_filename`).  A name ending in ``.gz`` or ``.zst``
-    is compressed.  The file is written to a temporary name and renamed, so a
-    failed write leaves no partial file.  Times are rounded to the format's
-    resolution and requests widened to whole sectors where the format stores
-    sectors (see :mod:`flashrr.trace.formats`)."""
+def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None = None) -> int:
+    """Write ``trace`` (a Trace, or a TraceSource written chunk by chunk) to
+    ``path`` in format ``fmt`` (None: from the file name, see
+    :func:`format_from_filename`) and return the number of requests written.
+    A name ending in ``.gz`` or ``.zst`` is compressed.  The file is written
+    to a temporary name and renamed, so a failed write leaves no partial file.
+    Times are rounded to the format's resolution and requests widened to whole
+    sectors where the format stores sectors (see :mod:`flashrr.trace.formats`)."""
     path = Path(path)
     if fmt is None:
         fmt = format_from_filename(path)
@@ -218,20 +219,21 @@ def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
     tf = get_format(fmt)
     if not tf.writable:
         raise TraceError(f"format {tf.name!r} is read-only; writable formats: {', '.join(WRITABLE_FORMATS)}")
-    if not isinstance(trace, Trace):
-        raise TraceError(f"write_trace needs a Trace, got {type(trace).__name__}")
+    if isinstance(trace, Trace):
+        chunks, name = lambda: [trace], trace.name
+    elif isinstance(trace, TraceSource):
+        chunks, name = lambda: trace.chunks(chunk_requests), trace.name
+    else:
+        raise TraceError(f"write_trace needs a Trace or a TraceSource, got {type(trace).__name__}")
     tmp = temp_sibling(path)
+    n, first = 0, True
     try:
-        with open(tmp, "xb") as raw:
-            if path.name.endswith(".gz"):
-                with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6,
-                                   mtime=0) as out:
-                    tf.write(trace, out)
-            elif path.name.endswith(".zst"):
-                with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
-                    tf.write(trace, out)
-            else:
-                tf.write(trace, raw)
+        with open(tmp, "xb") as raw, _compressed_writer(path, raw) as out:
+            for c in chunks():
+                tf.write(c, out, header=first)
+                n, first = n + len(c), False
+            if first:  # an empty source still gets the format's header
+                tf.write(Trace([], [], [], [], name=name), out)
         os.replace(tmp, path)
         tmp = None
     except OSError as e:
@@ -240,6 +242,20 @@ def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+    return n
+
+
+@contextlib.contextmanager
+def _compressed_writer(path: Path, raw: BinaryIO) -> Iterator[BinaryIO]:
+    """``raw`` wrapped in a gzip or zstd compressor when ``path`` ends in ``.gz`` or ``.zst``."""
+    if path.name.endswith(".gz"):
+        with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
+            yield out
+    elif path.name.endswith(".zst"):
+        with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
+            yield out
+    else:
+        yield raw
 
 
 def sniff_format(path) -> str:
