@@ -46,7 +46,7 @@ from .core import TraceError
 from .source import MemorySource, TraceSource
 from .stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
 
-__all__ = ["TraceSpec", "parse_trace_spec", "open_trace_spec", "apply_pipeline", "PIPELINE_KEYS", "SYNTH_PREFIX"]
+__all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "apply_pipeline", "PIPELINE_KEYS", "SYNTH_PREFIX"]
 
 SYNTH_PREFIX = "synth:"
 FOLD_MODES = ("modulo",)
@@ -128,6 +128,14 @@ _FILE_ONLY = ("format", "skip_bad")
 _SYNTH_EXTRA_NAMES = ("n_requests", "seed")
 
 
+class TraceSpecError(TraceError):
+    """A malformed trace spec: ``spec`` is the text, ``detail`` what is wrong."""
+
+    def __init__(self, spec, detail: str):
+        super().__init__(f"trace spec {spec!r}: {detail}")
+        self.spec, self.detail = spec, detail
+
+
 @dataclass(frozen=True)
 class TraceSpec:
     """A parsed trace spec.
@@ -186,9 +194,9 @@ def _split_query(text: str, query: str) -> list[tuple[str, str]]:
         key, eq, value = part.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise TraceError(f"trace spec {text!r}: {part.strip()!r}: expected key=value")
+            raise TraceSpecError(text, f"{part.strip()!r}: expected name=value")
         if key in seen:
-            raise TraceError(f"trace spec {text!r}: key {key!r} is given twice")
+            raise TraceSpecError(text, f"key {key!r} is given twice")
         seen.add(key)
         items.append((key, value.strip()))
     return items
@@ -210,14 +218,14 @@ def parse_trace_spec(text) -> TraceSpec:
     if text.startswith(SYNTH_PREFIX):
         kind = "synth"
         head, _, query = text.partition("?")
-        head = head.strip()
+        head = SYNTH_PREFIX + head[len(SYNTH_PREFIX):].strip()
         if head == SYNTH_PREFIX:
-            raise TraceError(f"trace spec {text!r}: missing preset name after 'synth:'")
+            raise TraceSpecError(text, "missing preset name after 'synth:'")
     elif "?" in text and not Path(text).is_file():
         kind = "file"
         head, _, query = text.partition("?")
         if not head.strip():
-            raise TraceError(f"trace spec {text!r}: missing file path before '?'")
+            raise TraceSpecError(text, "missing file path before '?'")
     else:
         return TraceSpec(text, "file", text)
     steps: dict = {}
@@ -229,7 +237,7 @@ def parse_trace_spec(text) -> TraceSpec:
             try:
                 value = parse(raw)
             except (ValueError, ArithmeticError, InvalidOperation):
-                raise TraceError(f"trace spec {text!r}: {key}={raw!r}: expected {expected}") from None
+                raise TraceSpecError(text, f"{key}={raw!r}: expected {expected}") from None
             if value != identity:
                 steps[key] = value
         elif kind == "synth" and key not in _FILE_ONLY:
@@ -240,9 +248,9 @@ def parse_trace_spec(text) -> TraceSpec:
             except (ValueError, SyntaxError):
                 synth_params[key] = raw
         elif key in _FILE_ONLY:
-            raise TraceError(f"trace spec {text!r}: key {key!r} applies to trace files only, not to synth: traces")
+            raise TraceSpecError(text, f"key {key!r} applies to trace files only, not to synth: traces")
         else:
-            raise TraceError(f"trace spec {text!r}: unknown key {key!r}; expected one of "
+            raise TraceSpecError(text, f"unknown key {key!r}; expected one of "
                              f"{', '.join(_known_keys(kind))}")
     if kind == "synth":
         from .synth_presets import get_synth_preset
@@ -250,7 +258,7 @@ def parse_trace_spec(text) -> TraceSpec:
         try:
             get_synth_preset(head[len(SYNTH_PREFIX):])
         except (KeyError, ValueError) as e:
-            raise TraceError(f"trace spec {text!r}: {e.args[0] if e.args else e}") from None
+            raise TraceSpecError(text, f"{e.args[0] if e.args else e}") from None
         q = "&".join(f"{k}={synth_raw[k]}" for k in sorted(synth_raw))
         head = head + (f"?{q}" if q else "")
     return TraceSpec(text, kind, head, synth_params, steps)
@@ -261,14 +269,14 @@ def _check_synth_name(text: str, key: str) -> None:
 
     known = set(SynthParams.names()) | set(_SYNTH_EXTRA_NAMES)
     if key not in known:
-        raise TraceError(f"trace spec {text!r}: unknown key {key!r}; expected a pipeline key "
+        raise TraceSpecError(text, f"parameter {key!r} is unknown; expected a pipeline key "
                          f"({', '.join(_known_keys('synth'))}) or a generator parameter "
                          f"({', '.join(sorted(known))})")
 
 
 def _device_geometry(spec: TraceSpec, config) -> tuple[int, int]:
     if config is None:
-        raise TraceError(f"trace spec {spec.text!r}: key 'fold' folds onto a device's capacity, but no device "
+        raise TraceSpecError(spec.text, f"key 'fold' folds onto a device's capacity, but no device "
                          "was given (on the command line: --device PRESET_OR_TOML)")
     return int(config.logical_bytes), int(config.geometry.page_size_bytes)
 
@@ -308,7 +316,7 @@ def open_base(spec: TraceSpec, *, fmt: str | None = None, skip_bad: bool = False
         except (ValueError, KeyError, TypeError) as e:
             if isinstance(e, TraceError):
                 raise
-            raise TraceError(f"trace spec {spec.text!r}: {e.args[0] if e.args else e}") from None
+            raise TraceSpecError(spec.text, f"{e.args[0] if e.args else e}") from None
         return MemorySource(trace), None
     from .io import open_trace
 
