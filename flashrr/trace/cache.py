@@ -47,9 +47,10 @@ __all__ = ["CACHE_SUFFIX", "CACHE_VERSION", "CachedTrace", "write_cache", "load_
 
 CACHE_SUFFIX = ".flashrr-cache.parquet"
 CACHE_VERSION = 2
-ROW_GROUP_ROWS = 1 << 20     # requests per row group of the cache (about 25 MB of columns)
+ROW_GROUP_ROWS = 1 << 18     # requests per row group of the cache (about 6.5 MB of columns)
 SORT_RUN_ROWS = 1 << 22      # requests sorted in memory at once when the file is out of order
 MERGE_BUFFER_ROWS = 1 << 22  # requests buffered across all runs while merging
+MIN_MERGE_GROUP_ROWS = 1024  # smallest read of one run while merging
 META_KEY = b"flashrr"
 COLUMNS = ("time_ns", "offset", "size", "is_write")
 SCHEMA = pa.schema([("time_ns", pa.int64()), ("offset", pa.int64()), ("size", pa.int64()),
@@ -89,14 +90,18 @@ class _RowGroups:
             self.parts.append(cols)
             self.n += len(cols[0])
             if self.n >= self.rows:
-                self.flush()
+                self.flush(whole_groups_only=True)
 
-    def flush(self) -> None:
+    def flush(self, whole_groups_only: bool = False) -> None:
+        """Write the buffered requests (only whole row groups if asked; the rest stays buffered)."""
         if not self.parts:
             return
         cols = [np.concatenate([p[i] for p in self.parts]) for i in range(4)]
-        self.writer.write_table(pa.table(dict(zip(COLUMNS, cols)), schema=SCHEMA), row_group_size=self.rows)
-        self.parts, self.n = [], 0
+        k = self.n - self.n % self.rows if whole_groups_only else self.n
+        self.writer.write_table(pa.table(dict(zip(COLUMNS, (c[:k] for c in cols))), schema=SCHEMA),
+                                row_group_size=self.rows)
+        self.parts = [tuple(c[k:] for c in cols)] if k < self.n else []
+        self.n -= k
 
 
 class _Tally:
@@ -187,7 +192,7 @@ def _sort_runs(src: Path, dest: Path) -> list[tuple[int, int]]:
     stably by time, into ``dest``; return each run's row-group range."""
     pf = pq.ParquetFile(src)
     n_runs_max = max(1, -(-pf.metadata.num_rows // SORT_RUN_ROWS))
-    group = max(1024, MERGE_BUFFER_ROWS // n_runs_max)
+    group = max(MIN_MERGE_GROUP_ROWS, MERGE_BUFFER_ROWS // n_runs_max)
     bounds: list[tuple[int, int]] = []
     n_groups = 0
     with contextlib.closing(_writer(dest)) as w:
@@ -293,7 +298,8 @@ class CachedTrace(TraceSource):
     def chunks(self, chunk_requests: int | None = None) -> Iterator[Trace]:
         step = check_chunk_requests(chunk_requests) if chunk_requests is not None else default_chunk_requests()
         try:
-            pf = pq.ParquetFile(self.path)
+            # pre_buffer=False: read one row group at a time (pre-buffering would read ahead without bound)
+            pf = pq.ParquetFile(self.path, pre_buffer=False, memory_map=False)
             for batch in pf.iter_batches(batch_size=step, columns=list(COLUMNS)):
                 if batch.num_rows:
                     t, o, s = (batch.column(i).to_numpy() for i in range(3))

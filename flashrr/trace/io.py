@@ -15,7 +15,7 @@ Rules (see ``docs/traces.md``):
 * **Compression.**  gzip and zstd files are recognised by their first bytes
   (whatever their name) and decompressed on the fly.  ``write_trace``
   compresses when the name ends in ``.gz`` or ``.zst``.
-* **Speed.**  The file is parsed in blocks of whole lines (16 MiB) by a
+* **Speed.**  The file is parsed in blocks of whole lines (4 MiB) by a
   vectorised parser (pyarrow's CSV reader).  Only when it cannot vouch for a
   block (a malformed field, a wrong field count, a value out of range) is that
   block cut into 2 MiB blocks and those it still refuses read line by line,
@@ -62,7 +62,7 @@ __all__ = ["read_trace", "read_trace_report", "open_trace", "write_trace", "snif
 SNIFF_LINES = 32
 PROGRESS_DELAY_S = 0.5   # the progress bar appears only for reads longer than this
 MAX_SKIP_EXAMPLES = 3
-FAST_BLOCK_BYTES = 1 << 24  # block size of the streaming parse (see _parse_iter)
+FAST_BLOCK_BYTES = 1 << 22  # block size of the streaming parse (see _parse_iter)
 BLOCK_BYTES = 1 << 21       # block size inside a block the fast path refuses
 
 _GZIP_MAGIC = b"\x1f\x8b"
