@@ -110,7 +110,7 @@ def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool
     ``fmt``: a name from :data:`flashrr.trace.formats.FORMAT_NAMES` or None to
     sniff.  ``skip_bad``: skip malformed lines instead of raising (use
     :func:`read_trace_report` to get their count).  ``cache``: use and update
-    the ``.flashrr-cache.npz`` file next to the source.  ``progress``: show a
+    the ``.flashrr-cache.parquet`` file next to the source.  ``progress``: show a
     tqdm progress bar (by bytes of the file) on stderr for long reads.
     """
     return read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache, progress=progress)[0]
