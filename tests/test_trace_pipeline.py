@@ -22,7 +22,7 @@ from flashrr.config import SimConfig
 from flashrr.sweep import load_spec, plan
 from flashrr.sweep.store import ResultStore
 from flashrr.trace import Trace, TraceError
-from flashrr.trace.io import read_trace, write_trace
+from flashrr.trace.io import read_trace
 from flashrr.trace.pipeline import open_trace_spec, parse_trace_spec
 from flashrr.trace.source import MemorySource
 from flashrr.trace.stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
@@ -179,7 +179,8 @@ def test_window_in_seconds_on_a_real_trace(sample):
 # ---------------------------------------------------------------------------
 
 def test_does_not_fit_error_gives_a_command_line_answer_that_works(sample):
-    with pytest.raises(TraceError, match=r"does not fit.*trace pipeline '.*wsrch-small\.mqsim\.txt\?first=500&fold=modulo'"):
+    advice = r"does not fit.*trace pipeline '.*wsrch-small\.mqsim\.txt\?first=500&fold=modulo'"
+    with pytest.raises(TraceError, match=advice):
         simulate(CFG, f"{sample}?first=500")
     folded = simulate(CFG, f"{sample}?first=500&fold=modulo")
     whole = read_trace(sample, cache=False).slice(0, 500)

@@ -82,7 +82,8 @@ def test_cache_is_parquet_in_row_groups_with_totals(tmp_path, small_groups):
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.integers(1, 1500), seed=st.integers(0, 10**6), swaps=st.integers(0, 40), tie_every=st.sampled_from([0, 2, 7]))
+@given(n=st.integers(1, 1500), seed=st.integers(0, 10**6), swaps=st.integers(0, 40),
+       tie_every=st.sampled_from([0, 2, 7]))
 def test_out_of_order_file_is_sorted_exactly_like_the_in_memory_reader(tmp_path_factory, n, seed, swaps, tie_every):
     """The external sort (runs of 300, merged 16 requests per read) keeps file
     order among equal times, as the in-memory stable sort does."""

@@ -46,7 +46,8 @@ from .core import TraceError
 from .source import MemorySource, TraceSource
 from .stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
 
-__all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "apply_pipeline", "PIPELINE_KEYS", "SYNTH_PREFIX"]
+__all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "open_base", "apply_pipeline",
+           "PIPELINE_KEYS", "SYNTH_PREFIX"]
 
 SYNTH_PREFIX = "synth:"
 FOLD_MODES = ("modulo",)
