@@ -40,7 +40,7 @@ from flashrr.trace import Trace
 from flashrr.trace.source import SourceInfo, TraceSource
 
 DEVICE = "shuffler"
-SPEED_ROUNDS = 2
+SPEED_ROUNDS = 3
 GEN_CHUNK = 1 << 20
 
 
