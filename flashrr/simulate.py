@@ -15,6 +15,8 @@ from .trace import Trace, TraceError
 from .trace.source import (MemorySource, SourceInfo, TraceSource, check_chunk_requests, default_chunk_requests)
 from .trace.transform import repeat_period
 
+PROGRESS_DELAY_S = 0.5  # the replay's progress bar appears only for replays longer than this
+
 ENGINES = ("compiled", "reference")
 
 
@@ -87,7 +89,7 @@ def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress
         return
     period = repeat_period(info.n_requests, info.duration_ns, repeat)
     with tqdm(total=info.n_requests * repeat, unit="req", unit_scale=True, desc=f"replay {source.name}",
-              disable=not progress, delay=0.5, leave=False, smoothing=0.1) as bar:
+              disable=not progress, delay=PROGRESS_DELAY_S, leave=False, smoothing=0.1) as bar:
         for r in range(repeat):
             for c in source.chunks(chunk_requests):
                 eng.run(c.time_ns + r * period if r else c.time_ns, c.offset, c.size, c.is_write, 1)

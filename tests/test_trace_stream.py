@@ -278,3 +278,36 @@ def test_streamed_conversion_writes_the_same_bytes(tmp_path, small_groups):
         n = write_trace(open_trace(src)[0], chunked, fmt.split(".")[0], chunk_requests=97)
         assert n == 1000
         assert chunked.read_bytes() == whole.read_bytes()
+
+
+def test_progress_bar_shows_the_replay_of_every_request(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setattr(sys.modules["flashrr.simulate"], "PROGRESS_DELAY_S", 0)
+    simulate(CFG, random_trace(500, 2), repeat=2, chunk_requests=128, progress=True)
+    err = capsys.readouterr().err
+    assert "replay t" in err and "/1.00k" in err  # total: 500 requests x 2 repeats
+    simulate(CFG, random_trace(500, 2), chunk_requests=128)
+    assert capsys.readouterr().err == ""
+
+
+def test_stats_of_a_cached_file_are_remembered_per_page_size(tmp_path):
+    p = tmp_path / "t.msr.csv"
+    tr = random_trace(800, 6)
+    write_trace(tr, p)
+    source = open_trace(p)[0]
+    first = trace_stats(source, page_size_bytes=4096)
+    assert first == trace_stats(tr, page_size_bytes=4096)
+    memo = source.stats_path
+    assert memo.exists()
+    # a remembered value is what a later read returns (proof that it is used, not recomputed)
+    import json
+
+    doc = json.loads(memo.read_text())
+    doc["stats"]["4096"]["requests"] = -1
+    memo.write_text(json.dumps(doc))
+    assert trace_stats(open_trace(p)[0], page_size_bytes=4096)["requests"] == -1
+    assert trace_stats(open_trace(p)[0], page_size_bytes=8192) == trace_stats(tr, page_size_bytes=8192)
+    # a changed source makes a new cache, and the memo no longer applies
+    write_trace(random_trace(300, 7), p)
+    assert trace_stats(open_trace(p)[0], page_size_bytes=4096)["requests"] == 300

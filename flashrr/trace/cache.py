@@ -296,6 +296,38 @@ class CachedTrace(TraceSource):
         self._info = SourceInfo(**{k: int(meta[k]) for k in ("n_requests", "n_writes", "duration_ns",
                                                               "min_offset", "max_end_byte")})
 
+    @property
+    def stats_path(self) -> Path:
+        """Where statistics computed from this cache are remembered (``<cache>.stats.json``)."""
+        return self.path.with_name(self.path.name + ".stats.json")
+
+    def remembered_stats(self, page_size_bytes: int) -> dict | None:
+        """Statistics at ``page_size_bytes`` remembered for this very cache, else None."""
+        try:
+            memo = json.loads(self.stats_path.read_text())
+            if any(memo["key"].get(k) != self.meta.get(k) for k in KEY_FIELDS):
+                return None
+            return memo["stats"].get(str(int(page_size_bytes)))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def remember_stats(self, page_size_bytes: int, stats: dict) -> None:
+        """Remember statistics for later reads of this cache (silently skipped if it cannot be written)."""
+        try:
+            memo = json.loads(self.stats_path.read_text())
+            if any(memo["key"].get(k) != self.meta.get(k) for k in KEY_FIELDS):
+                raise ValueError
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            memo = {"key": {k: self.meta.get(k) for k in KEY_FIELDS}, "stats": {}}
+        memo["stats"][str(int(page_size_bytes))] = stats
+        tmp = temp_sibling(self.stats_path)
+        try:
+            tmp.write_text(json.dumps(memo))
+            os.replace(tmp, self.stats_path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
     def chunks(self, chunk_requests: int | None = None) -> Iterator[Trace]:
         step = check_chunk_requests(chunk_requests) if chunk_requests is not None else default_chunk_requests()
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cache import CachedTrace
 from .core import Trace
 from .source import MemorySource, TraceSource
 
@@ -50,7 +51,9 @@ def trace_stats(trace, page_size_bytes: int = 8192, chunk_requests: int | None =
     (read in chunks of ``chunk_requests`` requests, so a trace file's
     statistics never need the whole trace in memory; the page tallies need one
     byte per page of the touched address range, or per touched page when the
-    range is sparse).  Returns a dict with the keys of :data:`STAT_KEYS`:
+    range is sparse).  The statistics of a trace file's parse cache are
+    remembered next to it (``<cache>.stats.json``, per page size) while the
+    cache is valid.  Returns a dict with the keys of :data:`STAT_KEYS`:
 
     * ``requests`` (int): number of requests.
     * ``read_ratio`` (float): reads / requests.
@@ -81,6 +84,18 @@ def trace_stats(trace, page_size_bytes: int = 8192, chunk_requests: int | None =
         source = trace
     else:
         raise TypeError(f"trace_stats: expected a Trace or a TraceSource, got {type(trace).__name__}")
+    memo = source if isinstance(source, CachedTrace) else None
+    if memo is not None:
+        known = memo.remembered_stats(page)
+        if known is not None and set(known) == set(STAT_KEYS):
+            return {k: known[k] for k in STAT_KEYS}
+    out = _stats(source, page, chunk_requests)
+    if memo is not None:
+        memo.remember_stats(page, out)
+    return out
+
+
+def _stats(source: TraceSource, page: int, chunk_requests: int | None) -> dict:
     info = source.info()
     n = info.n_requests
     out = dict.fromkeys(STAT_KEYS, 0.0)
