@@ -4,7 +4,7 @@ Writes a random trace of N lines (default 1,000,000) in the mqsim and msr
 formats into a temporary directory, then prints for each format:
 
 * cold parse: lines/s of ``read_trace(path, cache=False)`` (best of 3);
-* first cached read: the parse plus writing ``<file>.flashrr-cache.npz``;
+* first cached read: the parse plus writing ``<file>.flashrr-cache.parquet``;
 * cache reload: seconds for ``read_trace(path)`` when the cache is valid.
 
 Run: ``python benchmarks/bench_trace_parse.py [N]``.

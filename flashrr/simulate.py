@@ -12,6 +12,10 @@ from .config import ConfigError, SimConfig
 from .policy import make_policy
 from .result import Result, build_summary
 from .trace import Trace, TraceError
+from .trace.source import (MemorySource, SourceInfo, TraceSource, check_chunk_requests, default_chunk_requests)
+from .trace.transform import repeat_period
+
+PROGRESS_DELAY_S = 0.5  # the replay's progress bar appears only for replays longer than this
 
 ENGINES = ("compiled", "reference")
 
@@ -27,34 +31,75 @@ def resolve_config(config) -> SimConfig:
     raise ConfigError(f"config: expected a SimConfig, a preset name or a .toml path, got {type(config).__name__}")
 
 
-def resolve_trace(trace) -> Trace:
-    """A Trace from a Trace, ``"synth:PRESET[?param=value&...]"``, or a trace file path."""
+def resolve_source(trace, config: SimConfig | None = None, progress: bool = False) -> TraceSource:
+    """A streaming TraceSource from a Trace, a TraceSource, or a trace spec: a
+    file path or ``"synth:PRESET"``, optionally with a pipeline
+    (``"usr_0.csv?fold=modulo&repeat=8"``, see :mod:`flashrr.trace.pipeline`).
+    ``config`` is the device a ``fold`` folds onto."""
     if isinstance(trace, Trace):
+        return MemorySource(trace)
+    if isinstance(trace, TraceSource):
         return trace
-    if isinstance(trace, str) and trace.startswith("synth:"):
-        from .trace.spec import synth_from_spec
+    if isinstance(trace, str) or hasattr(trace, "__fspath__"):
+        from .trace.pipeline import open_trace_spec
 
-        return synth_from_spec(trace)
-    if isinstance(trace, (str,)) or hasattr(trace, "__fspath__"):
-        from .trace.io import read_trace
-
-        return read_trace(trace)
-    raise TraceError(f"trace: expected a Trace, 'synth:PRESET' or a path, got {type(trace).__name__}")
+        return open_trace_spec(trace, config, progress=progress)[0]
+    raise TraceError(f"trace: expected a Trace, a TraceSource, 'synth:PRESET' or a path, got {type(trace).__name__}")
 
 
-def check_fits(config: SimConfig, trace: Trace) -> int:
-    """Highest LPN of ``trace``; raises TraceError if it exceeds the logical space."""
-    top = trace.max_lpn(config.geometry.page_size_bytes)
+def resolve_trace(trace, config: SimConfig | None = None) -> Trace:
+    """A Trace (held in memory) from anything :func:`resolve_source` takes."""
+    return resolve_source(trace, config).to_trace()
+
+
+def check_fits(config: SimConfig, trace, spec=None) -> int:
+    """Highest LPN of ``trace`` (a Trace or TraceSource); raises TraceError if it
+    exceeds the logical space.  ``spec`` (the trace as given) shapes the advice."""
+    info = trace.info() if isinstance(trace, TraceSource) else SourceInfo.of_trace(trace)
+    top = info.max_lpn(config.geometry.page_size_bytes)
     if top >= config.logical_pages:
         raise TraceError(
             f"trace {trace.name!r} does not fit device {config.name!r}: it touches LPN {top} (byte "
             f"{(top + 1) * config.geometry.page_size_bytes - 1}) but the device exposes {config.logical_pages} "
-            f"logical pages ({config.logical_bytes} bytes); fold it with flashrr.trace.transform.fold")
+            f"logical pages ({config.logical_bytes} bytes); fold it onto the device with the trace pipeline "
+            f"{_fold_advice(spec)} (command line: --trace, sweep specs: traces), or in Python with "
+            f"flashrr.trace.transform.fold")
     return top
 
 
+def _fold_advice(spec) -> str:
+    if isinstance(spec, str) or hasattr(spec, "__fspath__"):
+        from .trace.pipeline import parse_trace_spec
+
+        return repr(parse_trace_spec(spec).with_fold())
+    return "'TRACE_FILE?fold=modulo'"
+
+
+def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress: bool = False) -> None:
+    """Feed ``source`` to the engine ``repeat`` times, one chunk at a time.
+
+    Copy ``r`` is shifted by ``r * period`` with the engines' own repeat period
+    (:func:`flashrr.trace.transform.repeat_period` of the whole source), so the
+    engine sees exactly the requests of ``eng.run(..., repeat)`` on the whole
+    trace.  Then ``eng.finish()`` books the background work still queued.
+    ``progress`` shows a tqdm bar (requests) on stderr."""
+    from tqdm import tqdm
+
+    info = source.info()
+    if info.n_requests:
+        period = repeat_period(info.n_requests, info.duration_ns, repeat)
+        with tqdm(total=info.n_requests * repeat, unit="req", unit_scale=True, desc=f"replay {source.name}",
+                  disable=not progress, delay=PROGRESS_DELAY_S, leave=False, smoothing=0.1) as bar:
+            for r in range(repeat):
+                for c in source.chunks(chunk_requests):
+                    eng.run(c.time_ns + r * period if r else c.time_ns, c.offset, c.size, c.is_write, 1)
+                    bar.update(len(c))
+    eng.finish()
+
+
 def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "compiled", repeat: int = 1,
-             check_invariants: bool = False, **policy_params) -> Result:
+             check_invariants: bool = False, chunk_requests: int | None = None, progress: bool = False,
+             **policy_params) -> Result:
     """Replay ``trace`` (``repeat`` times, time increasing) on the device ``config``
     under ``policy`` and return the :class:`~flashrr.result.Result`.
 
@@ -63,20 +108,30 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     pure-Python twin (slow; for validation).  ``check_invariants=True`` keeps a
     version stamp per page, checks that every flash read returns the latest
     write, and checks the mapping after every migration and at the end.
+
+    ``trace`` is a Trace, a TraceSource or a trace spec (a file path or
+    ``synth:PRESET``, with an optional pipeline such as
+    ``"usr_0.csv?fold=modulo&repeat=8"``; see :mod:`flashrr.trace.pipeline`).
+    It is replayed in chunks of ``chunk_requests`` requests (default
+    :func:`flashrr.trace.source.default_chunk_requests`); a trace file streams
+    from its parse cache, so memory does not grow with its length.  The result
+    does not depend on the chunk size.  ``progress`` shows a progress bar.
     """
     config = resolve_config(config)
-    trace = resolve_trace(trace)
+    chunk_requests = default_chunk_requests() if chunk_requests is None else check_chunk_requests(chunk_requests)
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {ENGINES}, got {engine!r}")
     if not isinstance(repeat, (int, np.integer)) or repeat < 1:
         raise ValueError(f"repeat: expected a positive integer, got {repeat!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    spec = trace
+    trace = resolve_source(trace, config, progress=progress)
     pol = make_policy(policy, **policy_params)
     pol.bind(config, int(seed))
     metadata = int(pol.metadata_bytes(config))
     layout = build_layout(config, metadata)
-    top = check_fits(config, trace)
+    top = check_fits(config, trace, spec)
     fill = max(top + 1, int(math.ceil(config.precondition.fill_ratio * config.logical_pages)))
     fill = min(fill, config.logical_pages)
     rng = np.random.default_rng(seed)
@@ -90,8 +145,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
         eng = ReferenceEngine(layout, pol.hooks(), seed, check_invariants)
     t0 = time.perf_counter()
     eng.precondition(fill, warm)
-    eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write, int(repeat))
-    eng.finish()
+    _replay(eng, trace, int(repeat), chunk_requests, progress)
     wall = time.perf_counter() - t0
     if check_invariants:
         eng.check_invariants()
@@ -103,4 +157,4 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k)
 
 
-__all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace"]
+__all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace", "resolve_source"]

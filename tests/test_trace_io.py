@@ -302,8 +302,13 @@ def test_corrupt_cache_is_ignored_and_replaced(sample_copy):
 
 def test_unwritable_cache_location_means_no_cache(sample_copy, monkeypatch):
     # Simulate a directory we may not write to (the tests may run as root, which
-    # ignores permission bits): every temporary file lands in a missing directory.
-    monkeypatch.setattr(trace_io, "_temp_sibling", lambda path: path.parent / "missing-dir" / "x.tmp")
+    # ignores permission bits): every temporary file next to the source lands in a
+    # missing directory; the private temporary cache elsewhere still works.
+    from flashrr.trace import cache as trace_cache
+
+    real = trace_cache.temp_sibling
+    monkeypatch.setattr(trace_cache, "temp_sibling", lambda path: path.parent / "missing-dir" / "x.tmp"
+                        if path.parent == sample_copy.parent else real(path))
     trace, report = read_trace_report(sample_copy)
     assert len(trace) == 24_783
     assert not cache_path(sample_copy).exists()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 
 import click
 
@@ -37,20 +38,31 @@ def parse_param(text: str) -> tuple[str, object]:
 @click.option("--policy", default="baseline", show_default=True, help="Read-reclaim policy name.")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE", help="Policy parameter (repeatable).")
 @click.option("--trace", "trace_spec", default=DEFAULT_TRACE, show_default=True,
-              help="Trace file, or synth:PRESET[?n_requests=N&...].")
+              help="Trace file or synth:PRESET, with an optional pipeline, e.g. "
+                   "'usr_0.csv?fold=modulo&amplify_reads=4&scale_time=0.5&repeat=8&skip_bad=1' (see docs/traces.md).")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, help="Replay the trace N times.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--engine", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True)
 @click.option("--check-invariants", is_flag=True, help="Check the FTL invariants as it runs (slower).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole summary as JSON.")
-def run_cmd(preset, config_path, policy, params, trace_spec, repeat, seed, engine, check_invariants, as_json):
-    """Simulate one policy on one trace and print the summary."""
+@click.option("--chunk-requests", type=click.IntRange(min=1), default=None,
+              help="Requests replayed per chunk (default: $FLASHRR_CHUNK_REQUESTS or 262144); memory, not results.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar of the replay (default: when stderr is a terminal).")
+def run_cmd(preset, config_path, policy, params, trace_spec, repeat, seed, engine, check_invariants, as_json,
+            chunk_requests, progress):
+    """Simulate one policy on one trace and print the summary.  A trace file
+    is replayed in chunks from its parse cache, so its length is not limited
+    by memory."""
     from flashrr.simulate import EngineError, simulate
 
     kwargs = dict(parse_param(p) for p in params)
+    if progress is None:
+        progress = sys.stderr.isatty()
     try:
         result = simulate(config_path or preset, trace_spec, policy=policy, seed=seed, engine=engine, repeat=repeat,
-                          check_invariants=check_invariants, **kwargs)
+                          check_invariants=check_invariants, chunk_requests=chunk_requests, progress=progress,
+                          **kwargs)
     except (ConfigError, TraceError, EngineError, ValueError, TypeError, OSError, ImportError) as e:
         raise click.ClickException(str(e)) from None
     s = result.summary

@@ -12,9 +12,10 @@ import sys
 
 import click
 
+from flashrr.config import ConfigError
 from flashrr.trace.core import TraceError
 from flashrr.trace.formats import FORMAT_NAMES, WRITABLE_FORMATS
-from flashrr.trace.io import format_from_filename, read_trace_report, write_trace
+from flashrr.trace.io import format_from_filename, write_trace
 
 __all__ = ["trace"]
 
@@ -38,25 +39,43 @@ def _show_progress() -> bool:
     return sys.stderr.isatty()
 
 
-def _read(path: str, fmt: str | None, skip_bad: bool, cache: bool):
+def _open(spec: str, fmt: str | None, skip_bad: bool, cache: bool, device: str | None):
+    """``(source, report)`` of a trace spec (file or synth, with a pipeline);
+    ``report`` is None for a synthetic trace.  Skipped lines are counted on stderr."""
+    from flashrr.trace.pipeline import open_trace_spec, parse_trace_spec
+
     try:
-        trace, report = read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache,
-                                          progress=_show_progress())
-    except (TraceError, OSError) as e:
+        parsed = parse_trace_spec(spec)
+        config = _device(device) if device is not None or parsed.needs_device else None
+        source, report = open_trace_spec(parsed, config, fmt=fmt, skip_bad=skip_bad, cache=cache,
+                                         progress=_show_progress())
+        source.info()  # a pipeline's totals (and any error in them) before the command's work
+    except (TraceError, OSError, ConfigError) as e:
         raise _fail(e) from None
-    if report.n_skipped:
-        click.echo(f"warning: {path}: skipped {report.n_skipped} bad line(s); first: {report.skipped_examples[0]}",
+    if report is not None and report.n_skipped:
+        click.echo(f"warning: {spec}: skipped {report.n_skipped} bad line(s); first: {report.skipped_examples[0]}",
                    err=True)
-    return trace, report
+    return source, report
+
+
+def _device(device: str | None):
+    from flashrr.simulate import resolve_config
+
+    if device is None:
+        raise TraceError("the trace pipeline has 'fold', which folds onto a device: pass --device PRESET_OR_TOML")
+    return resolve_config(device)
+
+
+_DEVICE_HELP = "Device (preset name or .toml) that a fold=modulo in a trace pipeline folds onto."
 
 
 def _out_format(path: str, to: str | None) -> str | None:
     return to.lower() if to else format_from_filename(path)
 
 
-def _write(trace, out: str, fmt: str) -> None:
+def _write(trace, out: str, fmt: str) -> int:
     try:
-        write_trace(trace, out, fmt)
+        return write_trace(trace, out, fmt)
     except (TraceError, OSError) as e:
         raise _fail(e) from None
 
@@ -113,7 +132,7 @@ def trace():
 
 
 @trace.command("stats")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, metavar="TRACE...")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per trace.")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default=None,
               help="Input format (default: sniffed from the file).")
@@ -121,20 +140,24 @@ def trace():
               help="Page size in bytes for hot ratio and footprint.")
 @click.option("--skip-bad", is_flag=True, help="Skip malformed lines (counted on stderr) instead of failing.")
 @click.option("--cache/--no-cache", default=True, show_default=True,
-              help="Use and update the .flashrr-cache.npz file next to each trace.")
-def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache):
+              help="Use and update the .flashrr-cache.parquet file next to each trace.")
+@click.option("--device", default=None, help=_DEVICE_HELP)
+def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache, device):
     """Print Shuffler's Table 2 columns (requests, read ratio, average read
-    size, hot ratio, footprint) and the other trace statistics for each PATH."""
+    size, hot ratio, footprint) and the other trace statistics for each TRACE:
+    a file or synth:PRESET, with an optional pipeline
+    (e.g. 'usr_0.csv?start_s=3600&duration_s=600').  Files are read in chunks."""
     from flashrr.trace.stats import trace_stats
 
     rows = []
     for path in paths:
-        tr, report = _read(path, fmt, skip_bad, cache)
+        tr, report = _open(path, fmt, skip_bad, cache, device)
         try:
             st = trace_stats(tr, page_size_bytes=page_size_bytes)
         except (TraceError, ValueError) as e:
             raise _fail(e) from None
-        rows.append({"trace": tr.name, "path": path, "format": report.fmt, "skipped_lines": report.n_skipped,
+        rows.append({"trace": tr.name, "path": path, "format": report.fmt if report else "synth",
+                     "skipped_lines": report.n_skipped if report else 0,
                      "stats": {k: _jsonable(v) for k, v in st.items()}})
     if as_json:
         click.echo(json.dumps([{"trace": r["trace"], "path": r["path"], "format": r["format"],
@@ -155,16 +178,19 @@ def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache):
               help="Input format (default: sniffed from the file).")
 @click.option("--skip-bad", is_flag=True, help="Skip malformed lines (counted on stderr) instead of failing.")
 @click.option("--cache/--no-cache", default=True, show_default=True,
-              help="Use and update the .flashrr-cache.npz file next to IN.")
-def convert_cmd(src, dst, to, from_, skip_bad, cache):
-    """Convert trace IN to OUT in another format (.gz/.zst compress)."""
+              help="Use and update the .flashrr-cache.parquet file next to IN.")
+@click.option("--device", default=None, help=_DEVICE_HELP)
+def convert_cmd(src, dst, to, from_, skip_bad, cache, device):
+    """Convert trace IN to OUT in another format (.gz/.zst compress).  IN is a
+    file or synth:PRESET with an optional pipeline (e.g.
+    'usr_0.csv?fold=modulo&repeat=8' with --device); it is written in chunks."""
     fmt = _out_format(dst, to)
     if fmt is None:
         raise click.ClickException(f"cannot tell the output format from {dst!r}; pass --to "
                                    f"({', '.join(WRITABLE_FORMATS)})")
-    tr, report = _read(src, from_, skip_bad, cache)
-    _write(tr, dst, fmt)
-    click.echo(f"{dst}: {len(tr):,} requests ({report.fmt} -> {fmt})")
+    tr, report = _open(src, from_, skip_bad, cache, device)
+    n = _write(tr, dst, fmt)
+    click.echo(f"{dst}: {n:,} requests ({report.fmt if report else 'synth'} -> {fmt})")
 
 
 @trace.command("synth")

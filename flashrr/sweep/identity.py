@@ -1,9 +1,11 @@
 """Trace identity for run keys.
 
 * A synthetic trace ``synth:PRESET?name=value&...`` is identified by its
-  normalised spec: whitespace around names and values removed, parameters
-  sorted by name, no trailing ``?``.  ``synth:lun0?seed=1&n_requests=20000``
+  normalised spec: whitespace around names and values removed, generator
+  parameters sorted by name, then the pipeline keys, no trailing ``?``.  ``synth:lun0?seed=1&n_requests=20000``
   and ``synth:lun0?n_requests=20000&seed=1`` are the same trace.
+* A trace pipeline (``?fold=modulo&repeat=8``, see :mod:`flashrr.trace.pipeline`)
+  is part of the identity, in canonical form.
 * A trace file is identified by ``sha256:<hex>`` of its bytes (as stored,
   compressed or not), so renaming or moving a file keeps its runs, and an
   edited file gets new ones.  Hashing reads the whole file once; the digest is
@@ -16,50 +18,17 @@ import hashlib
 import json
 from pathlib import Path
 
-SYNTH_PREFIX = "synth:"
 HASH_CHUNK_BYTES = 1 << 20
-
-# Names a synth spec may set besides the SynthParams fields.
-_SYNTH_EXTRA_NAMES = ("n_requests", "seed")
 
 
 def normalize_synth_spec(spec: str) -> str:
-    """The canonical form of ``synth:PRESET[?name=value&...]``; ValueError if malformed."""
-    if not spec.startswith(SYNTH_PREFIX):
+    """The canonical form of ``synth:PRESET[?name=value&...]`` (see
+    :meth:`flashrr.trace.pipeline.TraceSpec.canonical`); ValueError if malformed."""
+    from ..trace.pipeline import SYNTH_PREFIX, parse_trace_spec
+
+    if not isinstance(spec, str) or not spec.startswith(SYNTH_PREFIX):
         raise ValueError(f"a synthetic trace spec starts with {SYNTH_PREFIX!r}, got {spec!r}")
-    preset, _, query = spec[len(SYNTH_PREFIX):].partition("?")
-    preset = preset.strip()
-    items: dict[str, str] = {}
-    for part in query.split("&"):
-        if not part.strip():
-            continue
-        name, eq, value = part.partition("=")
-        name, value = name.strip(), value.strip()
-        if not eq or not name or not value:
-            raise ValueError(f"synthetic trace parameter {part.strip()!r}: expected name=value")
-        if name in items:
-            raise ValueError(f"synthetic trace parameter {name!r} is given twice")
-        items[name] = value
-    query = "&".join(f"{k}={items[k]}" for k in sorted(items))
-    return SYNTH_PREFIX + preset + (f"?{query}" if query else "")
-
-
-def check_synth_spec(normalized: str) -> None:
-    """Check a normalised synth spec without generating the trace: it must parse
-    (:func:`flashrr.trace.spec.parse_synth_spec`), name a known preset and only known
-    parameters.  The values are checked by the generator when a run starts.
-    ValueError (a TraceError for a malformed spec) if wrong."""
-    from ..trace.spec import parse_synth_spec
-    from ..trace.synth import SynthParams
-    from ..trace.synth_presets import get_synth_preset
-
-    preset, params = parse_synth_spec(normalized)
-    get_synth_preset(preset)
-    known = set(SynthParams.names()) | set(_SYNTH_EXTRA_NAMES)
-    for name in params:
-        if name not in known:
-            raise ValueError(f"synthetic trace parameter {name!r} is unknown; expected one of "
-                             f"{', '.join(sorted(known))}")
+    return parse_trace_spec(spec).canonical()
 
 
 def file_sha256(path: Path) -> str:
@@ -107,9 +76,18 @@ class TraceHashCache:
 
 
 def trace_identities(targets: dict[str, str], cache: TraceHashCache) -> dict[str, str]:
-    """Identity of each trace target (``{target: kind}``, kind ``synth`` or ``file``)."""
+    """Identity of each trace target (``{target: kind}``, kind ``synth`` or
+    ``file``): a synth target is its own identity; a file target's is the
+    file's ``sha256:<hex>`` followed by its pipeline (``?fold=modulo&...``),
+    so two pipelines over one file are two traces."""
+    from ..trace.pipeline import parse_trace_spec
+
     out = {}
     for target, kind in targets.items():
-        out[target] = target if kind == "synth" else cache.identity(Path(target))
+        if kind == "synth":
+            out[target] = target
+        else:
+            spec = parse_trace_spec(target)
+            out[target] = spec.canonical(cache.identity(Path(spec.base)))
     cache.save()
     return out

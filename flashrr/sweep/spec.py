@@ -8,7 +8,7 @@ Structure (see ``docs/sweeps.md``)::
     engine = "compiled"                   # or "reference"; default "compiled"
     keep = ["rr_events", "hist"]          # artifacts kept per run; default none
     imports = ["my_policies"]             # modules imported first (custom policies)
-    traces = ["synth:lun0?n_requests=20000", "data/usr_0.csv"]
+    traces = ["synth:lun0?n_requests=20000", "data/usr_0.csv?fold=modulo&repeat=8"]
     devices = ["shuffler"]                # preset names, .toml paths or tables
     [[device]]                            # more devices: a base plus overrides
     preset = "shuffler"                   # or config = "path/to/device.toml"
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, SimConfig
-from .identity import SYNTH_PREFIX, check_synth_spec, normalize_synth_spec
+from ..trace.pipeline import TraceSpecError, parse_trace_spec
 from .task import KEEP_CHOICES, RunTask, canonical_json, run_key
 
 try:  # Python >= 3.11
@@ -57,7 +57,9 @@ class SpecError(ValueError):
 @dataclass(frozen=True)
 class TraceEntry:
     """One ``traces`` entry: ``text`` as written; ``target`` what workers load
-    (normalised synth spec or absolute path); ``kind`` is ``synth`` or ``file``."""
+    (the canonical trace spec, see :mod:`flashrr.trace.pipeline`: a synth spec,
+    or the file's absolute path, with the pipeline); ``kind`` is ``synth`` or
+    ``file``."""
 
     where: str
     text: str
@@ -247,18 +249,17 @@ def _traces(ctx, traces) -> tuple:
         where = f"traces[{i}]"
         if not isinstance(text, str) or not text.strip():
             raise ctx.error(where, f"must be a file path or a 'synth:PRESET?...' spec, got {text!r}")
-        if text.startswith(SYNTH_PREFIX):
-            try:
-                target = normalize_synth_spec(text)
-                check_synth_spec(target)
-            except ValueError as e:
-                raise ctx.error(where, f"{text!r}: {e}") from None
-            out.append(TraceEntry(where, text, "synth", target))
-        else:
-            path = ctx.path(text)
-            if not path.is_file():
-                raise ctx.error(where, f"trace file {text!r} not found (looked for {path})")
-            out.append(TraceEntry(where, text, "file", str(path.resolve())))
+        try:
+            parsed = parse_trace_spec(text)
+        except TraceSpecError as e:
+            raise ctx.error(where, f"{e.spec!r}: {e.detail}") from None
+        if parsed.kind == "synth":
+            out.append(TraceEntry(where, text, "synth", parsed.canonical()))
+            continue
+        path = ctx.path(parsed.base)
+        if not path.is_file():
+            raise ctx.error(where, f"trace file {parsed.base!r} not found (looked for {path})")
+        out.append(TraceEntry(where, text, "file", parsed.canonical(str(path.resolve()))))
     return tuple(out)
 
 

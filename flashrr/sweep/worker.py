@@ -6,8 +6,10 @@ failed outcome carrying the traceback text, so the sweep goes on.
 
 Traces are cached per process: the module-level :class:`TraceCache` keeps the
 :data:`TRACE_CACHE_SIZE` most recently used traces (least recently used out
-first), keyed by trace identity, so a worker reads or generates each trace
-once and reuses it for every run on it.  ``FLASHRR_SWEEP_TRACE_CACHE`` (an
+first), keyed by trace identity, so a worker generates each synthetic trace
+(or opens each trace file's parse cache) once and reuses it for every run on
+it.  A trace file is never held in memory: runs stream it from its parse
+cache.  The trace's pipeline is applied per run (``fold`` needs the device).  ``FLASHRR_SWEEP_TRACE_CACHE`` (an
 integer) overrides the size; 0 disables the cache.
 """
 from __future__ import annotations
@@ -38,16 +40,18 @@ class TraceCache:
         self.hits = 0
 
     def get(self, trace_id: str, target: str):
-        """``(trace, loaded)``: the trace ``target`` (identity ``trace_id``), and
-        whether it had to be loaded now."""
+        """``(source, loaded)``: the trace ``target`` (identity ``trace_id``)
+        before its pipeline -- a generated synthetic trace in memory, or a
+        trace file's parse cache read in chunks -- and whether it had to be
+        loaded now."""
         with self._lock:
             if trace_id in self._items:
                 self._items.move_to_end(trace_id)
                 self.hits += 1
                 return self._items[trace_id], False
-            from ..simulate import resolve_trace
+            from ..trace.pipeline import open_base, parse_trace_spec
 
-            trace = resolve_trace(target)
+            trace = open_base(parse_trace_spec(target))[0]
             self.loads += 1
             if self.size > 0:
                 self._items[trace_id] = trace
@@ -100,13 +104,15 @@ def init_local_worker() -> None:
 def execute(task: RunTask) -> RunOutcome:
     """Run one task (imports, trace from the cache, simulate, collect kept artifacts)."""
     from ..simulate import simulate
+    from ..trace.pipeline import apply_pipeline, parse_trace_spec
 
     t0 = time.perf_counter()
     loaded = False
     try:
         for mod in task.imports:
             importlib.import_module(mod)
-        trace, loaded = _CACHE.get(task.trace_id, task.trace_target)
+        base, loaded = _CACHE.get(task.trace_id, task.trace_target)
+        trace = apply_pipeline(parse_trace_spec(task.trace_target), base, task.device)
         res = simulate(task.device, trace, task.policy, seed=task.seed, engine=task.engine, repeat=task.repeat,
                        **task.params)
         artifacts = {}

@@ -478,8 +478,8 @@ def _delimited_fast_parser(lay: _Layout) -> Callable[[Opener, int], RawColumns]:
     return parse
 
 
-def _delimited_writer(lay: _Layout) -> Callable[[Trace, BinaryIO], None]:
-    def write(trace: Trace, out: BinaryIO) -> None:
+def _delimited_writer(lay: _Layout) -> Callable[..., None]:
+    def write(trace: Trace, out: BinaryIO, header: bool = True) -> None:
         n = len(trace)
         ou, su = lay.offset_unit, lay.size_unit
         start = (trace.offset // ou) * ou
@@ -499,7 +499,7 @@ def _delimited_writer(lay: _Layout) -> Callable[[Trace, BinaryIO], None]:
                 else:
                     cols[c] = pa.array(np.full(n, v, dtype=np.int64))
         table = pa.table([cols[c] for c in lay.columns], names=list(lay.columns))
-        if lay.write_header:
+        if lay.write_header and header:
             out.write((lay.delimiter.join(lay.columns) + "\n").encode())
         pa_csv.write_csv(table, out, write_options=pa_csv.WriteOptions(
             include_header=False, delimiter=lay.delimiter, quoting_style="none"))
@@ -545,7 +545,9 @@ class TraceFormat:
       size_bytes, is_write)``, None for a valid line that is not a request,
       :class:`LineError` for a bad line.
     * ``sniff_line(line)``: does this line look like the format?
-    * ``write(trace, stream)``: writes a trace, or None for a read-only format.
+    * ``write(trace, stream, header=True)``: writes a trace (``header=False``:
+      without the header line, for the later chunks of a streamed trace), or
+      None for a read-only format.
     """
 
     name: str
@@ -558,7 +560,7 @@ class TraceFormat:
     parse_fast: Callable[[Opener, int], RawColumns]
     parse_line: Callable[[str], tuple | None]
     sniff_line: Callable[[str], bool]
-    write: Callable[[Trace, BinaryIO], None] | None = None
+    write: Callable[..., None] | None = None
     delimiter: str | None = None
 
     @property

@@ -1,7 +1,8 @@
 """Reading and writing trace files: sniffing, compression, bad lines, the parse cache.
 
 ``read_trace(path)`` returns a :class:`~flashrr.trace.core.Trace`;
-``read_trace_report(path)`` returns ``(trace, ReadReport)``, where the report
+``read_trace_report(path)`` returns ``(trace, ReadReport)`` and ``open_trace(path)``
+``(source, ReadReport)`` (the trace read in chunks); the report
 says which format was used, how many bad lines were skipped and whether the
 file had to be sorted.  ``write_trace(trace, path, fmt)`` writes one.
 
@@ -14,9 +15,10 @@ Rules (see ``docs/traces.md``):
 * **Compression.**  gzip and zstd files are recognised by their first bytes
   (whatever their name) and decompressed on the fly.  ``write_trace``
   compresses when the name ends in ``.gz`` or ``.zst``.
-* **Speed.**  A vectorised parser (pyarrow's CSV reader) reads the whole
-  file.  Only when it cannot vouch for the result (a malformed field, a wrong
-  field count, a value out of range) is the file read again line by line,
+* **Speed.**  The file is parsed in blocks of whole lines (4 MiB) by a
+  vectorised parser (pyarrow's CSV reader).  Only when it cannot vouch for a
+  block (a malformed field, a wrong field count, a value out of range) is that
+  block cut into 2 MiB blocks and those it still refuses read line by line,
   which is the reference for what a valid line is: it raises at the first bad
   line, or skips and counts bad lines with ``skip_bad=True``.
 * **Bad lines.**  The error reads ``<path> line <n>: field '<name>': expected
@@ -28,19 +30,18 @@ Rules (see ``docs/traces.md``):
   requests that arrived earlier than the request before them in the file.
   Times are then rebased so the first request arrives at 0 ns.
 * **Cache.**  With ``cache=True`` a parsed trace is stored next to its source
-  as ``<source>.flashrr-cache.npz`` (uncompressed NumPy columns) and reused
-  while the source's size and mtime_ns, the format, ``skip_bad`` and
-  :data:`CACHE_VERSION` are unchanged.  An unwritable directory means no
-  cache, silently.
+  as ``<source>.flashrr-cache.parquet`` (see :mod:`flashrr.trace.cache`) and
+  reused while the source's size and mtime_ns, the format, ``skip_bad`` and
+  :data:`CACHE_VERSION` are unchanged.  The parse streams into the cache, so
+  :func:`open_trace` never holds the whole trace; it then reads the cache in
+  chunks.  An unwritable directory means a private temporary cache, silently.
 """
 from __future__ import annotations
 
 import contextlib
 import gzip
 import io
-import json
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -48,19 +49,21 @@ from typing import BinaryIO, Iterator
 import numpy as np
 import zstandard
 
+from .cache import (CACHE_SUFFIX, CACHE_VERSION, CachedTrace, PrivateDir, load_cache_meta, temp_sibling,
+                    write_cache)
 from .core import Trace, TraceError
+from .source import MemorySource, TraceSource
 from .formats import (FORMAT_NAMES, FORMATS, INT64_MAX, WRITABLE_FORMATS, FastPathFailed, LineError, RawColumns,
                       TraceFormat, get_format)
 
-__all__ = ["read_trace", "read_trace_report", "write_trace", "sniff_format", "format_from_filename",
+__all__ = ["read_trace", "read_trace_report", "open_trace", "write_trace", "sniff_format", "format_from_filename",
            "cache_path", "ReadReport", "TraceNotFoundError", "CACHE_SUFFIX", "CACHE_VERSION"]
 
-CACHE_SUFFIX = ".flashrr-cache.npz"
-CACHE_VERSION = 1
 SNIFF_LINES = 32
 PROGRESS_DELAY_S = 0.5   # the progress bar appears only for reads longer than this
 MAX_SKIP_EXAMPLES = 3
-BLOCK_BYTES = 1 << 21    # block size of the fallback parse (see _parse_blocks)
+FAST_BLOCK_BYTES = 1 << 22  # block size of the streaming parse (see _parse_iter)
+BLOCK_BYTES = 1 << 21       # block size inside a block the fast path refuses
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -107,7 +110,7 @@ def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool
     ``fmt``: a name from :data:`flashrr.trace.formats.FORMAT_NAMES` or None to
     sniff.  ``skip_bad``: skip malformed lines instead of raising (use
     :func:`read_trace_report` to get their count).  ``cache``: use and update
-    the ``.flashrr-cache.npz`` file next to the source.  ``progress``: show a
+    the ``.flashrr-cache.parquet`` file next to the source.  ``progress``: show a
     tqdm progress bar (by bytes of the file) on stderr for long reads.
     """
     return read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache, progress=progress)[0]
@@ -116,42 +119,97 @@ def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool
 def read_trace_report(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
                       progress: bool = False) -> tuple[Trace, ReadReport]:
     """Like :func:`read_trace`, and also return the :class:`ReadReport`."""
+    if cache:
+        source, report = open_trace(path, fmt=fmt, skip_bad=skip_bad, cache=True, progress=progress)
+        return source.to_trace(), report
     path = Path(path)
-    try:
+    with _read_errors(path):
+        sample, tf = _prepare(path, fmt)
+        if tf is None:
+            return _empty_trace(path), ReadReport(str(path), fmt and get_format(fmt).name, 0)
+        log = _SkipLog()
+        raw = RawColumns.concat(list(_parse_iter(path, tf, sample, skip_bad, progress, log)))
+        trace, n_ooo = _finalize(raw, tf, _trace_name(path, tf.name), path)
+    return trace, ReadReport(str(path), tf.name, len(trace), log.n, tuple(log.examples), n_ooo, False)
+
+
+def open_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
+               progress: bool = False) -> tuple[TraceSource, ReadReport]:
+    """A trace file as a :class:`~flashrr.trace.source.TraceSource` read from
+    its parse cache in chunks, and the :class:`ReadReport`.
+
+    A missing or stale cache is built first by a streaming parse (the whole
+    trace is never in memory).  ``cache=False``, or a directory that cannot
+    be written, puts the cache in a private temporary directory removed when
+    the source is garbage collected."""
+    path = Path(path)
+    with _read_errors(path):
         st = _stat_source(path)
-        sample = _sample_lines(path)
-        if not sample:
-            name = None if fmt is None else get_format(fmt).name
-            return _empty_trace(path), ReadReport(str(path), name, 0)
-        tf = get_format(fmt) if fmt is not None else _sniff(path, sample)
+        sample, tf = _prepare(path, fmt)
+        if tf is None:
+            return MemorySource(_empty_trace(path)), ReadReport(str(path), fmt and get_format(fmt).name, 0)
         key = {"version": CACHE_VERSION, "fmt": tf.name, "skip_bad": bool(skip_bad),
                "source_size": st.st_size, "source_mtime_ns": st.st_mtime_ns}
+        meta = load_cache_meta(cache_path(path), key) if cache else None
+        if meta is not None:
+            return CachedTrace(cache_path(path), meta), _report(path, meta, True)
+        log = _SkipLog()
+        blocks = _parse_iter(path, tf, sample, skip_bad, progress, log)
+        name = _trace_name(path, tf.name)
+        owner = None
+        dest = cache_path(path)
         if cache:
-            hit = _load_cache(cache_path(path), key)
-            if hit is not None:
-                trace, meta = hit
-                return trace, ReadReport(str(path), tf.name, len(trace), meta["n_skipped"],
-                                         tuple(meta["skipped_examples"]), meta["n_out_of_order"], True)
-        raw, n_skipped, examples = _parse(path, tf, sample, skip_bad, progress)
-        trace, n_ooo = _finalize(raw, tf, _trace_name(path, tf.name), path)
+            try:  # parse straight into the cache next to the source
+                meta = write_cache(blocks, tf.time_unit_ns, dest, lambda: _meta(key, name, log), path)
+            except OSError:
+                log = _SkipLog()  # unwritable directory: parse again into a private directory
+                blocks = _parse_iter(path, tf, sample, skip_bad, progress, log)
+        if meta is None:
+            owner = PrivateDir()
+            dest = owner.path / cache_path(path).name
+            meta = write_cache(blocks, tf.time_unit_ns, dest, lambda: _meta(key, name, log), path)
+    return CachedTrace(dest, meta, owner), _report(path, meta, False)
+
+
+def _meta(key: dict, name: str, log: "_SkipLog") -> dict:
+    return dict(key, name=name, n_skipped=log.n, skipped_examples=list(log.examples))
+
+
+def _report(path: Path, meta: dict, from_cache: bool) -> ReadReport:
+    return ReadReport(str(path), meta["fmt"], int(meta["n_requests"]), int(meta["n_skipped"]),
+                      tuple(meta["skipped_examples"]), int(meta["n_out_of_order"]), from_cache)
+
+
+@contextlib.contextmanager
+def _read_errors(path: Path):
+    """I/O and decompression errors as a TraceError naming the file."""
+    try:
+        yield
     except (OSError, EOFError, zstandard.ZstdError) as e:
         if isinstance(e, TraceError):
             raise
         raise TraceError(f"{path}: cannot read the file: {e}") from e
-    if cache:
-        meta = dict(key, name=trace.name, n_skipped=n_skipped, skipped_examples=list(examples),
-                    n_out_of_order=n_ooo)
-        _save_cache(cache_path(path), trace, meta)
-    return trace, ReadReport(str(path), tf.name, len(trace), n_skipped, tuple(examples), n_ooo, False)
 
 
-def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
-    """Write ``trace`` to ``path`` in format ``fmt`` (None: from the file name,
-    see :func:`format_from_filename`).  A name ending in ``.gz`` or ``.zst``
-    is compressed.  The file is written to a temporary name and renamed, so a
-    failed write leaves no partial file.  Times are rounded to the format's
-    resolution and requests widened to whole sectors where the format stores
-    sectors (see :mod:`flashrr.trace.formats`)."""
+def _prepare(path: Path, fmt: str | None) -> tuple[list, TraceFormat | None]:
+    """The sample lines and the format (given or sniffed); no format for an empty file."""
+    _stat_source(path)
+    sample = _sample_lines(path)
+    if not sample:
+        if fmt is not None:
+            get_format(fmt)
+        return sample, None
+    return sample, (get_format(fmt) if fmt is not None else _sniff(path, sample))
+
+
+def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None = None) -> int:
+    """Write ``trace`` (a Trace, or a TraceSource written chunk by chunk) to
+    ``path`` in format ``fmt`` (None: from the file name, see
+    :func:`format_from_filename`) and return the number of requests written.
+    A name ending in ``.gz`` or ``.zst`` is compressed.  The file is written
+    to a temporary name and renamed, so a failed write leaves no partial file.
+    Times are rounded to the format's resolution and requests widened to whole
+    sectors where the format stores sectors (see :mod:`flashrr.trace.formats`)."""
     path = Path(path)
     if fmt is None:
         fmt = format_from_filename(path)
@@ -161,20 +219,21 @@ def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
     tf = get_format(fmt)
     if not tf.writable:
         raise TraceError(f"format {tf.name!r} is read-only; writable formats: {', '.join(WRITABLE_FORMATS)}")
-    if not isinstance(trace, Trace):
-        raise TraceError(f"write_trace needs a Trace, got {type(trace).__name__}")
-    tmp = _temp_sibling(path)
+    if isinstance(trace, Trace):
+        chunks, name = lambda: [trace], trace.name
+    elif isinstance(trace, TraceSource):
+        chunks, name = lambda: trace.chunks(chunk_requests), trace.name
+    else:
+        raise TraceError(f"write_trace needs a Trace or a TraceSource, got {type(trace).__name__}")
+    tmp = temp_sibling(path)
+    n, first = 0, True
     try:
-        with open(tmp, "xb") as raw:
-            if path.name.endswith(".gz"):
-                with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6,
-                                   mtime=0) as out:
-                    tf.write(trace, out)
-            elif path.name.endswith(".zst"):
-                with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
-                    tf.write(trace, out)
-            else:
-                tf.write(trace, raw)
+        with open(tmp, "xb") as raw, _compressed_writer(path, raw) as out:
+            for c in chunks():
+                tf.write(c, out, header=first)
+                n, first = n + len(c), False
+            if first:  # an empty source still gets the format's header
+                tf.write(Trace([], [], [], [], name=name), out)
         os.replace(tmp, path)
         tmp = None
     except OSError as e:
@@ -183,6 +242,20 @@ def write_trace(trace: Trace, path, fmt: str | None = None) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+    return n
+
+
+@contextlib.contextmanager
+def _compressed_writer(path: Path, raw: BinaryIO) -> Iterator[BinaryIO]:
+    """``raw`` wrapped in a gzip or zstd compressor when ``path`` ends in ``.gz`` or ``.zst``."""
+    if path.name.endswith(".gz"):
+        with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
+            yield out
+    elif path.name.endswith(".zst"):
+        with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
+            yield out
+    else:
+        yield raw
 
 
 def sniff_format(path) -> str:
@@ -209,7 +282,7 @@ def format_from_filename(path) -> str | None:
 
 
 def cache_path(path) -> Path:
-    """Where the parse cache of ``path`` lives: ``<path>.flashrr-cache.npz``."""
+    """Where the parse cache of ``path`` lives: ``<path>.flashrr-cache.parquet``."""
     path = Path(path)
     return path.with_name(path.name + CACHE_SUFFIX)
 
@@ -337,11 +410,6 @@ def _trace_name(path: Path, fmt_name: str | None) -> str:
     return name
 
 
-def _temp_sibling(path: Path) -> Path:
-    """A fresh hidden name next to ``path`` for an atomic write-then-rename."""
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-
-
 # ---------------------------------------------------------------------------
 # Sniffing
 # ---------------------------------------------------------------------------
@@ -372,46 +440,71 @@ def _header_rows(tf: TraceFormat, sample: list[tuple[int, str]]) -> int:
 # Parsing
 # ---------------------------------------------------------------------------
 
+class _SkipLog:
+    """Bad lines skipped so far by a parse (``skip_bad=True``) and the first messages."""
+
+    def __init__(self):
+        self.n = 0
+        self.examples: list[str] = []
+
+    def add(self, n: int, examples) -> None:
+        self.n += n
+        self.examples.extend(examples[:MAX_SKIP_EXAMPLES - len(self.examples)])
+
+
 def _parse(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool,
            force_slow: bool = False) -> tuple[RawColumns, int, tuple]:
-    """Parse ``path``: the whole-file fast path; if that fails, block by block
-    (fast path per block, line by line only inside blocks that fail).
-    ``force_slow`` parses every line with the reference parser.  Returns
-    (columns in file order, bad lines skipped, first skip messages)."""
-    skip = _header_rows(tf, sample)
-    if force_slow:
-        with _open_source(path, progress) as stream:
+    """The whole of ``path`` parsed into one RawColumns (file order), the bad
+    lines skipped and the first skip messages (see :func:`_parse_iter`)."""
+    log = _SkipLog()
+    raw = RawColumns.concat(list(_parse_iter(path, tf, sample, skip_bad, progress, log, force_slow)))
+    return raw, log.n, tuple(log.examples)
+
+
+def _parse_iter(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool, log: _SkipLog,
+                force_slow: bool = False) -> Iterator[RawColumns]:
+    """Parse ``path`` block by block, yielding columns in file order.
+
+    The file is cut into blocks of whole lines (about FAST_BLOCK_BYTES each),
+    each parsed by the vectorised fast path; a block the fast path refuses is
+    cut again into blocks of about BLOCK_BYTES, and only those it still
+    refuses go through the line parser (which raises at the first bad line or,
+    with ``skip_bad``, records the skips in ``log``).  Line numbers stay
+    physical line numbers of the file.  ``force_slow`` reads every line with
+    the reference parser."""
+    header_rows = _header_rows(tf, sample)
+    with _open_source(path, progress) as stream:
+        if force_slow:
             text = _text_lines(stream)
-            out = _parse_lines(text, path, tf, skip, skip_bad, first_lineno=1)
+            raw, k, ex = _parse_lines(text, path, tf, header_rows, skip_bad, first_lineno=1)
             text.detach()
-            return out
-    try:
-        return tf.parse_fast(lambda: _open_source(path, progress), skip), 0, ()
-    except FastPathFailed:
-        return _parse_blocks(path, tf, skip, skip_bad, progress)
-
-
-def _parse_blocks(path: Path, tf: TraceFormat, header_rows: int, skip_bad: bool,
-                  progress: bool) -> tuple[RawColumns, int, tuple]:
-    """Cut the file into blocks of whole lines (about BLOCK_BYTES each); parse
-    each with the fast path and fall back to the line parser for the blocks
-    it refuses.  Line numbers stay physical line numbers of the file."""
-    parts, n_skipped, examples = [], 0, []
-    lineno = 1  # physical number of the block's first line
-    with _open_source(path, progress, desc=f"{path.name} (checking lines)") as stream:
-        for block in _blocks(stream):
-            skip_here = max(0, header_rows - (lineno - 1))
+            log.add(k, ex)
+            yield raw
+            return
+        lineno = 1  # physical number of the block's first line
+        for block in _blocks(stream, FAST_BLOCK_BYTES):
             try:
-                raw = tf.parse_fast(lambda b=block: contextlib.nullcontext(io.BytesIO(b)), skip_here)
+                yield _parse_fast_block(tf, block, lineno, header_rows)
             except FastPathFailed:
-                text = io.TextIOWrapper(io.BytesIO(block), encoding="utf-8-sig" if lineno == 1 else "utf-8",
-                                        errors="replace", newline=None)
-                raw, k, ex = _parse_lines(text, path, tf, skip_here, skip_bad, first_lineno=lineno)
-                n_skipped += k
-                examples.extend(ex[:MAX_SKIP_EXAMPLES - len(examples)])
-            parts.append(raw)
+                sub_lineno = lineno
+                for sub in _blocks(io.BytesIO(block)):
+                    try:
+                        raw = _parse_fast_block(tf, sub, sub_lineno, header_rows)
+                    except FastPathFailed:
+                        text = io.TextIOWrapper(io.BytesIO(sub), encoding="utf-8-sig" if sub_lineno == 1 else "utf-8",
+                                                errors="replace", newline=None)
+                        raw, k, ex = _parse_lines(text, path, tf, max(0, header_rows - (sub_lineno - 1)), skip_bad,
+                                                  first_lineno=sub_lineno)
+                        log.add(k, ex)
+                    yield raw
+                    sub_lineno += _count_lines(sub)
             lineno += _count_lines(block)
-    return RawColumns.concat(parts), n_skipped, tuple(examples)
+
+
+def _parse_fast_block(tf: TraceFormat, block: bytes, lineno: int, header_rows: int) -> RawColumns:
+    """The fast path over one block whose first line is physical line ``lineno``."""
+    skip_here = max(0, header_rows - (lineno - 1))
+    return tf.parse_fast(lambda: contextlib.nullcontext(io.BytesIO(block)), skip_here)
 
 
 def _blocks(stream: BinaryIO, size: int | None = None) -> Iterator[bytes]:
@@ -482,41 +575,3 @@ def _finalize(raw: RawColumns, tf: TraceFormat, name: str, path: Path) -> tuple[
                              "more than int64 ns can hold")
         t = (t - t[0]) * tf.time_unit_ns
     return Trace(t, *cols, name=name), n_ooo
-
-
-# ---------------------------------------------------------------------------
-# Cache
-# ---------------------------------------------------------------------------
-
-_KEY_FIELDS = ("version", "fmt", "skip_bad", "source_size", "source_mtime_ns")
-
-
-def _load_cache(cpath: Path, key: dict):
-    """(trace, meta) from a valid cache file matching ``key``, else None."""
-    try:
-        with np.load(cpath, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            if any(meta.get(k) != key[k] for k in _KEY_FIELDS):
-                return None
-            trace = Trace(z["time_ns"], z["offset"], z["size"], z["is_write"], name=meta["name"], rebase=False)
-    except (OSError, ValueError, KeyError, EOFError, TypeError):
-        return None
-    return trace, meta
-
-
-def _save_cache(cpath: Path, trace: Trace, meta: dict) -> bool:
-    """Write the cache atomically; False (and no file) if the directory is not writable."""
-    tmp = _temp_sibling(cpath)
-    try:
-        with open(tmp, "xb") as f:
-            np.savez(f, meta=np.array(json.dumps(meta)), **trace.columns())
-        os.replace(tmp, cpath)
-        tmp = None
-        return True
-    except OSError:
-        return False
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-

@@ -6,8 +6,9 @@ the hot ratio and a few companions.  Everything is computed at page
 granularity: a request of ``size`` bytes at byte ``offset`` touches the logical
 pages ``offset // page`` .. ``(offset + size - 1) // page`` inclusive.
 
-The work is vectorised.  When the touched page range is compact, per-page
-counts come from a difference array (``np.bincount`` of first pages minus that
+The work is vectorised and goes chunk by chunk over a streamed trace.  Within
+a chunk, when the touched page range is compact, per-page counts come from a
+difference array (``np.bincount`` of first pages minus that
 of one-past-last pages, then ``np.cumsum``), which never expands requests into
 pages; when it is sparse (huge offsets), every touched page is listed
 (``np.repeat``) and counted with ``np.unique``.  A trace of two million requests
@@ -17,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cache import CachedTrace
 from .core import Trace
+from .source import MemorySource, TraceSource
 
 __all__ = ["trace_stats", "STAT_KEYS"]
 
@@ -41,10 +44,16 @@ _DENSE_SPAN_FACTOR = 4
 _DENSE_SPAN_SLACK = 1 << 20
 
 
-def trace_stats(trace: Trace, page_size_bytes: int = 8192) -> dict:
+def trace_stats(trace, page_size_bytes: int = 8192, chunk_requests: int | None = None) -> dict:
     """Statistics of ``trace`` at a page size of ``page_size_bytes``.
 
-    Returns a dict with the keys of :data:`STAT_KEYS`:
+    ``trace`` is a :class:`Trace` or a :class:`~flashrr.trace.source.TraceSource`
+    (read in chunks of ``chunk_requests`` requests, so a trace file's
+    statistics never need the whole trace in memory; the page tallies need one
+    byte per page of the touched address range, or per touched page when the
+    range is sparse).  The statistics of a trace file's parse cache are
+    remembered next to it (``<cache>.stats.json``, per page size) while the
+    cache is valid.  Returns a dict with the keys of :data:`STAT_KEYS`:
 
     * ``requests`` (int): number of requests.
     * ``read_ratio`` (float): reads / requests.
@@ -69,53 +78,125 @@ def trace_stats(trace: Trace, page_size_bytes: int = 8192) -> dict:
             or page_size_bytes <= 0:
         raise ValueError(f"trace_stats: page_size_bytes must be a positive integer (got {page_size_bytes!r})")
     page = int(page_size_bytes)
-    n = len(trace)
-    is_write = trace.is_write
-    size = trace.size
-    n_writes = int(np.count_nonzero(is_write))
-    n_reads = n - n_writes
+    if isinstance(trace, Trace):
+        source, chunk_requests = MemorySource(trace), max(1, len(trace))
+    elif isinstance(trace, TraceSource):
+        source = trace
+    else:
+        raise TypeError(f"trace_stats: expected a Trace or a TraceSource, got {type(trace).__name__}")
+    memo = source if isinstance(source, CachedTrace) else None
+    if memo is not None:
+        known = memo.remembered_stats(page)
+        if known is not None and set(known) == set(STAT_KEYS):
+            return {k: known[k] for k in STAT_KEYS}
+    out = _stats(source, page, chunk_requests)
+    if memo is not None:
+        memo.remember_stats(page, out)
+    return out
+
+
+def _stats(source: TraceSource, page: int, chunk_requests: int | None) -> dict:
+    info = source.info()
+    n = info.n_requests
     out = dict.fromkeys(STAT_KEYS, 0.0)
     out["requests"] = n
     out["footprint_bytes"] = 0
     if n == 0:
         return out
-
+    lo, hi = info.min_offset // page, info.max_end_byte // page
+    touched, read = _PageTally(1, lo, hi), _PageTally(4, lo, hi)
+    read_bytes = write_bytes = 0
+    for c in source.chunks(chunk_requests):
+        first = c.offset // page
+        last = (c.offset + c.size - 1) // page
+        reads = ~c.is_write
+        touched.add(first, last)
+        read.add(first[reads], last[reads])
+        read_bytes += int(c.size[reads].sum())
+        write_bytes += int(c.size[c.is_write].sum())
+    n_writes, n_reads = info.n_writes, info.n_reads
     out["read_ratio"] = n_reads / n
-    out["avg_request_size_bytes"] = float(size.mean())
+    out["avg_request_size_bytes"] = (read_bytes + write_bytes) / n
     if n_reads:
-        out["avg_read_size_bytes"] = float(size[~is_write].mean())
+        out["avg_read_size_bytes"] = read_bytes / n_reads
     if n_writes:
-        out["avg_write_size_bytes"] = float(size[is_write].mean())
-    out["duration_s"] = trace.duration_ns / 1e9
-
-    first = trace.offset // page
-    last = (trace.offset + size - 1) // page
-    reads = ~is_write
-    out["footprint_bytes"] = int(np.count_nonzero(_page_counts(first, last))) * page
+        out["avg_write_size_bytes"] = write_bytes / n_writes
+    out["duration_s"] = info.duration_ns / 1e9
+    out["footprint_bytes"] = touched.distinct() * page
     if n_reads:
-        counts = _page_counts(first[reads], last[reads])
-        counts = counts[counts > 0]
+        counts = read.counts()
         out["hot_ratio"] = float(np.count_nonzero(counts >= 2) / counts.size)
         out["hot_ratio_4"] = float(np.count_nonzero(counts >= 4) / counts.size)
     return out
 
 
-def _page_counts(first: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """How many of the requests ``first[i] .. last[i]`` (pages, inclusive) touch each page.
+class _PageTally:
+    """Per-page counts, saturated at ``cap``, over requests added chunk by chunk.
 
-    The result lists every touched page once (in no particular order) and may
-    also hold zeros for untouched pages inside the touched range.
-    """
-    if first.size == 0:
-        return np.zeros(0, dtype=np.int64)
+    Pages ``lo .. hi`` (inclusive) are counted in a dense uint8 array while the
+    range has at most :data:`_DENSE_TALLY_PAGES` pages; otherwise the touched
+    pages are kept as a sorted array with their counts, and chunks are merged
+    into it in batches (memory then follows the number of touched pages)."""
+
+    def __init__(self, cap: int, lo: int, hi: int):
+        self.cap, self.lo = cap, lo
+        self.dense = np.zeros(hi - lo + 1, np.uint8) if hi - lo + 1 <= _DENSE_TALLY_PAGES else None
+        self.pages = np.zeros(0, np.int64)
+        self.tally = np.zeros(0, np.int64)
+        self.pending: list = []
+        self.n_pending = 0
+
+    def add(self, first: np.ndarray, last: np.ndarray) -> None:
+        if not first.size:
+            return
+        pages, counts = _page_counts(first, last)
+        if self.dense is not None:
+            i = pages - self.lo
+            self.dense[i] = np.minimum(self.dense[i] + np.minimum(counts, self.cap), self.cap)
+            return
+        self.pending.append((pages, counts))
+        self.n_pending += pages.size
+        if self.n_pending > max(self.pages.size, _MERGE_PAGES):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self.pending:
+            return
+        allp = np.concatenate([self.pages] + [p for p, _ in self.pending])
+        allc = np.concatenate([self.tally] + [c for _, c in self.pending])
+        self.pages, inv = np.unique(allp, return_inverse=True)
+        self.tally = np.minimum(np.bincount(inv, weights=allc).astype(np.int64), self.cap)
+        self.pending, self.n_pending = [], 0
+
+    def counts(self) -> np.ndarray:
+        """The count of every touched page (saturated at ``cap``), in page order."""
+        if self.dense is not None:
+            return self.dense[self.dense > 0]
+        self._merge()
+        return self.tally
+
+    def distinct(self) -> int:
+        return int(self.counts().size)
+
+
+_DENSE_TALLY_PAGES = 1 << 26  # 64 MiB of tally per kind at most
+_MERGE_PAGES = 1 << 22
+
+
+def _page_counts(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(pages, counts)``: every page touched by the requests ``first[i] ..
+    last[i]`` (pages, inclusive) once, in increasing order, and how many of the
+    requests touch it."""
     lo = int(first.min())
     span = int(last.max()) - lo + 1
     n_pages = last - first + 1
     if span <= _DENSE_SPAN_FACTOR * int(n_pages.sum()) + _DENSE_SPAN_SLACK:
         # Compact range: +1 at each request's first page, -1 after its last page, running sum.
         delta = np.bincount(first - lo, minlength=span + 1) - np.bincount(last + 1 - lo, minlength=span + 1)
-        return np.cumsum(delta[:span])
+        counts = np.cumsum(delta[:span])
+        nz = np.flatnonzero(counts)
+        return nz + lo, counts[nz]
     # Sparse range (huge offsets): list every touched page and count the distinct ones.
     starts = np.cumsum(n_pages) - n_pages  # index of each request's first page in the list
     within = np.arange(int(n_pages.sum()), dtype=np.int64) - np.repeat(starts, n_pages)
-    return np.unique(np.repeat(first, n_pages) + within, return_counts=True)[1]
+    return np.unique(np.repeat(first, n_pages) + within, return_counts=True)

@@ -1,5 +1,9 @@
 """Pure transformations of a :class:`Trace`; each returns a new Trace with the same name.
 
+Each also works on any run of consecutive requests (the chunks of a streamed
+trace, see :mod:`flashrr.trace.stages`): times are kept as they are, never
+rebased, and the per-request work is in helpers the streaming stages share.
+
 * :func:`repeat` — play the trace N times back to back (the papers repeat
   traces 128 times to trigger enough read reclaims).
 * :func:`amplify_reads` — repeat every read RAF times (Cocktail's read
@@ -16,7 +20,7 @@ import numpy as np
 
 from .core import Trace, TraceError
 
-__all__ = ["repeat", "amplify_reads", "scale_time", "fold"]
+__all__ = ["repeat", "amplify_reads", "scale_time", "fold", "repeat_period"]
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
@@ -32,6 +36,18 @@ def _positive_int(value, what: str) -> int:
     return int(value)
 
 
+def repeat_period(n_requests: int, duration_ns: int, n: int = 1) -> int:
+    """The shift in ns between copies when ``n_requests`` requests lasting
+    ``duration_ns`` are played back to back: ``duration_ns`` plus the mean
+    inter-arrival gap ``duration_ns // (n_requests - 1)`` (at least 1 ns).
+    The engines use the same period for ``repeat``.  TraceError if ``n``
+    copies overflow int64 ns."""
+    period = duration_ns + max(1, duration_ns // max(1, n_requests - 1))
+    if (n - 1) > (_INT64_MAX - duration_ns) // period:
+        raise TraceError(f"repeating a trace of {duration_ns} ns {n} times overflows int64 ns")
+    return period
+
+
 def repeat(trace: Trace, n: int) -> Trace:
     """The trace played ``n`` times back to back.
 
@@ -45,15 +61,11 @@ def repeat(trace: Trace, n: int) -> Trace:
     n = _positive_int(n, "repeat count n")
     m = len(trace)
     if m == 0 or n == 1:
-        return Trace(trace.time_ns, trace.offset, trace.size, trace.is_write, name=trace.name)
-    duration = trace.duration_ns
-    gap = max(1, duration // (m - 1)) if m > 1 else 1
-    period = duration + gap
-    if (n - 1) > (_INT64_MAX - duration) // period:
-        raise TraceError(f"repeating a trace of {duration} ns {n} times overflows int64 ns")
+        return Trace(trace.time_ns, trace.offset, trace.size, trace.is_write, name=trace.name, rebase=False)
+    period = repeat_period(m, trace.duration_ns, n)
     shift = np.repeat(np.arange(n, dtype=np.int64) * period, m)
     return Trace(np.tile(trace.time_ns, n) + shift, np.tile(trace.offset, n), np.tile(trace.size, n),
-                 np.tile(trace.is_write, n), name=trace.name)
+                 np.tile(trace.is_write, n), name=trace.name, rebase=False)
 
 
 def amplify_reads(trace: Trace, raf: int) -> Trace:
@@ -64,7 +76,7 @@ def amplify_reads(trace: Trace, raf: int) -> Trace:
     raf = _positive_int(raf, "read amplification factor raf")
     counts = np.where(trace.is_write, 1, raf)
     return Trace(np.repeat(trace.time_ns, counts), np.repeat(trace.offset, counts),
-                 np.repeat(trace.size, counts), np.repeat(trace.is_write, counts), name=trace.name)
+                 np.repeat(trace.size, counts), np.repeat(trace.is_write, counts), name=trace.name, rebase=False)
 
 
 def scale_time(trace: Trace, factor: float) -> Trace:
@@ -74,18 +86,27 @@ def scale_time(trace: Trace, factor: float) -> Trace:
     factors go through float64, exact to the ns for times below 2**53 ns
     (about 104 days)."""
     _check_trace(trace)
+    factor = check_time_factor(factor)
+    new = scale_times(trace.time_ns, factor)
+    return Trace(new, trace.offset, trace.size, trace.is_write, name=trace.name, rebase=False)
+
+
+def check_time_factor(factor) -> float:
+    """``factor`` if it is a finite number > 0, else TraceError."""
     if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not math.isfinite(factor) \
             or factor <= 0:
         raise TraceError(f"time scale factor must be a finite number > 0, got {factor!r}")
-    t = trace.time_ns
-    tmax = trace.duration_ns
+    return factor
+
+
+def scale_times(t: np.ndarray, factor: float) -> np.ndarray:
+    """Times ``t`` (int64 ns) times ``factor``, rounded as :func:`scale_time` says."""
+    tmax = int(t.max()) if len(t) else 0
     if tmax * float(factor) >= 2.0 ** 63:
         raise TraceError(f"scaling {tmax} ns by {factor} overflows int64 ns")
     if float(factor).is_integer():
-        new = t * int(factor)
-    else:
-        new = np.rint(t.astype(np.float64) * float(factor)).astype(np.int64)
-    return Trace(new, trace.offset, trace.size, trace.is_write, name=trace.name)
+        return t * int(factor)
+    return np.rint(t.astype(np.float64) * float(factor)).astype(np.int64)
 
 
 def fold(trace: Trace, capacity_bytes: int, page_size_bytes: int) -> Trace:
@@ -104,18 +125,31 @@ def fold(trace: Trace, capacity_bytes: int, page_size_bytes: int) -> Trace:
     capacity is an error.
     """
     _check_trace(trace)
+    n_pages, page = fold_pages(capacity_bytes, page_size_bytes)
+    return Trace(trace.time_ns, fold_offsets(trace.offset, trace.size, n_pages, page), trace.size, trace.is_write,
+                 name=trace.name, rebase=False)
+
+
+def fold_pages(capacity_bytes: int, page_size_bytes: int) -> tuple[int, int]:
+    """``(n_pages, page_size_bytes)`` of a fold onto ``capacity_bytes``; TraceError if no whole page fits."""
     page = _positive_int(page_size_bytes, "page_size_bytes")
     cap = _positive_int(capacity_bytes, "capacity_bytes")
     n_pages = cap // page
     if n_pages < 1:
         raise TraceError(f"capacity_bytes={cap} holds no whole page of {page} bytes")
-    first = trace.offset // page
-    within = trace.offset % page
-    span = (within + trace.size + page - 1) // page
-    if len(trace) and span.max() > n_pages:
+    return n_pages, page
+
+
+def fold_offsets(offset: np.ndarray, size: np.ndarray, n_pages: int, page: int, first_index: int = 0) -> np.ndarray:
+    """The folded byte offsets of requests (see :func:`fold`); ``first_index``
+    is the index of ``offset[0]`` in its trace, for the error message."""
+    first = offset // page
+    within = offset % page
+    span = (within + size + page - 1) // page
+    if len(offset) and span.max() > n_pages:
         i = int(np.argmax(span > n_pages))
-        raise TraceError(f"request {i} ({int(trace.size[i])} bytes at offset {int(trace.offset[i])}) touches "
+        raise TraceError(f"request {first_index + i} ({int(size[i])} bytes at offset {int(offset[i])}) touches "
                          f"{int(span[i])} pages, more than the {n_pages} pages of the capacity")
     start = first % n_pages
     start = np.where(start + span > n_pages, n_pages - span, start)
-    return Trace(trace.time_ns, start * page + within, trace.size, trace.is_write, name=trace.name)
+    return start * page + within
