@@ -89,8 +89,8 @@ class PVParams:
     qe_us: float = 0.0
     kappa_p: float = 0.03
     kappa_e: float = 0.10
-    nu_p: float = 0.5
-    nu_e: float = 0.5
+    nu_p: float = 0.01
+    nu_e: float = 0.005
     rho_wear: float = 0.3
 
     def __post_init__(self):
