@@ -18,7 +18,7 @@ string ``s`` after ``n`` P/E cycles, before quantization::
     + id_profile(d, i, l)           shared by blocks of the same index i on all
                                     planes of a die (what Sequential exploits)
     + own_profile(d, p, i, l)       the block's own layer profile
-    + string * T[k(d,p,i)](g(l), s) string-pattern class k, layer group g
+    + string * T[k(d,p,i)](g(l), s) string-pattern class k of die d, layer group g
     + noise * eps                   per-LWL noise, redrawn at every P/E point
 
 then rounded to a multiple of ``q_us`` (the paper's Fig. 9 values lie on a
@@ -38,8 +38,9 @@ The drift is not quantified by the paper: it is an assumption.
 
 Randomness: every die draws from its own stream (``seed``, die), so die ``d``
 is the same whatever the number of dies generated; the per-LWL noise and the
-wear-independent structure are fixed per die, the noise is redrawn per P/E
-point from the stream (``seed``, die, ``pe``).
+wear-independent structure (including the die's string-pattern templates) is
+fixed per die, the per-LWL noise is redrawn per P/E point from the stream
+(``seed``, die, ``pe``).
 """
 from __future__ import annotations
 
@@ -63,28 +64,28 @@ class PVParams:
     layers: int = 96
     strings: int = 4
     t0_us: float = 1665.0
-    layer_amp_us: float = 150.0
+    layer_amp_us: float = 40.0
     layer_center: float = 60.0
     sigma_die_layer_us: float = 10.0
     phi_die_layer: float = 0.9
     sigma_die_us: float = 6.0
-    sigma_plane_us: float = 3.7
-    sigma_block_us: float = 7.4
+    sigma_plane_us: float = 3.75
+    sigma_block_us: float = 7.2
     phi_block: float = 0.5
-    sigma_id_us: float = 8.3
+    sigma_id_us: float = 8.87
     phi_id: float = 0.95
-    sigma_own_us: float = 5.9
+    sigma_own_us: float = 3.65
     phi_own: float = 0.95
-    sigma_string_us: float = 9.6
+    sigma_string_us: float = 9.65
     string_groups: int = 8
     string_class_probs: tuple = (0.5, 0.3, 0.2)
-    sigma_noise_us: float = 9.7
+    sigma_noise_us: float = 10.05
     q_us: float = 6.1435
     e0_us: float = 3500.0
-    sigma_ers_us: float = 20.4
-    rho_ers: float = 0.84
-    sigma_ers_plane_us: float = 2.4
-    sigma_ers_id_us: float = 2.0
+    sigma_ers_us: float = 19.7
+    rho_ers: float = 0.85
+    sigma_ers_plane_us: float = 2.5
+    sigma_ers_id_us: float = 3.0
     phi_ers: float = 0.0
     qe_us: float = 0.0
     kappa_p: float = 0.03
@@ -173,16 +174,14 @@ class PVModel:
             raise ValueError(f"PVModel.seed: expected a non-negative integer, got {seed!r}")
         self.params = params or PVParams()
         self.dies, self.planes, self.blocks, self.seed = int(dies), int(planes), int(blocks), int(seed)
-        self._templates = self._string_templates()
         self._structures: dict[int, DieStructure] = {}
 
     # ------------------------------------------------------------------ draws
-    def _string_templates(self) -> np.ndarray:
-        """(K, G, S) string-pattern templates, unit variance, centred over strings (device-wide)."""
+    def string_templates(self, d: int) -> np.ndarray:
+        """(K, G, S) string-pattern templates of die ``d``, unit variance, centred over strings."""
         p = self.params
-        rng = np.random.default_rng([self.seed, _TEMPLATES])
-        k = len(p.string_class_probs)
-        return _centred(rng.standard_normal((k, p.string_groups, p.strings)))
+        rng = np.random.default_rng([self.seed, _TEMPLATES, d])
+        return _centred(rng.standard_normal((len(p.string_class_probs), p.string_groups, p.strings)))
 
     def layer_profile(self) -> np.ndarray:
         """The common layer profile, µs, shape ``(L,)``."""
@@ -208,7 +207,7 @@ class PVModel:
         own = p.sigma_own_us * _centred(ar1(rng, (P, N, L), p.phi_own))
         cls = rng.choice(len(p.string_class_probs), size=(P, N), p=p.string_class_probs)
         group = np.minimum(np.arange(L) * p.string_groups // L, p.string_groups - 1)
-        strings = p.sigma_string_us * self._templates[cls][:, :, group, :]  # (P, N, L, S)
+        strings = p.sigma_string_us * self.string_templates(d)[cls][:, :, group, :]  # (P, N, L, S)
         layer_terms = self.layer_profile() + die_layer  # (L,)
         block_terms = die + plane[:, None] + p.sigma_block_us * z  # (P, N)
         base = (layer_terms[None, None, :, None] + block_terms[:, :, None, None]
