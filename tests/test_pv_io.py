@@ -58,6 +58,10 @@ def test_bad_value_names_file_line_and_column(tmp_path):
     p, e = _write(tmp_path, pgm, ers)
     with pytest.raises(PVDataError, match=r"line 2: column 'layer'.*non-negative integer"):
         load_csv(p, e)
+    pgm, ers = _one_block_rows()
+    p, e = _write(tmp_path, pgm[:2] + [""] + pgm[2:], ers)
+    with pytest.raises(PVDataError, match=r"line 4: column 'die'.*an empty field"):
+        load_csv(p, e)
 
 
 def test_structural_errors_are_named(tmp_path):
@@ -121,6 +125,13 @@ def test_cli_evaluate_json_and_text():
     assert r.exit_code == 0 and "nominal 96" in r.output
     r = CliRunner().invoke(main, ["pv", "evaluate", "--method", "random", "--pgm-csv", "nope.csv"])
     assert r.exit_code != 0 and "go together" in r.output
+
+
+def test_cli_lists_the_ten_methods():
+    r = CliRunner().invoke(main, ["pv", "methods"])
+    names = [line.split()[0] for line in r.output.splitlines()]
+    assert r.exit_code == 0 and names == ["random", "sequential", "ers_ltn", "pgm_ltn", "optimal", "lwl_rank",
+                                          "pwl_rank", "str_rank", "str_med", "qstr_med"]
 
 
 def test_cli_evaluate_measured_csv(tmp_path):

@@ -313,7 +313,8 @@ class Method:
     label: str = ""
 
     def metadata_bytes(self, n_lwl: int = 384, n_layers: int = 96) -> int:
-        """Bytes kept per block: the signature plus a 4-byte key of the sorted lists."""
+        """Bytes kept per block: the signature and, for every sorting method, the
+        4-byte key of its sorted list (QSTR-MED: 4 + 48 = 52, the paper's Eq. 2)."""
         return int(self.signature_bytes(n_lwl, n_layers))
 
     def unique_pair_distances(self, P: int, W: int) -> int:

@@ -35,7 +35,8 @@ def _read(path: Path, columns: tuple, integer: tuple, interleaved: bool) -> pd.D
     if not path.is_file():
         raise PVDataError(f"{path}: no such file")
     try:
-        df = pd.read_csv(path, dtype=str, skipinitialspace=True)
+        # blank lines are kept (as empty fields) so a row's index always maps to its line number
+        df = pd.read_csv(path, dtype=str, skipinitialspace=True, skip_blank_lines=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise PVDataError(f"{path}: not a readable CSV file ({e})") from None
     df.columns = [str(c).strip() for c in df.columns]
@@ -57,7 +58,8 @@ def _read(path: Path, columns: tuple, integer: tuple, interleaved: bool) -> pd.D
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
             kind = "a non-negative integer" if c in integer else "a positive number of µs"
-            raise PVDataError(f"{path}: line {i + 2}: column {c!r}: expected {kind}, got {raw.iloc[i]!r}")
+            got = "an empty field" if pd.isna(raw.iloc[i]) else repr(raw.iloc[i])
+            raise PVDataError(f"{path}: line {i + 2}: column {c!r}: expected {kind}, got {got}")
         out[c] = vals.astype(np.int64) if c in integer else vals.astype(np.float64)
     return out
 
