@@ -7,6 +7,8 @@ Claims tables have the columns :data:`CLAIM_COLUMNS`; ``holds`` comes from
 """
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -39,6 +41,25 @@ class Figure:
         csv = Path(out) / f"{self.stem}.csv"
         data.to_csv(csv, index=False)
         return paths + [csv]
+
+
+def make_figures(figures: dict, wanted, runs, out, timings: dict) -> dict:
+    """Make every figure id of ``wanted`` found in ``figures``; its wall time (s)
+    goes to ``timings[f"{id}_s"]``.  Returns ``{id: [paths]}``."""
+    written = {}
+    for fid in wanted:
+        if fid in figures:
+            t1 = time.perf_counter()
+            written[fid] = figures[fid].make(runs, out)
+            timings[f"{fid}_s"] = round(time.perf_counter() - t1, 2)
+    return written
+
+
+def write_manifest(out, paper: str, plan: dict, timings: dict) -> Path:
+    """Write ``reproduce.json``: the paper, its plan and the wall times (s)."""
+    path = Path(out) / "reproduce.json"
+    path.write_text(json.dumps({"paper": paper, "plan": plan, "timings_s": timings}, indent=1, default=str))
+    return path
 
 
 def holds(expect: str, value: float, paper: float) -> object:

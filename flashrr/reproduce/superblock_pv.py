@@ -17,7 +17,6 @@ shape, re-assembling at every P/E point, and pool all superblocks.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -190,6 +189,7 @@ def reproduce(out, quick: bool = False, figures=None, plan: Plan | None = None, 
     ``trace_params`` and ``device_overrides`` do not apply (no traces): giving
     one is an error.  Returns ``{"figures": {id: [paths]}, "claims": DataFrame
     or None, "timings": {...}}``."""
+    from .common import make_figures, write_manifest
     from .superblock_pv_claims import claims, write_claims
     from .superblock_pv_figures import FIGURES
 
@@ -213,19 +213,13 @@ def reproduce(out, quick: bool = False, figures=None, plan: Plan | None = None, 
     written = write_tables(runs, out, [f for f in wanted if f in TABLES])
     if with_claims:
         overheads(runs).to_csv(out / "overheads.csv", index=False)
-    for fid in wanted:
-        if fid in FIGURES:
-            t1 = time.perf_counter()
-            written[fid] = FIGURES[fid].make(runs, out)
-            timings[f"{fid}_s"] = round(time.perf_counter() - t1, 2)
+    written.update(make_figures(FIGURES, wanted, runs, out, timings))
     table_ = None
     if with_claims:
         table_ = claims(runs)
         write_claims(table_, out, runs)
     timings["total_s"] = round(time.perf_counter() - t0, 2)
-    meta = {"paper": "superblock-pv", "plan": {**asdict(plan), "params": (plan.params or PVParams()).to_dict()},
-            "timings_s": timings}
-    (out / "reproduce.json").write_text(json.dumps(meta, indent=1, default=str))
+    write_manifest(out, "superblock-pv", {**asdict(plan), "params": (plan.params or PVParams()).to_dict()}, timings)
     return {"figures": written, "claims": table_, "timings": timings}
 
 
