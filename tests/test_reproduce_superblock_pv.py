@@ -79,6 +79,15 @@ def test_single_figure_runs_only_what_it_needs(tmp_path):
         reproduce(tmp_path, plan=TINY, repeat=3)
 
 
+def test_per_figure_script_entry_point(tmp_path, capsys):
+    from flashrr.reproduce.superblock_pv import figure_main
+
+    figure_main("table5", ["--quick", "--dies", "1", "--out", str(tmp_path)])
+    assert capsys.readouterr().out.split() == [str(tmp_path / "table5_extra_latency.csv"),
+                                               str(tmp_path / "table5_extra_latency.md")]
+    assert "| Random |" in (tmp_path / "table5_extra_latency.md").read_text()
+
+
 def test_shared_claim_helpers():
     assert common.holds("lower", -3.0, -10.0) is True and common.holds("parity", 1.5, 0.0) is False
     assert common.holds("below", 2.0, 5.0) is True and common.holds("lower", np.nan, -1) == "n/a"
