@@ -5,6 +5,7 @@ import click
 
 from flashrr._version import __version__
 
+from .pv_cmds import pv
 from .reproduce_cmds import reproduce_cmd
 from .run_cmds import presets_cmd, run_cmd
 from .sweep_cmds import results, sweep
@@ -23,3 +24,4 @@ main.add_command(trace)
 main.add_command(sweep)
 main.add_command(results)
 main.add_command(reproduce_cmd)
+main.add_command(pv)

@@ -11,6 +11,7 @@ import importlib
 
 PAPERS = {
     "shuffler": "flashrr.reproduce.shuffler",
+    "superblock-pv": "flashrr.reproduce.superblock_pv",
 }
 
 

@@ -170,11 +170,14 @@ def lines(ax, data: dict, xlabel: str = "", ylabel: str = "", title: str = "", s
 
 
 def save(fig, out_dir, stem: str) -> list[Path]:
-    """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; close the figure."""
+    """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; close the figure.
+    A figure without a layout engine is laid out tightly first; one made with
+    ``layout="constrained"`` keeps its engine."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.pdf"]
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     fig.savefig(paths[0], dpi=150)
     fig.savefig(paths[1])
     plt.close(fig)

@@ -28,7 +28,6 @@ replays, to check the pipeline in a few minutes.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -203,6 +202,7 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     every synthetic trace spec (after :data:`DEFAULT_TRACE_PARAMS`, so they
     override it) / every device; ignored when ``plan`` is given.
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame, "timings": {...}}``."""
+    from .common import make_figures, write_manifest
     from .shuffler_claims import claims, write_claims
     from .shuffler_figures import FIGURES
 
@@ -220,18 +220,13 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     t0 = time.perf_counter()
     runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
     pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
-    written = {}
-    for fid in wanted:
-        t1 = time.perf_counter()
-        written[fid] = FIGURES[fid].make(runs, out)
-        timings[f"{fid}_s"] = round(time.perf_counter() - t1, 2)
+    written = make_figures(FIGURES, wanted, runs, out, timings)
     table = None
     if with_claims:
         table = claims(runs)
         write_claims(table, out, plan)
     timings["total_s"] = round(time.perf_counter() - t0, 2)
-    (out / "reproduce.json").write_text(json.dumps({"paper": "shuffler", "plan": asdict(plan),
-                                                    "timings_s": timings}, indent=1, default=str))
+    write_manifest(out, "shuffler", asdict(plan), timings)
     return {"figures": written, "claims": table, "timings": timings}
 
 

@@ -18,14 +18,15 @@ than half the paper's, ``similar`` (half to twice) or ``stronger``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from . import common
+from .common import CLAIM_COLUMNS as COLUMNS
+from .common import PARITY_TOL_PCT, claims_markdown, magnitude
+from .common import holds as _holds
 from .shuffler import SCHEMES
-
-PARITY_TOL_PCT = 1.0
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,6 @@ def _claims() -> list:
 
 
 CLAIMS = _claims()
-COLUMNS = ["figure", "claim", "metric", "aggregate", "paper_value", "flashrr_value", "unit", "expected", "holds",
-           "magnitude", "n_traces"]
 
 
 def relative_change(runs, claim: Claim) -> pd.Series:
@@ -97,28 +96,6 @@ def relative_change(runs, claim: Claim) -> pd.Series:
         return pd.Series(dtype=float)
     ref = t[claim.ref].where(t[claim.ref] != 0)
     return (100.0 * (t[claim.scheme] / ref - 1.0)).dropna()
-
-
-def _holds(expect: str, value: float, paper: float) -> object:
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    return {"lower": value < 0, "higher": value > 0, "parity": abs(value) <= PARITY_TOL_PCT,
-            "below": value < paper, "zero": value == 0}[expect]
-
-
-def magnitude(expect: str, value: float, paper: float, holds) -> str:
-    """How flashrr's value compares in size with the paper's, for a claim whose
-    direction holds: ``weaker`` (< half the paper's change), ``similar`` (half to
-    twice), ``stronger`` (> twice); ``opposite`` when the direction fails; ``-``
-    when the claim has no size (parity, bounds, counts) or no value."""
-    if holds == "n/a":
-        return "-"
-    if expect not in ("lower", "higher") or not np.isfinite(paper) or paper == 0:
-        return "-" if holds else "opposite" if expect in ("lower", "higher") else "-"
-    if not holds:
-        return "opposite"
-    ratio = value / paper
-    return "weaker" if ratio < 0.5 else "stronger" if ratio > 2 else "similar"
 
 
 def _special_rows(runs) -> list:
@@ -178,24 +155,9 @@ def to_markdown(table: pd.DataFrame, plan=None) -> str:
                  f"{plan.n_requests or 'paper count'}; replays: {plan.repeat}; seeds: {list(plan.seeds)}.", ""]
     head += ["Values are relative changes `x / ref - 1` in % per trace, aggregated over traces as stated; "
              f"`parity` holds within ±{PARITY_TOL_PCT:g}%.", ""]
-    lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
-             "|---|---|---:|---:|---|---|---|---|"]
-    for r in table.itertuples(index=False):
-        paper = "" if not np.isfinite(r.paper_value) else f"{r.paper_value:+.3g}" if r.unit == "% change" \
-            else f"{r.paper_value:g}"
-        mine = "n/a" if not np.isfinite(r.flashrr_value) else f"{r.flashrr_value:+.2f}" if r.unit == "% change" \
-            else f"{r.flashrr_value:.4g}"
-        lines.append(f"| {r.figure} | {r.claim} | {paper} | {mine} | {r.unit} | {r.aggregate} | {r.holds} "
-                     f"| {r.magnitude} |")
-    n_yes = int((table["holds"] == True).sum())  # noqa: E712  (column holds bools and "n/a")
-    n_similar = int(table["magnitude"].isin(["similar", "stronger"]).sum())
-    return "\n".join(head + lines + ["", f"Direction holds for {n_yes} of {len(table)} claims; for {n_similar} the "
-                                      "change is at least half the paper's.", ""])
+    return claims_markdown(table, head)
 
 
 def write_claims(table: pd.DataFrame, out, plan=None) -> list:
     """Write ``claims.csv`` and ``claims.md`` into ``out``."""
-    out = Path(out)
-    table.to_csv(out / "claims.csv", index=False)
-    (out / "claims.md").write_text(to_markdown(table, plan))
-    return [out / "claims.csv", out / "claims.md"]
+    return common.write_claims(table, out, to_markdown(table, plan))

@@ -13,14 +13,11 @@ figure and what it lacked; it is never skipped or drawn empty.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable
-
 import numpy as np
 import pandas as pd
 
 from . import plots
+from .common import Figure
 from .shuffler import SCHEMES, pivot
 
 ALL = list(SCHEMES.values())
@@ -34,23 +31,6 @@ class FigureDataError(ValueError):
 def _need(ok, figure: str, what: str) -> None:
     if not ok:
         raise FigureDataError(f"{figure}: cannot be drawn: {what}")
-
-
-@dataclass(frozen=True)
-class Figure:
-    stem: str
-    title: str
-    groups: tuple
-    fn: Callable
-
-    def make(self, runs, out) -> list:
-        """Draw the figure and write its PNG, PDF and CSV into ``out``; returns the paths."""
-        fig, data = self.fn(runs)
-        fig.suptitle(self.title, fontsize=9)
-        paths = plots.save(fig, out, self.stem)
-        csv = Path(out) / f"{self.stem}.csv"
-        data.to_csv(csv, index=False)
-        return paths + [csv]
 
 
 def _normalized(runs, group: str, metric: str, device: str, ref: str = "Baseline", schemes=ALL):
