@@ -235,10 +235,7 @@ cdef class CompiledEngine:
                 if n_ev:
                     self._program_pages(self.buf_evict, n_ev, t, CAUSE_FLUSH)
                     if self.ack_insert:
-                        self.sched.destage_drop_done(t)
-                        for i in range(n_ev):
-                            self.sched.destage_push(self.buf_end[i])
-                        self.sched.destage_room(t)
+                        self.sched.destage(self.buf_end, n_ev, t)
             for i in range(np_):
                 self.rc.read_reclaim(self.buf_pending[i], done)
         self._record(H_READ, done - t)
@@ -266,10 +263,7 @@ cdef class CompiledEngine:
             if n_fl:
                 if self.ack_insert:
                     self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH)
-                    self.sched.destage_drop_done(t)
-                    for i in range(n_fl):
-                        self.sched.destage_push(self.buf_end[i])
-                    room = self.sched.destage_room(t)
+                    room = self.sched.destage(self.buf_end, n_fl, t)
                     if room > t:
                         self.cnt[C_WRITE_STALL] += room - t
                     done = imax(done, room)

@@ -107,7 +107,6 @@ cdef class Scheduler:
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil
     # ---- destage buffer
+    cdef int64_t destage(self, const int64_t* ends, int32_t n, int64_t t) except -1 nogil  # when it has room
     cdef int destage_push(self, int64_t end) except -1 nogil
-    cdef int64_t destage_room(self, int64_t t) noexcept nogil                 # pop until it fits; when it does
     cdef int64_t _heap_pop(self) noexcept nogil
-    cdef void destage_drop_done(self, int64_t t) noexcept nogil

@@ -185,13 +185,13 @@ cdef class Scheduler:
                 if c.v[2 * c.n - 1] == t:                      # touching: extend it
                     c.v[2 * c.n - 1] = t + dur
                     return t + dur
-                if c.n < IVC and nc > 1:                   # room, and not the chunk that pruning empties
+                if c.n < IVC:                              # room: stale intervals go at the next full search
                     c.v[2 * c.n] = t
                     c.v[1 + 2 * c.n] = t + dur
                     c.n += 1
                     return t + dur
         # drop what no booking can reach any more
-        while nc > 0:
+        while nc > 0 and ch[0].v[1] <= self.horizon:
             c = ch[0]
             k = 0
             while k < c.n and c.v[1 + 2 * k] <= self.horizon:
@@ -206,9 +206,14 @@ cdef class Scheduler:
             memmove(&ch[0], &ch[1], sizeof(IvChunk*) * nc)
         self.ivc_n[chan] = nc
         s = t
-        # the first chunk whose last interval ends after s
+        # the first chunk whose last interval ends after s: bookings land mostly at the front
+        # (the present) or at the back (a backlogged die), so look there before searching
         lo = 0
         hi = nc
+        if nc > 1 and ch[nc - 2].v[2 * ch[nc - 2].n - 1] <= s:
+            lo = nc - 1
+        elif nc > 0 and ch[0].v[2 * ch[0].n - 1] > s:
+            hi = 0
         while lo < hi:
             mid = (lo + hi) >> 1
             if ch[mid].v[2 * ch[mid].n - 1] > s:
@@ -217,10 +222,17 @@ cdef class Scheduler:
                 lo = mid + 1
         ci = lo
         ii = 0
-        if ci < nc:
+        if ci < nc:                                        # and in it, the first interval ending after s
             c = ch[ci]
-            while c.v[1 + 2 * ii] <= s:
-                ii += 1
+            lo = 0
+            hi = c.n - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if c.v[1 + 2 * mid] > s:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            ii = lo
         # walk forward until the gap before interval (ci, ii) is long enough
         while ci < nc:
             c = ch[ci]
@@ -516,12 +528,15 @@ cdef class Scheduler:
             self.heap[i] = last
         return top
 
-    cdef void destage_drop_done(self, int64_t t) noexcept nogil:
+    cdef int64_t destage(self, const int64_t* ends, int32_t n, int64_t t) except -1 nogil:
+        """Flushes ending at ends[0:n] enter the buffer at t (finished ones leave it); returns
+        when it has room again: t, or the end of the flush that makes room."""
+        cdef int64_t ready = t
+        cdef int32_t i
         while self.heap_len and self.heap[0] <= t:
             self._heap_pop()
-
-    cdef int64_t destage_room(self, int64_t t) noexcept nogil:
-        cdef int64_t ready = t
+        for i in range(n):
+            self.destage_push(ends[i])
         while self.heap_len > self.destage_cap:
             ready = imax(ready, self._heap_pop())
         return ready

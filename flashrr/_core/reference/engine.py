@@ -101,15 +101,6 @@ class ReferenceEngine:
             self.c["user_flash_transactions"] += 1
         return ends
 
-    def _destage(self, ends: list, t: int) -> int:
-        """Flush programs ending at ``ends`` enter the destage buffer at ``t``; returns when
-        the buffer has room again (ns)."""
-        sc = self.sched
-        sc.destage_drop_done(t)
-        for e in ends:
-            sc.destage_push(e)
-        return sc.destage_room(t)
-
     def _read(self, t: int, lpn0: int, lpn1: int) -> None:
         L, c, ftl, sc, rc = self.L, self.c, self.ftl, self.sched, self.rc
         c["reads"] += 1
@@ -156,7 +147,7 @@ class ReferenceEngine:
                 if evicted:
                     ends = self._program_pages(evicted, t, CAUSE_FLUSH)
                     if L.write_ack_insert:
-                        self._destage(ends, t)
+                        self.sched.destage(ends, t)
             for sb in pending:
                 rc.read_reclaim(sb, done)
         self._record("read", done - t)
@@ -181,7 +172,7 @@ class ReferenceEngine:
             if flush:
                 ends = self._program_pages(flush, t, CAUSE_FLUSH)
                 if L.write_ack_insert:
-                    room = self._destage(ends, t)
+                    room = self.sched.destage(ends, t)
                     if room > t:
                         c["write_stall_ns"] += room - t
                     done = max(done, room)

@@ -71,7 +71,7 @@ class Scheduler:
         self.erase_end = ([], [])  # per job kind, per event: when its last erase ended (ns), -1 pending
         self.iq = [deque() for _ in range(L.n_dies)]  # policy idle moves: (lpn, src ppn, dest comp, t)
         self.idle_pending = 0
-        self.destage: list = []  # min-heap of flush program ends (ns), one entry per page
+        self.destage_heap: list = []  # min-heap of flush program ends (ns), one entry per page
 
     # ------------------------------------------------------------------ resources
     def xfer(self, chan: int, t: int, n: int) -> int:
@@ -230,16 +230,15 @@ class Scheduler:
         return self.iq[die].popleft()
 
     # ------------------------------------------------------------------ destage buffer
-    def destage_drop_done(self, t: int) -> None:
-        while self.destage and self.destage[0] <= t:
-            heapq.heappop(self.destage)
-
-    def destage_push(self, end: int) -> None:
-        heapq.heappush(self.destage, end)
-
-    def destage_room(self, t: int) -> int:
-        """Pop the earliest flush ends until the buffer fits; returns when it does (ns)."""
+    def destage(self, ends: list, t: int) -> int:
+        """Flushes ending at ``ends`` enter the buffer at ``t`` (finished ones leave it);
+        returns when it has room again (ns): ``t``, or the end of the flush that makes room."""
+        heap = self.destage_heap
+        while heap and heap[0] <= t:
+            heapq.heappop(heap)
+        for e in ends:
+            heapq.heappush(heap, e)
         ready = t
-        while len(self.destage) > self.L.destage_pages:
-            ready = max(ready, heapq.heappop(self.destage))
+        while len(heap) > self.L.destage_pages:
+            ready = max(ready, heapq.heappop(heap))
         return ready
