@@ -73,6 +73,8 @@ class PolicyHooks:
     on_read_reclaim: Optional[Callable]
     place_migration: Optional[Callable]
     choose_gc_victim: Optional[Callable]
+    # PhasedRR working sets: (delta_reads, phase_mult[5], max_blocks), or None (off)
+    working_sets: Optional[tuple] = None
 
 
 class Policy:
@@ -124,7 +126,13 @@ class Policy:
             on_read_reclaim=self.on_read_reclaim if overridden("on_read_reclaim") else None,
             place_migration=self.place_migration if overridden("place_migration") else None,
             choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
+            working_sets=self.working_sets_spec(),
         )
+
+    def working_sets_spec(self) -> Optional[tuple]:
+        """``(delta_reads, phase_mult, max_blocks)`` to switch the compiled working sets on
+        (see flashrr/_core/phased.pyx), or None."""
+        return None
 
     def __repr__(self) -> str:
         p = ", ".join(f"{k}={v!r}" for k, v in self.params().items())

@@ -21,6 +21,7 @@ from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
 from .features import PageCounters
 from .ftl import Ftl
+from .phased import WorkingSets
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -39,6 +40,10 @@ class ReferenceEngine:
         self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
                           self.check_invariants if check else None)
         self.features = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
+        spec = getattr(hooks, "working_sets", None) if hooks is not None else None
+        self.ws = WorkingSets(L, self.ftl, self.sched, self.c, spec)
+        if self.ws.on:
+            self.rc.ws = self.ws
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -130,7 +135,7 @@ class ReferenceEngine:
                         raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
-            extras = [rc.retries(p // L.pages_per_block) * L.t_retry_ns for p in ppns]
+            extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
             blocked = False
             for die, chan, n, extra in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
@@ -144,10 +149,14 @@ class ReferenceEngine:
             for ppn in ppns:
                 blk = ppn // L.pages_per_block
                 rc.block_reads[blk] += 1
+                if self.ws.on:
+                    self.ws.on_read(ppn, blk, int(rc.block_reads[blk]), int(rc.rr_threshold[blk]), done)
                 if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:
                     sb = blk // L.k
                     if sb not in pending:
                         pending.append(sb)
+            if self.ws.on and self.ws.due:
+                rc.force_due(done)
             self.features.on_flash_reads(misses)
             if L.cache_pages and L.read_allocate:
                 evicted = []
@@ -273,6 +282,10 @@ class ReferenceEngine:
                 "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
                 "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def working_sets(self) -> WorkingSets:
+        """The working-set mechanism (tests read its arrays)."""
+        return self.ws
 
     def check_invariants(self) -> None:
         f = self.ftl
