@@ -75,6 +75,8 @@ class PolicyHooks:
     choose_gc_victim: Optional[Callable]
     # PhasedRR working sets: (delta_reads, phase_mult[5], max_blocks), or None (off)
     working_sets: Optional[tuple] = None
+    # RL-RR / Reallocation early moves: (mode, span, alpha, gamma, epsilon), or None (off)
+    early_moves: Optional[tuple] = None
 
 
 class Policy:
@@ -127,11 +129,17 @@ class Policy:
             place_migration=self.place_migration if overridden("place_migration") else None,
             choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
             working_sets=self.working_sets_spec(),
+            early_moves=self.early_moves_spec(),
         )
 
     def working_sets_spec(self) -> Optional[tuple]:
         """``(delta_reads, phase_mult, max_blocks)`` to switch the compiled working sets on
         (see flashrr/_core/phased.pyx), or None."""
+        return None
+
+    def early_moves_spec(self) -> Optional[tuple]:
+        """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
+        early moves on (see flashrr/_core/early.pyx), or None."""
         return None
 
     def __repr__(self) -> str:

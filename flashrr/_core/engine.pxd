@@ -14,6 +14,7 @@ cimport cython
 from .cache cimport Cache
 from .features cimport PageCounters
 from .ftl cimport Ftl
+from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
@@ -28,6 +29,8 @@ cdef class CompiledEngine:
     cdef PageCounters counters_feature
     cdef WorkingSets ws                # PhasedRR working sets (feature off unless the policy declares them)
     cdef bint ws_on
+    cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
+    cdef bint early_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)

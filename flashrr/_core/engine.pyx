@@ -11,6 +11,7 @@ cimport numpy as cnp
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .common cimport *
+from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
@@ -91,6 +92,12 @@ cdef class CompiledEngine:
         self.ws_on = spec is not None
         if self.ws_on:
             self.rc.ws = self.ws
+        spec = getattr(hooks, "early_moves", None) if hooks is not None else None
+        self.early = EarlyMoves(L, self.ftl, self.sched, self.counters_feature, A["counters"], A["comp_die"],
+                                self.rc.array("block_reads"), self.rc.array("rr_threshold"), spec, seed)
+        self.early_on = spec is not None
+        if self.early_on:
+            self.rc.early = self.early
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -226,6 +233,8 @@ cdef class CompiledEngine:
                 reads[blk] += 1
                 if self.ws_on:
                     self.ws.on_read(self.buf_ppn[i], blk, reads[blk], self.rc.rr_threshold[blk], done)
+                if self.early_on:
+                    self.early.on_read(blk, reads[blk], self.rc.rr_threshold[blk])
                 if self.rr_enabled and reads[blk] >= self.rc.rr_threshold[blk]:
                     sb = <int32_t>div_pow2(blk, self.k_shift, self.k)
                     seen = False
@@ -252,6 +261,8 @@ cdef class CompiledEngine:
             for i in range(np_):
                 self.rc.read_reclaim(self.buf_pending[i], done)
         self._record(H_READ, done - t)
+        if self.early_on:
+            self.early.after_request(done)
         return 0
 
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
@@ -291,6 +302,8 @@ cdef class CompiledEngine:
                 n_fl += 1
             done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_USER))
         self._record(H_WRITE, done - t)
+        if self.early_on:
+            self.early.after_request(done)
         return 0
 
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
@@ -306,6 +319,8 @@ cdef class CompiledEngine:
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
+                if self.early_on:
+                    self.early.on_arrival(t)
                 self.sched.horizon = t
                 self.last_arrival = t
                 lpn0 = off[i] // ps
@@ -408,6 +423,10 @@ cdef class CompiledEngine:
     def working_sets(self):
         """The working-set mechanism (tests read its arrays)."""
         return self.ws
+
+    def early_moves(self):
+        """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
+        return self.early
 
     def check_invariants(self):
         v = self.state_view(0)

@@ -6,6 +6,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
 from .ftl cimport Ftl
+from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .sched cimport Scheduler
 
@@ -29,6 +30,7 @@ cdef class Reclaim:
     cdef bint in_mig                   # a migration is being decided
     cdef uint8_t* rr_touched           # [n_sb] a page was moved by RR logic since the last erase
     cdef WorkingSets ws                # PhasedRR working sets (None when off); told of every erase
+    cdef EarlyMoves early              # RL-RR / Reallocation early moves (None when off); told of every erase
     cdef bint untimed                  # precondition: decide, book nothing
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events

@@ -82,6 +82,7 @@ cdef class Reclaim:
         a = arr("rr_threshold", L.n_blocks, np.int32, self.rr_thr0); self.rr_threshold = <int32_t*>a.data
         a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
         self.ws = None
+        self.early = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -295,6 +296,8 @@ cdef class Reclaim:
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
             if self.ws is not None:
                 self.ws.on_erase(<int64_t>victim * k + c)
+            if self.early is not None:
+                self.early.on_erase(<int64_t>victim * k + c)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.cnt[C_ERASES_RR] += k
         else:

@@ -90,3 +90,79 @@ class PhasedRR(Policy):
 
     def working_sets_spec(self):
         return (self.delta_reads, self.phase_mult, self.max_blocks)
+
+
+# ------------------------------------------------------------------ the paper's counter-based baselines
+
+DEFAULT_START_READS = 10 * 256  # the same soft threshold as PhasedRR's default: H - 10 Delta
+
+
+class _CounterEarlyRR(Policy):
+    """Shared by RL-RR and Reallocation: one 2-byte read counter per logical page,
+    charged to the DRAM cache (``charge_metadata=False`` gives the paper's "W/o-O"
+    variant of Fig. 2), and the compiled early moves of ``flashrr/_core/early.pyx``
+    from ``start_reads`` block reads before the RR threshold."""
+
+    page_counter_group = 1
+    counter_bytes = 2
+    place_kinds = ()
+    mode = 0
+
+    def __init__(self, start_reads: int = DEFAULT_START_READS, charge_metadata: bool = True):
+        super().__init__()
+        if isinstance(start_reads, bool) or not isinstance(start_reads, int) or start_reads < 1:
+            raise ValueError(f"{self.name}: start_reads must be a positive integer (block reads), got {start_reads!r}")
+        if not isinstance(charge_metadata, bool):
+            raise ValueError(f"{self.name}: charge_metadata must be True or False, got {charge_metadata!r}")
+        self.start_reads, self.charge_metadata = start_reads, charge_metadata
+
+    def params(self) -> dict:
+        return {"start_reads": self.start_reads, "charge_metadata": self.charge_metadata}
+
+    def metadata_bytes(self, config) -> int:
+        return super().metadata_bytes(config) if self.charge_metadata else 0
+
+    def _rl(self) -> tuple:
+        return (0.0, 0.0, 0.0)
+
+    def early_moves_spec(self):
+        return (self.mode, self.start_reads) + self._rl()
+
+
+@register_policy
+class RlRR(_CounterEarlyRR):
+    """RL-RR (Li et al., TODAES 2020) as a stand-in (docs/phasedrr.md): from
+    ``start_reads`` before the RR threshold, a tabular Q-learning agent decides at the
+    end of every request how many of the head candidate's hottest pages (by page
+    counter) to have queued for idle time, from the last two idle gaps.  Parameters:
+    ``alpha`` (0.1), ``gamma`` (0.9), ``epsilon`` (0.05, drawn from the run seed)."""
+
+    name = "rl-rr"
+    mode = 1
+
+    def __init__(self, start_reads: int = DEFAULT_START_READS, charge_metadata: bool = True, alpha: float = 0.1,
+                 gamma: float = 0.9, epsilon: float = 0.05):
+        super().__init__(start_reads, charge_metadata)
+        for label, v in (("alpha", alpha), ("gamma", gamma), ("epsilon", epsilon)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise ValueError(f"rl-rr: {label} must be a number in [0, 1], got {v!r}")
+        self.alpha, self.gamma, self.epsilon = float(alpha), float(gamma), float(epsilon)
+
+    def params(self) -> dict:
+        return {**super().params(), "alpha": self.alpha, "gamma": self.gamma, "epsilon": self.epsilon}
+
+    def _rl(self) -> tuple:
+        return (self.alpha, self.gamma, self.epsilon)
+
+
+@register_policy
+class Reallocation(_CounterEarlyRR):
+    """Reallocation (Liao et al., TECS 2022) as a stand-in (docs/phasedrr.md): from
+    ``start_reads`` before the RR threshold, the head candidate's hottest page moves in
+    idle time when its read-retry saving ``w / sum(w) * (H - c) * retry_extra(c)`` is at
+    least the expected cost ``t_move * min(1, t_move / mean idle gap)``.  The paper's
+    matching of hot pages to destination blocks by read budget is not modelled (the
+    engine has one RR frontier per lane)."""
+
+    name = "reallocation"
+    mode = 2

@@ -24,6 +24,7 @@ class Reclaim:
         self.rr_threshold = np.full(L.n_blocks, L.rr_threshold_reads, dtype=np.int32)  # writable by policies
         self.rr_touched = np.zeros(L.n_superblocks, dtype=np.uint8)  # a page moved by RR logic since erase
         self.ws = None  # PhasedRR working sets, told of every erase (None when off)
+        self.early = None  # RL-RR / Reallocation early moves, told of every erase (None when off)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -169,6 +170,9 @@ class Reclaim:
         if self.ws is not None:
             for c in range(k):
                 self.ws.on_erase(victim * k + c)
+        if self.early is not None:
+            for c in range(k):
+                self.early.on_erase(victim * k + c)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.c["erases_rr"] += k
         else:
