@@ -9,7 +9,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, draw_read_heavy_case, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr.config import ReadRetryConfig
 from flashrr.policies.phasedrr import Reallocation, RlRR
@@ -110,24 +110,13 @@ def test_rl_rr_is_deterministic_per_seed():
 
 @st.composite
 def small_case(draw):
-    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
-    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc,
-                      sb_channels=sch, blocks=draw(st.integers(16, 32)), pages=draw(st.sampled_from([4, 8, 16])),
-                      rr=draw(st.sampled_from([10, 20, 40])), gc_ratio=0.1, op=0.4,
-                      cache_pages=draw(st.sampled_from([0, 4])),
-                      retry=draw(st.sampled_from([None, ReadRetryConfig.ldpc_progressive(100, 2000, 4)])),
-                      ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
+    """engine_helpers.draw_read_heavy_case (with a retry table whose savings can beat
+    Reallocation's move cost), one of the two policies, and a seed."""
+    cfg, trace = draw_read_heavy_case(draw, SHAPES, ReadRetryConfig.ldpc_progressive(100, 2000, 4))
     start = draw(st.integers(1, cfg.read_reclaim.rr_threshold_reads))
     pol = draw(st.sampled_from([RlRR(start_reads=start, epsilon=draw(st.sampled_from([0.05, 0.5]))),
                                 Reallocation(start_reads=start)]))
-    n = draw(st.integers(50, 400))
-    span = draw(st.integers(4, min(cfg.logical_pages - 4, 4 * cfg.geometry.pages_per_block)))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))) < draw(st.sampled_from([0.0, 0.1, 0.3]))
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 0, 50, 5000]), min_size=n, max_size=n)), np.int64)
-    ps = cfg.geometry.page_size_bytes
-    return cfg, flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr), pol, draw(st.integers(0, 3))
+    return cfg, trace, pol, draw(st.integers(0, 3))
 
 
 @settings(max_examples=40, deadline=None)

@@ -19,13 +19,13 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from test_engine_equivalence import SHAPES
-from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, draw_read_heavy_case, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr._core.reference.engine import ReferenceEngine
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.policies.phasedrr import PhasedRR, phase_bounds, ws_bytes_per_block
 from flashrr.policy import make_policy
+from test_engine_equivalence import SHAPES
 
 ENGINES = ("compiled", "reference")
 IDLE_GAP = 100_000_000  # 100 ms between requests: every move fits in the gap
@@ -310,28 +310,12 @@ def test_baseline_rr_accounting():
 
 @st.composite
 def small_case(draw):
-    """A small device of any superblock shape, any scheduler, with or without a retry table
-    and cache; PhasedRR with a Delta and phase split that fit the RR threshold."""
-    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
-    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc,
-                      sb_channels=sch, blocks=draw(st.integers(16, 32)), pages=draw(st.sampled_from([4, 8, 16])),
-                      rr=draw(st.sampled_from([10, 20, 40])), gc_ratio=0.1, op=0.4,
-                      cache_pages=draw(st.sampled_from([0, 4])),
-                      retry=draw(st.sampled_from([None, ReadRetryConfig.ldpc_progressive(50, 7, 4)])),
-                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
-                      ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
+    """engine_helpers.draw_read_heavy_case, with PhasedRR at a Delta and phase split that
+    fit the RR threshold and a pool of 1, 4 or 64 blocks."""
+    cfg, trace = draw_read_heavy_case(draw, SHAPES, ReadRetryConfig.ldpc_progressive(50, 7, 4))
     mult = draw(st.sampled_from([(1, 2, 4, 2, 1), (1, 2, 4, 1, 2), (1, 1, 1, 1, 1)]))
     delta = draw(st.integers(1, max(1, cfg.read_reclaim.rr_threshold_reads // sum(mult))))
-    pol = PhasedRR(delta_reads=delta, phase_mult=mult, max_blocks=draw(st.sampled_from([1, 4, 64])))
-    # mostly reads of a few blocks' worth of pages, so blocks reach the soft and hard thresholds
-    n = draw(st.integers(50, 400))
-    span = draw(st.integers(4, min(cfg.logical_pages - 4, 4 * cfg.geometry.pages_per_block)))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))) < draw(st.sampled_from([0.0, 0.1, 0.3]))
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 0, 50, 5000]), min_size=n, max_size=n)), np.int64)
-    ps = cfg.geometry.page_size_bytes
-    return cfg, flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr), pol
+    return cfg, trace, PhasedRR(delta_reads=delta, phase_mult=mult, max_blocks=draw(st.sampled_from([1, 4, 64])))
 
 
 @settings(max_examples=40, deadline=None)
