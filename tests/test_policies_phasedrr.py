@@ -327,3 +327,22 @@ def test_engines_identical_with_phasedrr(case):
     if not isinstance(a, Exception):
         for key in ("idle_moves", "rr_forced_moves", "idle_moves_dropped", "ws_pool_full", "rr_count"):
             event(f"{key}: {'yes' if a.summary[key] else 'no'}")
+
+
+def test_end_to_end_direction_against_baseline():
+    """Zipf reads over 16 blocks with 20 ms gaps (ample idle time) and the progressive
+    retry table: PhasedRR moves the hot pages out early, so it pays less retry time and
+    leaves fewer pages to the mandatory RR than Baseline; its identification accuracy is
+    ordered hottest >= hotter >= tepid."""
+    rr = ReadRetryConfig.ldpc_progressive(85_000, 24_000, 7)
+    cfg = tiny_config(blocks=64, pages=64, rr=1000, gc_ratio=0.1, retry=rr, t_read=85_000, t_prog=2_666_667,
+                      t_erase=15_000_000)
+    lpns = (np.random.default_rng(1).zipf(1.3, 60_000) - 1) % 1024
+    trace = page_trace(lpns, gap_ns=20_000_000)
+    base = flashrr.simulate(cfg, trace, policy="baseline").summary
+    ph = flashrr.simulate(cfg, trace, policy=PhasedRR(delta_reads=25)).summary
+    assert ph["rr_page_moves"] < base["rr_page_moves"]
+    assert ph["retry_time_ns"] < base["retry_time_ns"]
+    assert ph["idle_moves"] > ph["rr_forced_moves"] > 0
+    acc = [ph[f"ws_{c}_hot"] / ph[f"ws_{c}"] for c in ("htt", "htr", "tpd")]
+    assert acc[0] >= acc[1] >= acc[2]
