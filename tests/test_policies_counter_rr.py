@@ -128,3 +128,12 @@ def test_engines_identical_with_counter_policies(case):
     if not isinstance(a, Exception):
         event(f"{pol.name} idle moves: {'yes' if a.summary['idle_moves'] else 'no'}")
         event(f"RR: {'yes' if a.summary['rr_count'] else 'no'}")
+
+
+@pytest.mark.parametrize("pol", [RlRR(start_reads=60), Reallocation(start_reads=60)])
+def test_results_do_not_depend_on_the_chunk_size(pol):
+    trace = page_trace(np.random.default_rng(4).zipf(1.4, 3000) % 48, gap_ns=2_000_000)
+    a = flashrr.simulate(_cfg(), trace, policy=pol, seed=2)
+    b = flashrr.simulate(_cfg(), trace, policy=pol, seed=2, chunk_requests=7)
+    assert a.summary["idle_moves"] > 0
+    assert_identical(a, b)

@@ -81,8 +81,9 @@ def test_phase_bounds_follow_delta():
 def test_parameters_are_validated():
     with pytest.raises(ValueError, match="delta_reads"):
         PhasedRR(delta_reads=0)
-    with pytest.raises(ValueError, match="phase_mult"):
-        PhasedRR(phase_mult=(1, 2, 4))
+    for bad in ((1, 2, 4), 3, "1,2,4,2,1", (1, 2, 4, 2, 0)):
+        with pytest.raises(ValueError, match="phase_mult"):
+            PhasedRR(phase_mult=bad)
     with pytest.raises(ValueError, match="max_blocks"):
         PhasedRR(max_blocks=0)
     with pytest.raises(ConfigError, match="soft threshold would be negative"):
@@ -346,3 +347,11 @@ def test_end_to_end_direction_against_baseline():
     assert ph["idle_moves"] > ph["rr_forced_moves"] > 0
     acc = [ph[f"ws_{c}_hot"] / ph[f"ws_{c}"] for c in ("htt", "htr", "tpd")]
     assert acc[0] >= acc[1] >= acc[2]
+
+
+def test_results_do_not_depend_on_the_chunk_size():
+    trace = page_trace(SCRIPT * 3, gap_ns=IDLE_GAP)
+    a = flashrr.simulate(_cfg(), trace, policy=PhasedRR(delta_reads=4))
+    b = flashrr.simulate(_cfg(), trace, policy=PhasedRR(delta_reads=4), chunk_requests=7)
+    assert a.summary["idle_moves"] > 0
+    assert_identical(a, b)

@@ -62,7 +62,7 @@ class PhasedRR(Policy):
         super().__init__()
         if isinstance(delta_reads, bool) or not isinstance(delta_reads, int) or delta_reads < 1:
             raise ValueError(f"phasedrr: delta_reads must be a positive integer (block reads), got {delta_reads!r}")
-        mult = tuple(phase_mult)
+        mult = tuple(phase_mult) if isinstance(phase_mult, (list, tuple)) else ()
         if len(mult) != 5 or any(isinstance(m, bool) or not isinstance(m, int) or m < 1 for m in mult):
             raise ValueError(f"phasedrr: phase_mult must be 5 positive integers (WS I, WS II, WS III, Phase II, "
                              f"Phase III lengths in units of delta_reads), got {phase_mult!r}")
