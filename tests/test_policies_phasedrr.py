@@ -140,8 +140,9 @@ def test_phases_with_ample_idle_time(engine):
     assert (c["rr_count"], c["rr_page_moves"], c["rr_episodes"], c["erases_rr"]) == (1, 12, 1, 1)
     v = eng.state_view(0)
     assert all(int(v.l2p[o]) // 16 != blk for o in range(16))
-    # accuracy at c = 88 by hand: reads since programmed: page 15: 59, page 0: 3 (frozen after its move),
-    # 1: 2, 2: 2, 3: 6, 5: 1, 6: 14, the other 9 pages 0; population 16, mean 87/16 = 5.4
+    # accuracy by hand.  Page 0 is judged when identified (c = 73): reads 15: 59, 0: 3, 1: 2, 2: 1, 3: 6,
+    # 5: 1, 6: 1, population 16, mean 73/16 = 4.6: not hot.  The others at c = 88: page 15: 59, page 0: 3
+    # (frozen after its move), 1: 2, 2: 2, 3: 6, 5: 1, 6: 14, the other 9 pages 0; mean 87/16 = 5.4
     assert (c["ws_htt"], c["ws_htt_hot"]) == (1, 0)
     assert (c["ws_htr"], c["ws_htr_hot"]) == (2, 0)
     assert (c["ws_tpd"], c["ws_tpd_hot"]) == (3, 2)  # pages 3 and 6 are hot, 5 is not

@@ -41,4 +41,4 @@ cdef class WorkingSets:
     cdef void on_erase(self, int64_t blk) noexcept nogil
     cdef int32_t collect(self, int32_t j) noexcept nogil            # pages of due entry j into f_lpn/f_src
     cdef int queue(self, int64_t ppn, int64_t blk, uint8_t* bp, int32_t o, int64_t t) except -1 nogil
-    cdef void classify(self, int32_t slot, int64_t blk) noexcept nogil
+    cdef void classify(self, int32_t slot, int64_t blk, int32_t only) noexcept nogil

@@ -122,12 +122,13 @@ cdef class WorkingSets:
             bp[o] |= 2
         elif c < t3:
             bp[o] |= 4
-            if (bp[o] & 7) == 7:
+            if (bp[o] & 15) == 7:  # identified as hottest now: judge it, then queue it
+                self.classify(slot, blk, o)
                 self.queue(ppn, blk, bp, o, t)
         else:
             if self.stage[slot] == 0:  # first read of Phase II: classify, force the hottest left
                 self.stage[slot] = 1
-                self.classify(slot, blk)
+                self.classify(slot, blk, -1)
                 self.due_blk[self.n_due] = <int32_t>blk
                 self.due_want[self.n_due] = 3
                 self.n_due += 1
@@ -154,10 +155,11 @@ cdef class WorkingSets:
                              <int32_t>(blk - sbq * self.k), t)
         return 0
 
-    cdef void classify(self, int32_t slot, int64_t blk) noexcept nogil:
-        """Accuracy diagnostics at the end of WS III: a page is truly hot when its reads
-        exceed the mean over the block's population (valid pages, plus queued hottest
-        pages whose count froze when they moved)."""
+    cdef void classify(self, int32_t slot, int64_t blk, int32_t only) noexcept nogil:
+        """Accuracy diagnostics: a page is truly hot when its reads exceed the mean over
+        the block's population (valid pages, plus queued hottest pages whose count froze
+        when they moved).  ``only >= 0``: judge that hottest page at its identification;
+        ``only = -1``: the scan at the end of WS III, judging the hotter and tepid pages."""
         cdef int32_t N = self.N, o, n = 0, s
         cdef int64_t total = 0, ppn
         cdef uint8_t* bp = self.bits + <int64_t>slot * N
@@ -166,13 +168,14 @@ cdef class WorkingSets:
             if self.ftl.p2l[ppn] >= 0 or (bp[o] & 15) == 15:
                 n += 1
                 total += self.page_reads[ppn]
-        self.cnt[C_WS_SCANS] += 1
+        if only < 0:
+            self.cnt[C_WS_SCANS] += 1
         for o in range(N):
             ppn = blk * N + o
             if not (self.ftl.p2l[ppn] >= 0 or (bp[o] & 15) == 15):
                 continue
             s = _sets(bp[o])
-            if s == 0:
+            if s == 0 or (only >= 0 and o != only) or (only < 0 and s == 3):
                 continue
             self.cnt[C_WS_HTT + 2 * (3 - s)] += 1
             if <int64_t>self.page_reads[ppn] * n > total:

@@ -75,12 +75,13 @@ class WorkingSets:
             bp[o] |= 2
         elif c < t3:
             bp[o] |= 4
-            if bp[o] & WS_BITS == WS_BITS:
+            if bp[o] & (WS_BITS | QUEUED) == WS_BITS:  # identified as hottest now: judge it, then queue it
+                self.classify(slot, blk, o)
                 self.queue(ppn, blk, bp, o, t)
         else:
             if self.stage[slot] == 0:  # first read of Phase II: classify, force the hottest left
                 self.stage[slot] = 1
-                self.classify(slot, blk)
+                self.classify(slot, blk, -1)
                 self.due.append((blk, 3))
             if c < t4:
                 if sets_of(int(bp[o])) == 2:
@@ -101,16 +102,18 @@ class WorkingSets:
         die = int(L.comp_die[(blk // k // L.sb_per_lane) * k + blk % k])
         self.sched.push_idle(die, lpn, ppn, blk % k, t)
 
-    def classify(self, slot: int, blk: int) -> None:
-        """Accuracy diagnostics at the end of WS III (see phased.pyx)."""
+    def classify(self, slot: int, blk: int, only: int) -> None:
+        """Accuracy diagnostics (see phased.pyx): ``only >= 0`` judges that hottest page at
+        its identification, ``only = -1`` the hotter and tepid pages at the end of WS III."""
         N = self.L.pages_per_block
         bp = self.bits[slot]
         pop = [o for o in range(N) if self.ftl.p2l[blk * N + o] >= 0 or bp[o] & 15 == 15]
         total = sum(int(self.page_reads[blk * N + o]) for o in pop)
-        self.c["ws_classify_scans"] += 1
+        if only < 0:
+            self.c["ws_classify_scans"] += 1
         for o in pop:
             s = sets_of(int(bp[o]))
-            if s == 0:
+            if s == 0 or (only >= 0 and o != only) or (only < 0 and s == 3):
                 continue
             key = CLASS_KEYS[s]
             self.c["ws_" + key] += 1
