@@ -260,6 +260,7 @@ def test_progressive_retry_table_by_level():
     assert rr.retry_step_fractions == pytest.approx([j / 7 for j in range(1, 7)])
     preset = flashrr.SimConfig.preset("phasedrr")
     assert preset.read_retry == rr and preset.timing.t_read_ns == 85_000
+    assert flashrr.SimConfig.from_toml(preset.to_toml()) == preset  # the table survives TOML (sweep specs)
 
 
 def test_retry_table_is_validated():
