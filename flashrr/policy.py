@@ -9,6 +9,12 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
   consecutive logical pages, incremented on every flash read of a page
   (0 = off).  Its DRAM cost is ``counter_bytes`` per counter, charged to the
   data cache through :meth:`Policy.metadata_bytes`.
+* ``working_sets_spec()`` (PhasedRR): return ``(delta_reads, phase_mult,
+  max_blocks)`` to switch on the compiled working sets and phased moves of
+  ``flashrr/_core/phased.pyx`` (docs/phasedrr.md).
+* ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
+  gamma, epsilon)`` to switch on the compiled counter-guided early moves of
+  ``flashrr/_core/early.pyx``.
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
