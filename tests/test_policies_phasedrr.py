@@ -357,3 +357,15 @@ def test_results_do_not_depend_on_the_chunk_size():
     b = flashrr.simulate(_cfg(), trace, policy=PhasedRR(delta_reads=4), chunk_requests=7)
     assert a.summary["idle_moves"] > 0
     assert_identical(a, b)
+
+
+def test_the_paper_sweep_spec_loads():
+    """experiments/phasedrr/sweep.toml: 8 traces x (baseline, 4 Deltas, RL-RR and
+    Reallocation with and without the counter charge) = 72 runs; every parameter name is
+    checked against the policies when the spec loads."""
+    from pathlib import Path
+
+    from flashrr.sweep.spec import load_spec
+
+    spec = load_spec(Path(__file__).parent.parent / "experiments" / "phasedrr" / "sweep.toml")
+    assert spec.n_combinations == 8 * (1 + 4 + 2 + 2)
