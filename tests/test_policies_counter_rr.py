@@ -137,3 +137,20 @@ def test_results_do_not_depend_on_the_chunk_size(pol):
     b = flashrr.simulate(_cfg(), trace, policy=pol, seed=2, chunk_requests=7)
     assert a.summary["idle_moves"] > 0
     assert_identical(a, b)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_block_emptied_early_counts_one_episode_and_an_rr_erase(engine):
+    """LPNs 0..15 (one block) are read round-robin with 10 ms gaps.  From 60 reads on,
+    Reallocation's saving beats its cost for every page (they all have reads), so the
+    block empties page by page in idle time and no hard RR happens.  Overwrites of other
+    LPNs then make GC erase it: one RR episode, and its erase counts as an RR erase
+    (RR moves emptied it); every other erase is GC's."""
+    reads = list(range(16)) * 5  # 80 reads: the block reaches 60, its moved pages are read elsewhere
+    writes = list(range(16, 32)) * 30
+    lpns = reads + writes
+    trace = page_trace(lpns, writes=[False] * len(reads) + [True] * len(writes), gap_ns=10_000_000)
+    s = flashrr.simulate(_cfg(), trace, policy=Reallocation(start_reads=40), engine=engine).summary
+    assert s["idle_moves"] == 16 and s["rr_count"] == 0 and s["rr_page_moves"] == 0
+    assert s["rr_episodes"] == 1
+    assert s["erases_rr"] == 1 and s["erases_gc"] == s["gc_count"] - 1 and s["gc_count"] > 1
