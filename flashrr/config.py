@@ -230,12 +230,20 @@ class ReadRetryConfig:
     * ``ldpc``: PhasedRR's seven LDPC soft-decision levels, one more level per
       1/8 of the threshold, so the worst case is ``t_read + 7 * t_retry``.
     * ``custom``: the fractions given.
+
+    ``retry_extra_ns`` (optional) replaces the linear cost by a table: entry
+    ``i`` is the extra read time (ns) once ``i + 1`` steps are passed, so a read
+    costs ``t_read_ns + retry_extra_ns[retries - 1]`` (``t_read_ns`` with no
+    retry).  It must hold one non-decreasing, non-negative entry per step, and
+    ``t_retry_ns`` is then unused (keep it 0).  :meth:`ldpc_progressive` builds
+    PhasedRR's progressive-sensing table.
     """
 
     _section = "read_retry"
     retry_model: str = "none"
     retry_step_fractions: tuple = ()
     t_retry_ns: int = 0
+    retry_extra_ns: tuple = ()
 
     def __post_init__(self):
         _require(self.retry_model in RETRY_MODELS, "read_retry.retry_model",
@@ -250,6 +258,22 @@ class ReadRetryConfig:
         _require(all(s > 0 for s in steps) and list(steps) == sorted(steps),
                  "read_retry.retry_step_fractions", "must be positive and increasing", steps)
         _nonneg_int(self, "t_retry_ns")
+        table = tuple(self.retry_extra_ns)
+        object.__setattr__(self, "retry_extra_ns", table)
+        if table:
+            _require(len(table) == len(steps), "read_retry.retry_extra_ns",
+                     f"must hold one entry per retry step ({len(steps)})", table)
+            _require(all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in table)
+                     and list(table) == sorted(table), "read_retry.retry_extra_ns",
+                     "must be non-negative integers (ns), non-decreasing", table)
+            _require(self.t_retry_ns == 0, "read_retry.t_retry_ns", "must be 0 when retry_extra_ns is given",
+                     self.t_retry_ns)
+
+    def extra_ns_by_retries(self) -> tuple:
+        """Extra read time (ns) after 0, 1, ..., len(steps) retries."""
+        if self.retry_extra_ns:
+            return (0,) + tuple(self.retry_extra_ns)
+        return tuple(i * self.t_retry_ns for i in range(len(self.retry_step_fractions) + 1))
 
     @classmethod
     def cocktail(cls, t_retry_ns: int) -> "ReadRetryConfig":
@@ -258,6 +282,18 @@ class ReadRetryConfig:
     @classmethod
     def ldpc(cls, t_retry_ns: int, levels: int = 7) -> "ReadRetryConfig":
         return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)
+
+    @classmethod
+    def ldpc_progressive(cls, t_first_ns: int = 85_000, t_step_ns: int = 24_000, levels: int = 7
+                         ) -> "ReadRetryConfig":
+        """Progressive LDPC soft-decision reading (PhasedRR, docs/phasedrr.md): sensing
+        pass ``i`` (0-based) costs ``t_first_ns + i * t_step_ns`` and a read at level
+        ``L`` (1..levels) needs ``L`` passes, so it costs
+        ``L * t_first_ns + t_step_ns * L * (L - 1) / 2`` ns; the timing's ``t_read_ns``
+        must be ``t_first_ns``.  Level ``1 + j`` is reached at ``j / levels`` of the RR
+        threshold (``j = 1 .. levels - 1``)."""
+        extra = tuple((lv - 1) * t_first_ns + t_step_ns * lv * (lv - 1) // 2 for lv in range(2, levels + 1))
+        return cls("ldpc", tuple(j / levels for j in range(1, levels)), 0, extra)
 
 
 @dataclass(frozen=True)
@@ -508,8 +544,9 @@ def _section_dict(obj) -> dict:
 def _build_section(sec: str, values: dict):
     cls = SECTIONS[sec]
     try:
-        if sec == "read_retry" and "retry_step_fractions" in values:
-            values = {**values, "retry_step_fractions": tuple(values["retry_step_fractions"])}
+        if sec == "read_retry":
+            values = {**values, **{key: tuple(values[key]) for key in ("retry_step_fractions", "retry_extra_ns")
+                                   if key in values}}
         return cls(**values)
     except TypeError as e:
         raise ConfigError(f"{sec}: {e}") from None

@@ -9,6 +9,12 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
   consecutive logical pages, incremented on every flash read of a page
   (0 = off).  Its DRAM cost is ``counter_bytes`` per counter, charged to the
   data cache through :meth:`Policy.metadata_bytes`.
+* ``working_sets_spec()`` (PhasedRR): return ``(delta_reads, phase_mult,
+  max_blocks)`` to switch on the compiled working sets and phased moves of
+  ``flashrr/_core/phased.pyx`` (docs/phasedrr.md).
+* ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
+  gamma, epsilon)`` to switch on the compiled counter-guided early moves of
+  ``flashrr/_core/early.pyx``.
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -73,6 +79,10 @@ class PolicyHooks:
     on_read_reclaim: Optional[Callable]
     place_migration: Optional[Callable]
     choose_gc_victim: Optional[Callable]
+    # PhasedRR working sets: (delta_reads, phase_mult[5], max_blocks), or None (off)
+    working_sets: Optional[tuple] = None
+    # RL-RR / Reallocation early moves: (mode, span, alpha, gamma, epsilon), or None (off)
+    early_moves: Optional[tuple] = None
 
 
 class Policy:
@@ -124,7 +134,19 @@ class Policy:
             on_read_reclaim=self.on_read_reclaim if overridden("on_read_reclaim") else None,
             place_migration=self.place_migration if overridden("place_migration") else None,
             choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
+            working_sets=self.working_sets_spec(),
+            early_moves=self.early_moves_spec(),
         )
+
+    def working_sets_spec(self) -> Optional[tuple]:
+        """``(delta_reads, phase_mult, max_blocks)`` to switch the compiled working sets on
+        (see flashrr/_core/phased.pyx), or None."""
+        return None
+
+    def early_moves_spec(self) -> Optional[tuple]:
+        """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
+        early moves on (see flashrr/_core/early.pyx), or None."""
+        return None
 
     def __repr__(self) -> str:
         p = ", ".join(f"{k}={v!r}" for k, v in self.params().items())

@@ -41,8 +41,8 @@ def _phasedrr() -> SimConfig:
     # GC trigger 30%, over-provision 25%, 5 ns/byte transfer, 64 MB DRAM, hard RR threshold 25K,
     # read 0.085 ms + 0.024 ms per retry... up to 1.099 ms at LDPC level 7, erase 15 ms,
     # TLC program (LSB, CSB, MSB) = (0.5, 2, 5.5) ms -> their mean, 2.667 ms (assumed: one program latency).
-    # The 0.024 ms step and the 1.099 ms worst case disagree; we keep the worst case
-    # exact: (1.099 - 0.085) / 7 = 0.144857 ms per LDPC level (documented in docs/model.md).
+    # Read retry: progressive sensing, pass i costs 0.085 + 0.024 i ms, level L needs L passes:
+    # 0.085, 0.194, ..., 1.099 ms at levels 1..7 (docs/model.md section 4, docs/phasedrr.md).
     return SimConfig(
         name="phasedrr",
         geometry=GeometryConfig(8, 2, 1, 2, 1280, 256, 8192),
@@ -51,7 +51,7 @@ def _phasedrr() -> SimConfig:
         cache=CacheConfig(64 << 20),
         gc=GCConfig(0.30, 0.25),
         read_reclaim=ReadReclaimConfig(25_000),
-        read_retry=ReadRetryConfig.ldpc(t_retry_ns=144_857),
+        read_retry=ReadRetryConfig.ldpc_progressive(85_000, 24_000, 7),
         superblock=SuperblockConfig(sb_planes=1),
     )
 

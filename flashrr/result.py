@@ -113,8 +113,12 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
     })
     for name in ("busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
                  "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves",
-                 "idle_moves_dropped"):
+                 "idle_moves_dropped", "rr_episodes", "rr_forced_moves", "erases_rr", "erases_gc",
+                 "ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot", "ws_htr",
+                 "ws_htr_hot", "ws_tpd", "ws_tpd_hot"):
         s[name] = c[name]
+    # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
+    s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]
     idle = 1.0 - np.asarray(die_busy_ns, dtype=float) / end_ns if end_ns and die_busy_ns is not None else None
     s["die_idle_fraction_mean"] = float(idle.mean()) if idle is not None and idle.size else 1.0
     s["die_idle_fraction_min"] = float(idle.min()) if idle is not None and idle.size else 1.0

@@ -73,6 +73,19 @@ cdef enum:
     C_BG_PENDING_END
     C_IDLE_MOVES
     C_IDLE_DROPPED
+    C_RR_EPISODES        # read-reclaim accounting as PhasedRR counts it (docs/phasedrr.md)
+    C_RR_FORCED
+    C_ERASES_RR
+    C_ERASES_GC
+    C_WS_PEAK_BYTES      # working sets (phased.pyx)
+    C_WS_POOL_FULL
+    C_WS_SCANS
+    C_WS_HTT             # identified / truly hot pairs per class: HTT, HTR, TPD
+    C_WS_HTT_HOT
+    C_WS_HTR
+    C_WS_HTR_HOT
+    C_WS_TPD
+    C_WS_TPD_HOT
     N_COUNTERS
 
 

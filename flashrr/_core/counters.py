@@ -8,4 +8,10 @@ COUNTERS = (
     # scheduler (docs/model.md section 5): flash busy time by cause, user waits, leftovers
     "busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
     "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves", "idle_moves_dropped",
+    # read reclaim as PhasedRR counts it: blocks with >= 1 page moved by RR logic, forced moves, erases by cause
+    "rr_episodes", "rr_forced_moves", "erases_rr", "erases_gc",
+    # working sets (PhasedRR): peak modelled bytes, blocks the slot pool could not take, classification scans,
+    # and per class (hottest, hotter, tepid) the pages identified and those truly hot (diagnostic)
+    "ws_peak_bytes", "ws_pool_full", "ws_classify_scans",
+    "ws_htt", "ws_htt_hot", "ws_htr", "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
 )

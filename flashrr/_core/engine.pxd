@@ -5,6 +5,7 @@
 #   cache.pxd     DRAM LRU cache
 #   reclaim.pxd   read counts, GC, RR, migrations, the background loop
 #   features.pxd  mechanisms policies switch on (page counters, ...)
+#   phased.pxd    PhasedRR working sets and phase logic
 # All times are int64 ns; ids follow layout.py.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -13,6 +14,8 @@ cimport cython
 from .cache cimport Cache
 from .features cimport PageCounters
 from .ftl cimport Ftl
+from .early cimport EarlyMoves
+from .phased cimport WorkingSets
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
 
@@ -24,6 +27,10 @@ cdef class CompiledEngine:
     cdef Cache cache
     cdef Reclaim rc
     cdef PageCounters counters_feature
+    cdef WorkingSets ws                # PhasedRR working sets (feature off unless the policy declares them)
+    cdef bint ws_on
+    cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
+    cdef bint early_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)

@@ -11,6 +11,8 @@ cimport numpy as cnp
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .common cimport *
+from .early cimport EarlyMoves
+from .phased cimport WorkingSets
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -24,7 +26,7 @@ DEF NBUCKETS = 7424     # (64 - SUB_BITS + 1) << SUB_BITS
 assert _GC_OPEN_MAX == GC_MAX and _HIST_SUB_BITS == SUB_BITS and _HIST_BUCKETS == NBUCKETS
 assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_sum_ns"
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
-assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped"
+assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -85,6 +87,17 @@ cdef class CompiledEngine:
                           self.check_invariants if self.check else None)
         g = hooks.page_counter_group if hooks is not None else 0
         self.counters_feature = PageCounters(g, L.logical_pages)
+        spec = getattr(hooks, "working_sets", None) if hooks is not None else None
+        self.ws = WorkingSets(L, self.ftl, self.sched, A["counters"], A["comp_die"], spec)
+        self.ws_on = spec is not None
+        if self.ws_on:
+            self.rc.ws = self.ws
+        spec = getattr(hooks, "early_moves", None) if hooks is not None else None
+        self.early = EarlyMoves(L, self.ftl, self.sched, self.counters_feature, A["counters"], A["comp_die"],
+                                self.rc.array("block_reads"), self.rc.array("rr_threshold"), spec, seed)
+        self.early_on = spec is not None
+        if self.early_on:
+            self.rc.early = self.early
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -202,7 +215,7 @@ cdef class CompiledEngine:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
-                self.buf_extra[i] = self.rc.retries(div_pow2(ppn, self.N_shift, self.N)) * self.t_retry if self.n_steps else 0
+                self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
             ntx = self._group(nm)
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
@@ -218,6 +231,10 @@ cdef class CompiledEngine:
             for i in range(nm):
                 blk = div_pow2(self.buf_ppn[i], self.N_shift, self.N)
                 reads[blk] += 1
+                if self.ws_on:
+                    self.ws.on_read(self.buf_ppn[i], blk, reads[blk], self.rc.rr_threshold[blk], done)
+                if self.early_on:
+                    self.early.on_read(blk, reads[blk], self.rc.rr_threshold[blk])
                 if self.rr_enabled and reads[blk] >= self.rc.rr_threshold[blk]:
                     sb = <int32_t>div_pow2(blk, self.k_shift, self.k)
                     seen = False
@@ -228,6 +245,8 @@ cdef class CompiledEngine:
                     if not seen:
                         self.buf_pending[np_] = sb
                         np_ += 1
+            if self.ws_on and self.ws.n_due:
+                self.rc.force_due(done)
             self.counters_feature.on_flash_reads(self.buf_lpn, nm)
             if self.cache_cap and self.read_allocate:
                 for i in range(nm):
@@ -239,6 +258,8 @@ cdef class CompiledEngine:
             for i in range(np_):
                 self.rc.read_reclaim(self.buf_pending[i], done)
         self._record(H_READ, done - t)
+        if self.early_on:
+            self.early.after_request(done)
         return 0
 
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
@@ -275,6 +296,8 @@ cdef class CompiledEngine:
                 n_fl += 1
             done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_USER))
         self._record(H_WRITE, done - t)
+        if self.early_on:
+            self.early.after_request(done)
         return 0
 
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
@@ -290,6 +313,8 @@ cdef class CompiledEngine:
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
+                if self.early_on:
+                    self.early.on_arrival(t)
                 self.sched.horizon = t
                 self.last_arrival = t
                 lpn0 = off[i] // ps
@@ -388,6 +413,14 @@ cdef class CompiledEngine:
                 "rr_events": [e + (x,) for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
                 "gc_events": [e + (x,) for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end}
+
+    def working_sets(self):
+        """The working-set mechanism (tests read its arrays)."""
+        return self.ws
+
+    def early_moves(self):
+        """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
+        return self.early
 
     def check_invariants(self):
         v = self.state_view(0)

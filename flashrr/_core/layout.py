@@ -68,6 +68,7 @@ class Layout:
     rr_threshold_reads: int
     rr_enabled: bool
     retry_steps_ppm: np.ndarray  # int64 [n_steps], fractions of the RR threshold in parts per million
+    retry_extra_ns: np.ndarray  # int64 [n_steps + 1], extra read time after 0..n_steps retries
     comp_die: np.ndarray  # int32 [n_lanes * k]
     comp_chan: np.ndarray  # int32 [n_lanes * k]
     comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
@@ -136,7 +137,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
-        retry_steps_ppm=steps, comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
+        retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64), comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
     )
 
 

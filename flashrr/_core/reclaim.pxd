@@ -2,10 +2,12 @@
 # that starts background work and policy idle moves in time order.
 # Twin: reference/reclaim.py.  docs/model.md sections 2, 4 and 5.
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
 from .ftl cimport Ftl
+from .early cimport EarlyMoves
+from .phased cimport WorkingSets
 from .sched cimport Scheduler
 
 
@@ -21,10 +23,14 @@ cdef class Reclaim:
     cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l
     cdef int32_t* comp_chan            # [n_lanes*k] channel of component c of lane l
     cdef int64_t* retry_steps          # [n_steps] retry thresholds, ppm of the RR threshold
+    cdef int64_t* retry_extra          # [n_steps + 1] extra read time (ns) after 0..n_steps retries
     # ---- read disturb state
     cdef int32_t* block_reads          # [n_blocks] flash reads since erase
     cdef int32_t* rr_threshold         # [n_blocks] per-block RR threshold (policies may write)
     cdef bint in_mig                   # a migration is being decided
+    cdef uint8_t* rr_touched           # [n_sb] a page was moved by RR logic since the last erase
+    cdef WorkingSets ws                # PhasedRR working sets (None when off); told of every erase
+    cdef EarlyMoves early              # RL-RR / Reallocation early moves (None when off); told of every erase
     cdef bint untimed                  # precondition: decide, book nothing
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
@@ -58,3 +64,6 @@ cdef class Reclaim:
     cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil
     cdef int run_bg(self, int64_t until) except -1 nogil                   # start what can start before until
     cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil
+    cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
+                       int32_t cause) except -1 nogil                      # one page to the GC/RR frontier
+    cdef int force_due(self, int64_t t) except -1 nogil                    # the working sets' forced moves

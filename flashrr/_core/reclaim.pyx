@@ -3,7 +3,7 @@
 read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reference/reclaim.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
-from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 
 import numpy as np
@@ -75,8 +75,14 @@ cdef class Reclaim:
         a = arr("retry_steps", self.n_steps, np.int64)
         a[:self.n_steps] = L.retry_steps_ppm
         self.retry_steps = <int64_t*>a.data
+        a = arr("retry_extra", self.n_steps + 1, np.int64)
+        a[:] = L.retry_extra_ns
+        self.retry_extra = <int64_t*>a.data
         a = arr("block_reads", L.n_blocks, np.int32); self.block_reads = <int32_t*>a.data
         a = arr("rr_threshold", L.n_blocks, np.int32, self.rr_thr0); self.rr_threshold = <int32_t*>a.data
+        a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
+        self.ws = None
+        self.early = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -234,7 +240,7 @@ cdef class Reclaim:
                 self.x_die[nt] = d
                 self.x_chan[nt] = chan
                 self.x_xfer[nt] = xfer
-                self.x_dur[nt] = self.t_read + extra * self.t_retry
+                self.x_dur[nt] = self.t_read + self.retry_extra[extra]
                 nt += 1
             i = j
         # writes in source order, then one program per (dest superblock, offset, die)
@@ -288,6 +294,17 @@ cdef class Reclaim:
         for c in range(k):
             self.block_reads[victim * k + c] = 0
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
+            if self.ws is not None:
+                self.ws.on_erase(<int64_t>victim * k + c)
+            if self.early is not None:
+                self.early.on_erase(<int64_t>victim * k + c)
+        if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
+            self.cnt[C_ERASES_RR] += k
+        else:
+            self.cnt[C_ERASES_GC] += k
+        if is_rr and n and not self.rr_touched[victim]:
+            self.cnt[C_RR_EPISODES] += 1
+        self.rr_touched[victim] = 0
         self.ftl.sb_state[victim] = S_FREE
         self.ftl.free_push(lane, victim)
         self.cnt[C_ERASES] += k
@@ -387,25 +404,51 @@ cdef class Reclaim:
 
     cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil:
         cdef IdleMove m = self.sched.pop_idle(die)
-        cdef int32_t k = self.k, N = self.N, lane, ddie, cross
-        cdef int64_t ppn, extra, r_end
         if self.ftl.lmap[2 * m.lpn] != m.src:
             self.cnt[C_IDLE_DROPPED] += 1
             return 0
-        lane = m.src // N // k // self.S
+        self.cnt[C_IDLE_MOVES] += 1
+        self.move_page(die, m.lpn, m.src, m.dest, start, CAUSE_MOVE)
+        return 0
+
+    cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
+                       int32_t cause) except -1 nogil:
+        """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
+        frontier: read from ``start``, then program; the source superblock has had an RR move."""
+        cdef int32_t k = self.k, N = self.N, lane, ddie, cross
+        cdef int64_t ppn, extra, r_end
+        lane = src // N // k // self.S
+        if not self.rr_touched[src // N // k]:
+            self.rr_touched[src // N // k] = 1
+            self.cnt[C_RR_EPISODES] += 1
         self.in_mig = True
-        ppn = self.ftl.gc_slot(lane, m.dest)
+        ppn = self.ftl.gc_slot(lane, dest)
         self.in_mig = False
         if self.ftl.check:
-            self.ftl.ppn_version[ppn] = self.ftl.ppn_version[m.src]
-        self.ftl.remap(m.lpn, ppn)
+            self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]
+        self.ftl.remap(lpn, ppn)
         self.cnt[C_PROGRAMMED] += 1
-        self.cnt[C_IDLE_MOVES] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0
-        extra = self.retries(m.src // N) * self.t_retry
-        r_end = self.sched.op(die, self.comp_chan[lane * k + (m.src // N) % k], PH_READ, cross, start,
-                      self.t_read + extra, CAUSE_MOVE)
-        self.sched.op(ddie, self.comp_chan[lane * k + m.dest], PH_PROG, cross, r_end, self.t_prog, CAUSE_MOVE)
+        extra = self.retry_extra[self.retries(src // N)]
+        r_end = self.sched.op(die, self.comp_chan[lane * k + (src // N) % k], PH_READ, cross, start,
+                      self.t_read + extra, cause)
+        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end, self.t_prog, cause)
         self.run_gc(lane, start)
+        return 0
+
+    cdef int force_due(self, int64_t t) except -1 nogil:
+        """Book at ``t`` the forced moves the working sets recorded during this request:
+        every page of a due class still in its block, keeping its component."""
+        cdef int32_t j, q, n, lpn, src
+        for j in range(self.ws.n_due):
+            n = self.ws.collect(j)
+            for q in range(n):
+                lpn = self.ws.f_lpn[q]
+                src = self.ws.f_src[q]
+                if self.ftl.lmap[2 * lpn] != src:  # moved by a GC this loop started
+                    continue
+                self.cnt[C_RR_FORCED] += 1
+                self.move_page(self.die_of(src), lpn, src, (src // self.N) % self.k, t, CAUSE_RR)
+        self.ws.n_due = 0
         return 0

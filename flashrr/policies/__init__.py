@@ -1,9 +1,11 @@
 """The read-reclaim schemes of the papers, each registered by name.
 
 Shuffler paper: ``baseline``, ``page``, ``page-8``, ``page-64``, ``shuffler``.
+PhasedRR paper: ``phasedrr``, ``rl-rr``, ``reallocation`` (and ``baseline``).
 """
 from ..policy import POLICIES, Baseline, Policy, register_policy
 from .page import Page, Page8, Page64
+from .phasedrr import PhasedRR, Reallocation, RlRR
 from .shuffler import Shuffler
 
-__all__ = ["POLICIES", "Baseline", "Policy", "register_policy", "Page", "Page8", "Page64", "Shuffler"]
+__all__ = ["POLICIES", "Baseline", "Policy", "register_policy", "Page", "Page8", "Page64", "PhasedRR", "Reallocation", "RlRR", "Shuffler"]

@@ -21,6 +21,8 @@ from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
 from .features import PageCounters
 from .ftl import Ftl
+from .early import EarlyMoves
+from .phased import WorkingSets
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -39,6 +41,15 @@ class ReferenceEngine:
         self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
                           self.check_invariants if check else None)
         self.features = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
+        spec = getattr(hooks, "working_sets", None) if hooks is not None else None
+        self.ws = WorkingSets(L, self.ftl, self.sched, self.c, spec)
+        if self.ws.on:
+            self.rc.ws = self.ws
+        spec = getattr(hooks, "early_moves", None) if hooks is not None else None
+        self.early = EarlyMoves(L, self.ftl, self.sched, self.features, self.c, self.rc.block_reads,
+                                self.rc.rr_threshold, spec, seed)
+        if self.early.on:
+            self.rc.early = self.early
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -121,7 +132,7 @@ class ReferenceEngine:
                         raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
-            extras = [rc.retries(p // L.pages_per_block) * L.t_retry_ns for p in ppns]
+            extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
             blocked = False
             for die, chan, n, extra in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
@@ -135,10 +146,16 @@ class ReferenceEngine:
             for ppn in ppns:
                 blk = ppn // L.pages_per_block
                 rc.block_reads[blk] += 1
+                if self.ws.on:
+                    self.ws.on_read(ppn, blk, int(rc.block_reads[blk]), int(rc.rr_threshold[blk]), done)
+                if self.early.on:
+                    self.early.on_read(blk, int(rc.block_reads[blk]), int(rc.rr_threshold[blk]))
                 if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:
                     sb = blk // L.k
                     if sb not in pending:
                         pending.append(sb)
+            if self.ws.on and self.ws.due:
+                rc.force_due(done)
             self.features.on_flash_reads(misses)
             if L.cache_pages and L.read_allocate:
                 evicted = []
@@ -151,6 +168,8 @@ class ReferenceEngine:
             for sb in pending:
                 rc.read_reclaim(sb, done)
         self._record("read", done - t)
+        if self.early.on:
+            self.early.after_request(done)
 
     def _write(self, t: int, lpn0: int, lpn1: int) -> None:
         L, c = self.L, self.c
@@ -181,6 +200,8 @@ class ReferenceEngine:
         else:
             done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
         self._record("write", done - t)
+        if self.early.on:
+            self.early.after_request(done)
 
     # ------------------------------------------------------------------ public
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
@@ -215,6 +236,8 @@ class ReferenceEngine:
                 t = int(time_ns[i]) + shift
                 if sc.bg_pending or sc.idle_pending:
                     self.rc.run_bg(t)
+                if self.early.on:
+                    self.early.on_arrival(t)
                 sc.horizon = t
                 self.last_arrival = t
                 lpn0 = int(offset[i]) // ps
@@ -264,6 +287,14 @@ class ReferenceEngine:
                 "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
                 "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def early_moves(self) -> EarlyMoves:
+        """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
+        return self.early
+
+    def working_sets(self) -> WorkingSets:
+        """The working-set mechanism (tests read its arrays)."""
+        return self.ws
 
     def check_invariants(self) -> None:
         f = self.ftl

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..invariants import EngineError
-from ..layout import CAUSE_MOVE, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
+from ..layout import CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
 from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler
 
@@ -22,6 +22,9 @@ class Reclaim:
         self.state_view, self.check_fn = state_view, check_fn
         self.block_reads = np.zeros(L.n_blocks, dtype=np.int32)  # flash reads since erase
         self.rr_threshold = np.full(L.n_blocks, L.rr_threshold_reads, dtype=np.int32)  # writable by policies
+        self.rr_touched = np.zeros(L.n_superblocks, dtype=np.uint8)  # a page moved by RR logic since erase
+        self.ws = None  # PhasedRR working sets, told of every erase (None when off)
+        self.early = None  # RL-RR / Reallocation early moves, told of every erase (None when off)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -127,7 +130,7 @@ class Reclaim:
                         chan = int(L.comp_chan[base + comps[q]])
                         if int(L.comp_die[base + int(dest[q])]) != d:
                             xfer += 1
-                txns.append((PH_READ, d, chan, xfer, L.t_read_ns + extra * L.t_retry_ns, ()))
+                txns.append((PH_READ, d, chan, xfer, L.t_read_ns + int(L.retry_extra_ns[extra]), ()))
             i = j
         # writes: place in source order, then one program per (dest superblock, offset, die)
         new_ppns = np.empty(n, dtype=np.int64)
@@ -164,6 +167,19 @@ class Reclaim:
                 txns.append((PH_ERASE, d, 0, 0, L.t_erase_ns, ()))
         self.block_reads[victim * k:(victim + 1) * k] = 0
         self.rr_threshold[victim * k:(victim + 1) * k] = L.rr_threshold_reads
+        if self.ws is not None:
+            for c in range(k):
+                self.ws.on_erase(victim * k + c)
+        if self.early is not None:
+            for c in range(k):
+                self.early.on_erase(victim * k + c)
+        if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
+            self.c["erases_rr"] += k
+        else:
+            self.c["erases_gc"] += k
+        if is_rr and n and not self.rr_touched[victim]:
+            self.c["rr_episodes"] += 1
+        self.rr_touched[victim] = 0
         ftl.sb_state[victim] = SB_FREE
         ftl.free[lane].append(victim)
         self.c["erase_count"] += k
@@ -242,13 +258,22 @@ class Reclaim:
 
     def idle_move(self, die: int, start: int) -> None:
         """Run the next idle move of ``die`` at ``start``, unless its page moved meanwhile."""
-        L, ftl, sc = self.L, self.ftl, self.sched
-        k, N = L.k, L.pages_per_block
-        lpn, src, dest, _ = sc.pop_idle(die)
-        if int(ftl.l2p[lpn]) != src:
+        lpn, src, dest, _ = self.sched.pop_idle(die)
+        if int(self.ftl.l2p[lpn]) != src:
             self.c["idle_moves_dropped"] += 1
             return
+        self.c["idle_moves"] += 1
+        self.move_page(die, lpn, src, dest, start, CAUSE_MOVE)
+
+    def move_page(self, die: int, lpn: int, src: int, dest: int, start: int, cause: int) -> None:
+        """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
+        frontier: read from ``start``, then program; the source superblock has had an RR move."""
+        L, ftl, sc = self.L, self.ftl, self.sched
+        k, N = L.k, L.pages_per_block
         lane = src // N // k // L.sb_per_lane
+        if not self.rr_touched[src // N // k]:
+            self.rr_touched[src // N // k] = 1
+            self.c["rr_episodes"] += 1
         self.in_mig = True
         ppn = ftl.gc_slot(lane, dest)
         self.in_mig = False
@@ -256,11 +281,22 @@ class Reclaim:
             ftl.ppn_version[ppn] = ftl.ppn_version[src]
         ftl.remap(lpn, ppn)
         self.c["flash_pages_programmed"] += 1
-        self.c["idle_moves"] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0
-        extra = self.retries(src // N) * L.t_retry_ns
+        extra = int(L.retry_extra_ns[self.retries(src // N)])
         r_end = sc.op(die, int(L.comp_chan[lane * k + (src // N) % k]), PH_READ, cross, start,
-                      L.t_read_ns + extra, CAUSE_MOVE)
-        sc.op(ddie, int(L.comp_chan[lane * k + dest]), PH_PROG, cross, r_end, L.t_program_ns, CAUSE_MOVE)
+                      L.t_read_ns + extra, cause)
+        sc.op(ddie, int(L.comp_chan[lane * k + dest]), PH_PROG, cross, r_end, L.t_program_ns, cause)
         self.run_gc(lane, start)
+
+    def force_due(self, t: int) -> None:
+        """Book at ``t`` the forced moves the working sets recorded during this request:
+        every page of a due class still in its block, keeping its component."""
+        L = self.L
+        for blk, want in self.ws.due:
+            for lpn, src in self.ws.collect(blk, want):
+                if int(self.ftl.l2p[lpn]) != src:  # moved by a GC this loop started
+                    continue
+                self.c["rr_forced_moves"] += 1
+                self.move_page(self.die_of(src), lpn, src, (src // L.pages_per_block) % L.k, t, CAUSE_RR)
+        self.ws.due = []
