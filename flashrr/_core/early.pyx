@@ -25,10 +25,14 @@ candidate is left to GC.
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
+import functools
+
 import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
+
+from .buffers import owned_array
 
 cnp.import_array()
 
@@ -78,10 +82,7 @@ cdef class EarlyMoves:
         self.n_blocks = L.n_blocks if self.on else 0
         n_pages = L.n_pages if self.on else 0
 
-        def arr(name, n, dtype):
-            b = np.zeros(max(int(n), 1), dtype=dtype)
-            keep[name] = b
-            return b
+        arr = functools.partial(owned_array, keep)
 
         a = arr("cand", self.n_blocks, np.uint8); self.cand = <uint8_t*>a.data
         a = arr("in_ring", self.n_blocks, np.uint8); self.in_ring = <uint8_t*>a.data

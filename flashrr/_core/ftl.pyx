@@ -3,11 +3,15 @@
 Twin: ``reference/ftl.py``; docs/model.md section 2 gives the rules."""
 from libc.stdint cimport int8_t, int32_t, int64_t
 
+import functools
+
 import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
 from .invariants import EngineError
+
+from .buffers import owned_array
 
 cnp.import_array()
 
@@ -32,10 +36,7 @@ cdef class Ftl:
         self.user_lane = 0
         self._keep = keep = {}
 
-        def arr(name, n, dtype, fill=0):
-            b = np.full(max(int(n), 1), fill, dtype=dtype)
-            keep[name] = b
-            return b
+        arr = functools.partial(owned_array, keep)
 
         a = arr("lmap", 2 * self.logical, np.int32, -1); self.lmap = <int32_t*>a.data
         keep["l2p"] = a[0::2]

@@ -24,10 +24,14 @@ full is not tracked until it is erased (counter ``ws_pool_full``).
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.string cimport memset
 
+import functools
+
 import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
+
+from .buffers import owned_array
 
 cnp.import_array()
 
@@ -62,10 +66,7 @@ cdef class WorkingSets:
         n_pages = L.n_pages if self.on else 0
         blocks = L.n_blocks if self.on else 0
 
-        def arr(name, n, dtype, fill=0):
-            b = np.full(max(int(n), 1), fill, dtype=dtype)
-            keep[name] = b
-            return b
+        arr = functools.partial(owned_array, keep)
 
         a = arr("slot_of", blocks, np.int32, -1); self.slot_of = <int32_t*>a.data
         a = arr("free_slots", self.max_slots, np.int32)

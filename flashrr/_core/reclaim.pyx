@@ -6,12 +6,16 @@ decided; the scheduler books its transactions."""
 from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 
+import functools
+
 import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
 from .sched cimport IdleMove
 from .invariants import EngineError
+
+from .buffers import owned_array
 
 cnp.import_array()
 
@@ -67,10 +71,7 @@ cdef class Reclaim:
         a = keep["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32); self.comp_die = <int32_t*>a.data
         a = keep["comp_chan"] = np.ascontiguousarray(L.comp_chan, dtype=np.int32); self.comp_chan = <int32_t*>a.data
 
-        def arr(name, n, dtype, fill=0):
-            b = np.full(max(int(n), 1), fill, dtype=dtype)
-            keep[name] = b
-            return b
+        arr = functools.partial(owned_array, keep)
 
         a = arr("retry_steps", self.n_steps, np.int64)
         a[:self.n_steps] = L.retry_steps_ppm

@@ -6,11 +6,15 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
 
+import functools
+
 import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
 from .invariants import EngineError
+
+from .buffers import owned_array
 
 cnp.import_array()
 
@@ -21,6 +25,17 @@ cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
         with gil:
             raise MemoryError("flashrr scheduler: out of memory")
     return q
+
+
+cdef void* _unwrap_grow(void* ring, int32_t cap, int32_t head, int32_t n, size_t elem) except NULL nogil:
+    """A ring of ``cap`` elements of ``elem`` bytes holding ``n`` from ``head``, copied in
+    order into a new buffer twice as large (the old one is freed)."""
+    cdef char* grown = <char*>_grow(NULL, elem * 2 * cap)
+    cdef int32_t first = cap - head if n > cap - head else n
+    memcpy(grown, <char*>ring + elem * head, elem * first)
+    memcpy(grown + elem * first, ring, elem * (n - first))
+    free(ring)
+    return grown
 
 
 cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
@@ -67,10 +82,7 @@ cdef class Scheduler:
         a = keep["group_dies"] = dies; self.group_dies = <int32_t*>a.data
         a = keep["counters"] = counters; self.cnt = <int64_t*>a.data
 
-        def arr(name, n, dtype, fill=0):
-            b = np.full(max(int(n), 1), fill, dtype=dtype)
-            keep[name] = b
-            return b
+        arr = functools.partial(owned_array, keep)
 
         a = arr("die_free", self.n_dies, np.int64); self.die_free = <int64_t*>a.data
         a = arr("die_prog_end", self.n_dies, np.int64); self.die_prog_end = <int64_t*>a.data
@@ -346,16 +358,11 @@ cdef class Scheduler:
 
     cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
                    int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil:
-        cdef int32_t cap = self.q_cap[die], ln = self.q_len[die], h = self.q_head[die], i
+        cdef int32_t cap = self.q_cap[die], ln = self.q_len[die], h = self.q_head[die]
         cdef Txn* ring = self.q[die]
-        cdef Txn* grown
         cdef Txn* tx
-        if ln == cap:                                       # grow, unwrapping the ring
-            grown = <Txn*>_grow(NULL, sizeof(Txn) * 2 * cap)
-            for i in range(ln):
-                grown[i] = ring[(h + i) % cap]
-            free(ring)
-            ring = self.q[die] = grown
+        if ln == cap:
+            ring = self.q[die] = <Txn*>_unwrap_grow(ring, cap, h, ln, sizeof(Txn))
             self.q_cap[die] = cap = 2 * cap
             h = self.q_head[die] = 0
         tx = &ring[(h + ln) % cap]
@@ -463,16 +470,11 @@ cdef class Scheduler:
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:
-        cdef int32_t cap = self.iq_cap[die], ln = self.iq_len[die], h = self.iq_head[die], i
+        cdef int32_t cap = self.iq_cap[die], ln = self.iq_len[die], h = self.iq_head[die]
         cdef IdleMove* ring = self.iq[die]
-        cdef IdleMove* grown
         cdef IdleMove* m
         if ln == cap:
-            grown = <IdleMove*>_grow(NULL, sizeof(IdleMove) * 2 * cap)
-            for i in range(ln):
-                grown[i] = ring[(h + i) % cap]
-            free(ring)
-            ring = self.iq[die] = grown
+            ring = self.iq[die] = <IdleMove*>_unwrap_grow(ring, cap, h, ln, sizeof(IdleMove))
             self.iq_cap[die] = cap = 2 * cap
             h = self.iq_head[die] = 0
         m = &ring[(h + ln) % cap]
