@@ -330,25 +330,48 @@ cdef class Reclaim:
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil:
         cdef int8_t kind = KIND_RR if is_rr else KIND_GC
-        cdef int32_t job = self.sched.new_job(kind, lane, victim, t), i, q
-        cdef int64_t end, e
+        cdef int32_t job = self.sched.new_job(kind, lane, victim, t), i, q, d, p
+        cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
+        cdef int64_t end, e, ready
+        cdef int64_t phase_end[3]
+        cdef bint urgent
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for i in range(n_tx):
                 e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t, self.x_dur[i],
-                          CAUSE_RR if is_rr else CAUSE_GC)
+                                  cause)
                 if self.x_phase[i] == PH_ERASE:
                     end = imax(end, e)
             self.sched.set_erase_end(kind, self.sched.jobs[job].event, end)
             return 0
+        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.free_cnt[lane] < self.gc_hard
+        d = self.sched.group_dies[self.sched.group_first[lane]]
+        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0:
+            # one die with nothing queued: booking in order with the phase barriers is exactly what
+            # queueing and forcing would do, without the queue (the common gc-first case)
+            phase_end[0] = t
+            phase_end[1] = t
+            phase_end[2] = t
+            for i in range(n_tx):
+                p = self.x_phase[i]
+                if p == PH_READ:
+                    ready = t
+                elif p == PH_PROG:
+                    ready = phase_end[PH_READ]
+                else:
+                    ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
+                e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready, self.x_dur[i], cause)
+                phase_end[p] = imax(phase_end[p], e)
+            self.sched.set_erase_end(kind, self.sched.jobs[job].event, phase_end[PH_ERASE])
+            return 0
         for i in range(n_tx):
             self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
-                     self.x_dsb[i], self.x_off[i], self.x_cmask[i])
-        if self.sched_mode == SCHED_USER_FIRST and self.ftl.free_cnt[lane] >= self.gc_hard:
+                             self.x_dsb[i], self.x_off[i], self.x_cmask[i])
+        if not urgent:
             # reads of moved pages go to the old place until they are programmed
             for q in range(n_pages):
                 self.sched.set_src(self.m_newppn[q],
-                           (<int64_t>victim * self.k + self.m_comp[q]) * self.N + self.m_off[q])
+                                   (<int64_t>victim * self.k + self.m_comp[q]) * self.N + self.m_off[q])
             return 0
         self.sched.force(job)  # "gc-first", or urgent: booked at once
         return 0
