@@ -5,6 +5,8 @@
 from libc.stdint cimport int8_t, int32_t
 cimport cython
 
+from .common cimport *
+
 
 @cython.final
 cdef class Cache:
@@ -17,7 +19,43 @@ cdef class Cache:
     cdef int32_t head, tail, size
     cdef object _keep                  # NumPy arrays that own the memory above
 
-    cdef void unlink(self, int32_t s) noexcept nogil
-    cdef void push_head(self, int32_t s) noexcept nogil
-    cdef void touch(self, int32_t s) noexcept nogil                          # a hit: slot becomes most recent
-    cdef int32_t insert(self, int32_t lpn, int8_t dirty, int32_t* evicted, int32_t n_ev) noexcept nogil
+    cdef inline void unlink(self, int32_t s) noexcept nogil:
+        cdef int32_t p = self.slot_prev[s], q = self.slot_next[s]
+        if p >= 0:
+            self.slot_next[p] = q
+        else:
+            self.head = q
+        if q >= 0:
+            self.slot_prev[q] = p
+        else:
+            self.tail = p
+    cdef inline void push_head(self, int32_t s) noexcept nogil:
+        self.slot_prev[s] = -1
+        self.slot_next[s] = self.head
+        if self.head >= 0:
+            self.slot_prev[self.head] = s
+        self.head = s
+        if self.tail < 0:
+            self.tail = s
+    cdef inline void touch(self, int32_t s) noexcept nogil:
+        if self.head != s:
+            self.unlink(s)
+            self.push_head(s)
+    cdef inline int32_t insert(self, int32_t lpn, int8_t dirty, int32_t* evicted, int32_t n_ev) noexcept nogil:
+        """Insert lpn as most recent; a dirty LRU victim is appended to evicted.  Returns the new n_ev."""
+        cdef int32_t s
+        if self.size >= self.cap:
+            s = self.tail
+            self.unlink(s)
+            self.lmap[2 * self.slot_lpn[s] + 1] = -1
+            if self.slot_dirty[s]:
+                evicted[n_ev] = self.slot_lpn[s]
+                n_ev += 1
+        else:
+            s = self.size
+            self.size += 1
+        self.slot_lpn[s] = lpn
+        self.slot_dirty[s] = dirty
+        self.lmap[2 * lpn + 1] = s
+        self.push_head(s)
+        return n_ev

@@ -4,6 +4,8 @@
 from libc.stdint cimport int32_t
 cimport cython
 
+from .common cimport *
+
 
 @cython.final
 cdef class PageCounters:
@@ -14,4 +16,8 @@ cdef class PageCounters:
     cdef object _keep
     cdef Py_ssize_t _n                 # counters in use
 
-    cdef void on_flash_reads(self, const int32_t* lpns, int32_t n) noexcept nogil
+    cdef inline void on_flash_reads(self, const int32_t* lpns, int32_t n) noexcept nogil:
+        cdef int32_t i
+        if self.group:
+            for i in range(n):
+                self.counts[lpns[i] // self.group] += 1

@@ -22,8 +22,3 @@ cdef class PageCounters:
         """The counters as a NumPy array (empty when the feature is off)."""
         return self._keep[:self._n]
 
-    cdef void on_flash_reads(self, const int32_t* lpns, int32_t n) noexcept nogil:
-        cdef int32_t i
-        if self.group:
-            for i in range(n):
-                self.counts[lpns[i] // self.group] += 1

@@ -5,6 +5,8 @@
 from libc.stdint cimport int8_t, int32_t, int64_t
 cimport cython
 
+from .common cimport *
+
 from .sched cimport Scheduler
 
 
@@ -40,10 +42,43 @@ cdef class Ftl:
 
     cdef int32_t alloc(self, int32_t lane) except -1 nogil                  # pop a free superblock, or raise
     cdef void free_push(self, int32_t lane, int32_t sb) noexcept nogil       # erased superblock to the back
-    cdef int64_t user_slot(self) except -1 nogil                            # next user-frontier ppn (sets kick)
+    cdef inline int64_t user_slot(self) except -1 nogil:
+        cdef int32_t k = self.k, N = self.N
+        cdef int32_t lane = self.user_lane
+        cdef int32_t sb, wp
+        cdef int64_t ppn, q, r
+        if self.uf_sb[lane] < 0:
+            sb = self.alloc(lane)
+            self.sb_state[sb] = S_OPEN_USER
+            self.uf_sb[lane] = sb
+            self.uf_wp[lane] = 0
+            self.kick = lane
+        sb = self.uf_sb[lane]
+        wp = self.uf_wp[lane]
+        q = self.div_k(wp)
+        r = wp - q * k
+        ppn = (<int64_t>sb * k + r) * N + q
+        wp += 1
+        self.uf_wp[lane] = wp
+        if wp == k * N:
+            self.sb_state[sb] = S_CLOSED
+            self.uf_sb[lane] = -1
+        if wp == (q + 1) * k:  # the superpage is complete
+            self.user_lane = (lane + 1) % self.n_lanes
+        return ppn
     cdef int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil     # next GC/RR-frontier ppn of comp c
     cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock
     cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
-    cdef void remap(self, int32_t lpn, int64_t ppn) noexcept nogil           # point lpn at ppn, fix valid counts
-    cdef int64_t div_k(self, int64_t x) noexcept nogil                       # x // k (a shift when k = 2**j)
-    cdef int64_t div_N(self, int64_t x) noexcept nogil                       # x // N (a shift when N = 2**j)
+    cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:
+        cdef int64_t old = self.lmap[2 * lpn]
+        cdef int64_t per_sb = <int64_t>self.N * self.k
+        if old >= 0:
+            self.p2l[old] = -1
+            self.sb_valid[old // per_sb] -= 1
+        self.lmap[2 * lpn] = <int32_t>ppn
+        self.p2l[ppn] = lpn
+        self.sb_valid[ppn // per_sb] += 1
+    cdef inline int64_t div_k(self, int64_t x) noexcept nogil:
+        return div_pow2(x, self.k_shift, self.k)
+    cdef inline int64_t div_N(self, int64_t x) noexcept nogil:
+        return div_pow2(x, self.N_shift, self.N)

@@ -84,31 +84,6 @@ cdef class Ftl:
         self.free_ring[lane * self.S + (self.free_head[lane] + self.free_cnt[lane]) % self.S] = sb
         self.free_cnt[lane] += 1
 
-    cdef int64_t user_slot(self) except -1 nogil:
-        cdef int32_t k = self.k, N = self.N
-        cdef int32_t lane = self.user_lane
-        cdef int32_t sb, wp
-        cdef int64_t ppn, q, r
-        if self.uf_sb[lane] < 0:
-            sb = self.alloc(lane)
-            self.sb_state[sb] = S_OPEN_USER
-            self.uf_sb[lane] = sb
-            self.uf_wp[lane] = 0
-            self.kick = lane
-        sb = self.uf_sb[lane]
-        wp = self.uf_wp[lane]
-        q = self.div_k(wp)
-        r = wp - q * k
-        ppn = (<int64_t>sb * k + r) * N + q
-        wp += 1
-        self.uf_wp[lane] = wp
-        if wp == k * N:
-            self.sb_state[sb] = S_CLOSED
-            self.uf_sb[lane] = -1
-        if wp == (q + 1) * k:  # the superpage is complete
-            self.user_lane = (lane + 1) % self.n_lanes
-        return ppn
-
     cdef int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil:
         cdef int32_t k = self.k, N = self.N
         cdef int32_t* pos = self.gc_pos + lane * k
@@ -181,18 +156,3 @@ cdef class Ftl:
             elif pos[c] > j:
                 pos[c] -= 1
 
-    cdef void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:
-        cdef int64_t old = self.lmap[2 * lpn]
-        cdef int64_t per_sb = <int64_t>self.N * self.k
-        if old >= 0:
-            self.p2l[old] = -1
-            self.sb_valid[old // per_sb] -= 1
-        self.lmap[2 * lpn] = <int32_t>ppn
-        self.p2l[ppn] = lpn
-        self.sb_valid[ppn // per_sb] += 1
-
-    cdef inline int64_t div_k(self, int64_t x) noexcept nogil:
-        return div_pow2(x, self.k_shift, self.k)
-
-    cdef inline int64_t div_N(self, int64_t x) noexcept nogil:
-        return div_pow2(x, self.N_shift, self.N)

@@ -6,6 +6,8 @@
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 cimport cython
 
+from .common cimport *
+
 
 ctypedef struct Txn:                   # one queued background transaction
     int64_t dur                        # sensing, programming or erase time (ns)
@@ -89,10 +91,32 @@ cdef class Scheduler:
     # ---- resources
     cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil   # transfer end
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
-    cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
-                    int64_t dur, int32_t cause) except -1 nogil              # book one transaction; its end
-    cdef int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
-                         int64_t dur, int32_t cause) except -1 nogil         # a user or flush transaction
+    cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
+                    int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t start = imax(ready, self.die_free[die]), end
+        if phase == PH_READ:
+            end = start + dur
+            if n_xfer:
+                end = self.xfer(chan, end, n_xfer)
+        elif phase == PH_PROG:
+            end = (self.xfer(chan, start, n_xfer) if n_xfer else start) + dur
+            self.die_prog_end[die] = end
+        else:
+            end = start + dur
+        self.die_free[die] = end
+        self.die_busy[die] += end - start
+        self.cnt[C_BUSY_USER + cause] += end - start
+        return end
+    cdef inline int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
+                         int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t wait, end
+        if cause == CAUSE_USER:
+            wait = self.die_free[die] - imax(t, self.user_free[die])
+            if wait > 0:
+                self.cnt[C_USER_WAIT_BG] += wait
+        end = self.op(die, chan, phase, n_xfer, t, dur, cause)
+        self.user_free[die] = end
+        return end
     # ---- background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil
     cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,

@@ -300,34 +300,6 @@ cdef class Scheduler:
         c.n += 1
         return 0
 
-    cdef int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
-                    int64_t dur, int32_t cause) except -1 nogil:
-        cdef int64_t start = imax(ready, self.die_free[die]), end
-        if phase == PH_READ:
-            end = start + dur
-            if n_xfer:
-                end = self.xfer(chan, end, n_xfer)
-        elif phase == PH_PROG:
-            end = (self.xfer(chan, start, n_xfer) if n_xfer else start) + dur
-            self.die_prog_end[die] = end
-        else:
-            end = start + dur
-        self.die_free[die] = end
-        self.die_busy[die] += end - start
-        self.cnt[C_BUSY_USER + cause] += end - start
-        return end
-
-    cdef int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
-                         int64_t dur, int32_t cause) except -1 nogil:
-        cdef int64_t wait, end
-        if cause == CAUSE_USER:
-            wait = self.die_free[die] - imax(t, self.user_free[die])
-            if wait > 0:
-                self.cnt[C_USER_WAIT_BG] += wait
-        end = self.op(die, chan, phase, n_xfer, t, dur, cause)
-        self.user_free[die] = end
-        return end
-
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
         cdef int32_t j, ev, p
