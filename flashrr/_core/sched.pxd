@@ -83,9 +83,11 @@ cdef class Scheduler:
     cdef int32_t* iq_len
     cdef int32_t* iq_cap
     cdef int64_t idle_pending
-    # ---- destage buffer: min-heap of flush program ends, one per page
-    cdef int64_t* heap
+    # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
+    cdef int64_t* heap                 # [heap_cap] ends (ns)
+    cdef int32_t* heap_cnt             # [heap_cap] pages of each entry (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
+    cdef int64_t heap_pages            # pages in the buffer
 
     cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
     # ---- resources
@@ -132,5 +134,5 @@ cdef class Scheduler:
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil
     # ---- destage buffer
     cdef int64_t destage(self, const int64_t* ends, int32_t n, int64_t t) except -1 nogil  # when it has room
-    cdef int destage_push(self, int64_t end) except -1 nogil
-    cdef int64_t _heap_pop(self) noexcept nogil
+    cdef int destage_push(self, int64_t end, int32_t pages) except -1 nogil
+    cdef void _heap_pop(self) noexcept nogil
