@@ -205,18 +205,10 @@ cdef class Scheduler:
                     c.v[1 + 2 * c.n] = t + dur
                     c.n += 1
                     return t + dur
-        # drop what no booking can reach any more
-        while nc > 0 and ch[0].v[1] <= self.horizon:
-            c = ch[0]
-            k = 0
-            while k < c.n and c.v[1 + 2 * k] <= self.horizon:
-                k += 1
-            if k < c.n:
-                if k:
-                    _move_pairs(c.v, 0, k, c.n - k)
-                    c.n -= k
-                break
-            free(c)
+        # drop chunks no booking can reach any more (an expired interval inside a live chunk is
+        # harmless: every booking starts at or after the horizon, so a first fit never meets it)
+        while nc > 0 and ch[0].v[2 * ch[0].n - 1] <= self.horizon:
+            free(ch[0])
             nc -= 1
             memmove(&ch[0], &ch[1], sizeof(IvChunk*) * nc)
         self.ivc_n[chan] = nc
