@@ -440,7 +440,7 @@ class SimConfig:
         return min(hard, self.gc_threshold_superblocks)
 
     @property
-    def destage_buffer_pages(self) -> int:
+    def destage_pages(self) -> int:
         """Dirty pages that may await their flush program before a write waits (see CacheConfig)."""
         return self.cache.destage_buffer_pages or self.geometry.n_planes
 

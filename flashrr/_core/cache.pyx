@@ -24,12 +24,3 @@ cdef class Cache:
         self.tail = -1
         self.size = 0
 
-    def lru_order(self):
-        """Cached LPNs from most to least recent, with their dirty flags (for tests)."""
-        out = []
-        s = self.head
-        while s >= 0:
-            out.append((int(self.slot_lpn[s]), bool(self.slot_dirty[s])))
-            s = self.slot_next[s]
-        return out
-

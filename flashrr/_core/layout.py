@@ -132,7 +132,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         gc_threshold_sb=config.gc_threshold_superblocks,
         gc_hard_threshold_sb=config.gc_hard_threshold_superblocks, cache_pages=int(cache_pages),
         read_allocate=config.cache.read_allocate, write_ack_insert=config.cache.write_ack == "insert",
-        destage_pages=config.destage_buffer_pages, scheduler=SCHED_CODES[config.timing.scheduler],
+        destage_pages=config.destage_pages, scheduler=SCHED_CODES[config.timing.scheduler],
         channel_gapfill=config.timing.channel_model == "gap-fill",
         t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,

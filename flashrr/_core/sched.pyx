@@ -545,11 +545,3 @@ cdef class Scheduler:
         cdef int32_t i
         return [int(self.erase_end[kind][i]) for i in range(self.n_events[kind])]
 
-    def channel_intervals(self):
-        """Busy intervals held per channel (gap-fill model), for diagnostics."""
-        cdef int32_t c, j
-        return [sum(self.ivc[c][j].n for j in range(self.ivc_n[c])) for c in range(self.n_chan)]
-
-    @property
-    def pending(self):
-        return int(self.bg_pending), int(self.idle_pending)

@@ -26,7 +26,3 @@ class Cache:
             if old_dirty:
                 evicted_dirty.append(old)
         self.d[lpn] = dirty
-
-    def lru_order(self) -> list:
-        """Cached LPNs from most to least recent, with their dirty flags (for tests)."""
-        return [(lpn, dirty) for lpn, dirty in reversed(self.d.items())]

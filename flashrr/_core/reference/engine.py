@@ -257,7 +257,7 @@ class ReferenceEngine:
             q.clear()
         sc.idle_pending = 0
         if sc.bg_pending:
-            self.rc.run_bg(1 << 62)
+            self.rc.run_bg(((1 << 63) - 1) >> 1)  # INT64_MAX >> 1, as the compiled engine
 
     def push_idle_move(self, lpn: int, dest_comp: int, t: int) -> None:
         """Queue a page move of ``lpn`` to component ``dest_comp`` of its lane's GC/RR

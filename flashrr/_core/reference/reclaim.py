@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..invariants import EngineError
-from ..layout import CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
+from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
 from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler
 
@@ -202,7 +202,7 @@ class Reclaim:
         if L.scheduler == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for phase, d, chan, xfer, dur, _ in txns:
-                e = sc.op(d, chan, phase, xfer, t, dur, 3 if is_rr else 2)
+                e = sc.op(d, chan, phase, xfer, t, dur, CAUSE_RR if is_rr else CAUSE_GC)
                 if phase == PH_ERASE:
                     end = max(end, e)
             sc.erase_end[kind][job.event] = end

@@ -12,7 +12,7 @@ from collections import deque
 import numpy as np
 
 from ..invariants import EngineError
-from ..layout import CAUSES, Layout
+from ..layout import CAUSE_GC, CAUSE_RR, CAUSE_USER, CAUSES, Layout
 
 PH_READ, PH_PROG, PH_ERASE = 0, 1, 2  # phases of a job, in the order its transactions run
 KIND_GC, KIND_RR = 0, 1
@@ -134,7 +134,7 @@ class Scheduler:
 
     def user_op(self, die: int, chan: int, phase: int, n_xfer: int, t: int, dur: int, cause: int) -> int:
         """A user (or cache flush) transaction arriving at ``t``: booked at once, in arrival order."""
-        if cause == 0:  # CAUSE_USER: count its wait behind background work
+        if cause == CAUSE_USER:  # count its wait behind background work
             wait = int(self.die_free[die]) - max(t, int(self.user_free[die]))
             if wait > 0:
                 self.c["user_wait_behind_bg_ns"] += wait
@@ -193,7 +193,7 @@ class Scheduler:
         tx = self.q[die].popleft()
         job = tx.job
         self.bg_pending -= 1
-        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, 3 if job.kind == KIND_RR else 2)
+        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= 1
             for d in tx.dsts:
