@@ -41,6 +41,14 @@ cdef class Cache:
         if self.head != s:
             self.unlink(s)
             self.push_head(s)
+    cdef inline void prefetch_victims(self, int32_t n) noexcept nogil:
+        """Prefetch the mapping entries of the next n LRU victims: evicting one writes its
+        entry, a cache miss on large footprints.  No effect on results."""
+        cdef int32_t s = self.tail
+        while n > 0 and s >= 0:
+            prefetch(&self.lmap[2 * self.slot_lpn[s]])
+            s = self.slot_prev[s]
+            n -= 1
     cdef inline int32_t insert(self, int32_t lpn, int8_t dirty, int32_t* evicted, int32_t n_ev) noexcept nogil:
         """Insert lpn as most recent; a dirty LRU victim is appended to evicted.  Returns the new n_ev."""
         cdef int32_t s

@@ -4,6 +4,17 @@
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FLASHRR_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define FLASHRR_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    # a hint to bring the cache line at p into the CPU cache; no effect on results
+    void prefetch "FLASHRR_PREFETCH"(const void* p) noexcept nogil
+
 cdef enum:
     # superblock states (layout.SB_*)
     S_FREE = 0

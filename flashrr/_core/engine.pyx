@@ -32,6 +32,8 @@ assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIR
 DEF H_READ = 0
 DEF H_WRITE = 1
 DEF H_IO = 2
+DEF PREFETCH_AHEAD = 8    # requests; the replay loop prefetches mapping entries this far ahead
+DEF PREFETCH_VICTIMS = 8  # and those of this many LRU victims-to-be
 
 
 cdef extern from *:
@@ -305,11 +307,20 @@ cdef class CompiledEngine:
         cdef int64_t duration = tns[n - 1]
         cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))
         cdef int64_t ps = self.layout_page_size
-        cdef int64_t shift, t, lpn0, lpn1, i
+        cdef int64_t shift, t, lpn0, lpn1, i, j
         cdef int32_t r
+        cdef int32_t* lmap = self.ftl.lmap
         for r in range(repeat):
             shift = r * period
             for i in range(n):
+                # the mapping entries of a request PREFETCH_AHEAD ahead: their loads miss the
+                # CPU cache on large footprints, and the trace says now which ones they are
+                j = i + PREFETCH_AHEAD
+                if j < n:
+                    prefetch(&lmap[2 * (off[j] // ps)])
+                    prefetch(&lmap[2 * ((off[j] + size[j] - 1) // ps)])
+                if self.cache_cap:
+                    self.cache.prefetch_victims(PREFETCH_VICTIMS)
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)

@@ -15,6 +15,7 @@ cdef class Ftl:
     cdef int32_t k, n_lanes, S, N, logical, gc_thr
     cdef int64_t n_pages
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
+    cdef int32_t per_sb, sb_shift      # pages per superblock (N*k), and its log2 or -1
     cdef Scheduler sched               # told when a superblock whose erase is not booked is reused
     cdef object _keep                  # NumPy arrays that own the memory below
 
@@ -71,13 +72,12 @@ cdef class Ftl:
     cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
     cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:
         cdef int64_t old = self.lmap[2 * lpn]
-        cdef int64_t per_sb = <int64_t>self.N * self.k
         if old >= 0:
             self.p2l[old] = -1
-            self.sb_valid[old // per_sb] -= 1
+            self.sb_valid[div_pow2(old, self.sb_shift, self.per_sb)] -= 1
         self.lmap[2 * lpn] = <int32_t>ppn
         self.p2l[ppn] = lpn
-        self.sb_valid[ppn // per_sb] += 1
+        self.sb_valid[div_pow2(ppn, self.sb_shift, self.per_sb)] += 1
     cdef inline int64_t div_k(self, int64_t x) noexcept nogil:
         return div_pow2(x, self.k_shift, self.k)
     cdef inline int64_t div_N(self, int64_t x) noexcept nogil:

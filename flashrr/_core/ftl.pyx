@@ -31,6 +31,8 @@ cdef class Ftl:
         # divisions by k and N sit on the per-page path; shifts replace them for powers of two
         self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
         self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
+        self.per_sb = self.N * self.k
+        self.sb_shift = self.per_sb.bit_length() - 1 if self.per_sb & (self.per_sb - 1) == 0 else -1
         self.check = check
         self.kick = -1
         self.user_lane = 0
