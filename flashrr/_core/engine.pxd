@@ -39,6 +39,7 @@ cdef class CompiledEngine:
     cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l
     cdef int32_t* comp_chan            # [n_lanes*k] channel of component c of lane l
     cdef int32_t* comp_plane           # [n_lanes*k] plane index within its die
+    cdef int32_t* blk_comp             # [n_blocks] lane * k + component of every physical block
     # ---- per-request scratch (sized by the largest request)
     cdef int32_t* buf_lpn              # misses / pages to write
     cdef int32_t* buf_ppn              # their ppns

@@ -33,7 +33,7 @@ DEF H_READ = 0
 DEF H_WRITE = 1
 DEF H_IO = 2
 DEF PREFETCH_AHEAD = 8    # requests; the replay loop prefetches mapping entries this far ahead
-DEF PREFETCH_VICTIMS = 8  # and those of this many LRU victims-to-be
+DEF PREFETCH_VICTIMS = 4  # and those of this many LRU victims-to-be
 
 
 cdef extern from *:
@@ -82,6 +82,11 @@ cdef class CompiledEngine:
         a = A["comp_chan"] = np.ascontiguousarray(L.comp_chan, dtype=np.int32); self.comp_chan = <int32_t*>a.data
         a = A["comp_plane"] = np.ascontiguousarray(L.comp_plane_in_die, dtype=np.int32)
         self.comp_plane = <int32_t*>a.data
+        # component (lane * k + c) of every physical block: block b is component b % k of
+        # superblock b // k, whose lane is (b // k) // S
+        blocks = np.arange(L.n_lanes * self.S * self.k, dtype=np.int64)
+        a = A["blk_comp"] = ((blocks // self.k // self.S) * self.k + blocks % self.k).astype(np.int32)
+        self.blk_comp = <int32_t*>a.data
         self.sched = Scheduler(L, A["counters"], L.scheduler == _USER_FIRST)
         self.ftl = Ftl(L, self.sched, self.check)
         self.cache = Cache(L.cache_pages, self.ftl.array("lmap"))
@@ -126,13 +131,12 @@ cdef class CompiledEngine:
         """Greedy multi-plane grouping of buf_loc[0:n] (with buf_extra) into tx_*; returns the count."""
         cdef int32_t k = self.k, N = self.N
         cdef int32_t ntx = 0, i, j, die, plane, off, idx
-        cdef int64_t ppn, blk, extra, sbq
+        cdef int64_t ppn, blk, extra
         for i in range(n):
             ppn = self.buf_loc[i]
             blk = div_pow2(ppn, self.N_shift, N)
             off = <int32_t>(ppn - blk * N)
-            sbq = div_pow2(blk, self.k_shift, k)
-            idx = <int32_t>((sbq // self.S) * k + (blk - sbq * k))
+            idx = self.blk_comp[blk]
             die = self.comp_die[idx]
             plane = self.comp_plane[idx]
             extra = self.buf_extra[i]
@@ -307,6 +311,10 @@ cdef class CompiledEngine:
         cdef int64_t duration = tns[n - 1]
         cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))
         cdef int64_t ps = self.layout_page_size
+        cdef int32_t ps_shift = -1                 # log2(ps) for a power of two: shifts, not divisions
+        if ps & (ps - 1) == 0:
+            while (<int64_t>1) << (ps_shift + 1) <= ps:
+                ps_shift += 1
         cdef int64_t shift, t, lpn0, lpn1, i, j
         cdef int32_t r
         cdef int32_t* lmap = self.ftl.lmap
@@ -317,8 +325,8 @@ cdef class CompiledEngine:
                 # CPU cache on large footprints, and the trace says now which ones they are
                 j = i + PREFETCH_AHEAD
                 if j < n:
-                    prefetch(&lmap[2 * (off[j] // ps)])
-                    prefetch(&lmap[2 * ((off[j] + size[j] - 1) // ps)])
+                    prefetch(&lmap[2 * div_pow2(off[j], ps_shift, ps)])
+                    prefetch(&lmap[2 * div_pow2(off[j] + size[j] - 1, ps_shift, ps)])
                 if self.cache_cap:
                     self.cache.prefetch_victims(PREFETCH_VICTIMS)
                 t = tns[i] + shift
@@ -328,8 +336,8 @@ cdef class CompiledEngine:
                     self.early.on_arrival(t)
                 self.sched.horizon = t
                 self.last_arrival = t
-                lpn0 = off[i] // ps
-                lpn1 = (off[i] + size[i] - 1) // ps
+                lpn0 = div_pow2(off[i], ps_shift, ps)
+                lpn1 = div_pow2(off[i] + size[i] - 1, ps_shift, ps)
                 self.cnt[C_REQUESTS] += 1
                 if wr[i]:
                     self._write(t, lpn0, lpn1)

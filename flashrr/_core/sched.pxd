@@ -91,7 +91,32 @@ cdef class Scheduler:
 
     cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
     # ---- resources
-    cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil   # transfer end
+    cdef inline int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil:
+        """End (ns) of an n-page transfer on chan ready at t: the first free stretch long
+        enough ("gap-fill"), or after the channel's last transfer ("busy-until").  Most
+        gap-fill bookings land at or after the channel's last busy interval; the rest search."""
+        cdef int64_t dur = n * self.t_xfer, e
+        cdef IvChunk* c
+        if not self.gapfill:
+            e = imax(t, self.chan_free[chan]) + dur
+            self.chan_free[chan] = e
+            return e
+        if dur == 0:
+            return t
+        if self.ivc_n[chan] > 0:
+            c = self.ivc[chan][self.ivc_n[chan] - 1]
+            if c.v[2 * c.n - 2] <= t:                  # at or after the last interval's start
+                if c.v[2 * c.n - 1] >= t:              # inside it or touching it: grow it
+                    e = c.v[2 * c.n - 1] + dur
+                    c.v[2 * c.n - 1] = e
+                    return e
+                if c.n < IVC:                          # after it, with room in its chunk
+                    c.v[2 * c.n] = t
+                    c.v[1 + 2 * c.n] = t + dur
+                    c.n += 1
+                    return t + dur
+        return self.xfer_fit(chan, t, dur)
+    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
     cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
                     int64_t dur, int32_t cause) except -1 nogil:

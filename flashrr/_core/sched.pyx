@@ -176,35 +176,16 @@ cdef class Scheduler:
         self.heap_pages = 0
 
     # ================================================================ resources
-    cdef int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil:
-        """First fit: the earliest start >= t whose next dur ns are free on the channel.
+    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil:
+        """First fit of a dur ns transfer ready at t, where ``xfer``'s append does not apply.
 
         The busy intervals live in chunks of up to IVC, in time order; intervals
         that end by the horizon are dropped, since no booking starts before it.
-        Touching intervals are not merged: first fit depends only on the busy set."""
-        cdef int64_t dur = n * self.t_xfer, s, e
-        cdef int32_t nc, lo, hi, mid, ci, ii, k
-        cdef IvChunk** ch
+        Touching intervals need not be merged: first fit depends only on the busy set."""
+        cdef int64_t s, e
+        cdef int32_t nc = self.ivc_n[chan], lo, hi, mid, ci, ii, k
+        cdef IvChunk** ch = self.ivc[chan]
         cdef IvChunk* c
-        if not self.gapfill:
-            e = imax(t, self.chan_free[chan]) + dur
-            self.chan_free[chan] = e
-            return e
-        if dur == 0:
-            return t
-        ch = self.ivc[chan]
-        nc = self.ivc_n[chan]
-        if nc > 0:                                         # the common case: after every booking so far
-            c = ch[nc - 1]
-            if c.v[2 * c.n - 1] <= t:
-                if c.v[2 * c.n - 1] == t:                      # touching: extend it
-                    c.v[2 * c.n - 1] = t + dur
-                    return t + dur
-                if c.n < IVC:                              # room: stale intervals go at the next full search
-                    c.v[2 * c.n] = t
-                    c.v[1 + 2 * c.n] = t + dur
-                    c.n += 1
-                    return t + dur
         # drop chunks no booking can reach any more (an expired interval inside a live chunk is
         # harmless: every booking starts at or after the horizon, so a first fit never meets it)
         while nc > 0 and ch[0].v[2 * ch[0].n - 1] <= self.horizon:
@@ -251,6 +232,18 @@ cdef class Scheduler:
                 ci += 1
                 ii = 0
         e = s + dur
+        # the gap starts where the previous interval ends: grow that one instead of adding one
+        if ii > 0:
+            c = ch[ci]
+            k = ii - 1
+        elif ci > 0:
+            c = ch[ci - 1]
+            k = c.n - 1
+        else:
+            c = NULL
+        if c != NULL and c.v[1 + 2 * k] == s:
+            c.v[1 + 2 * k] = e
+            return e
         self.iv_insert(chan, ci, ii, s, e)
         return e
 
