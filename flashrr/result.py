@@ -20,7 +20,7 @@ def hist_percentile(hist: np.ndarray, q: float) -> int:
     rank = max(1, int(np.ceil(q * n - 1e-9)))
     b = int(np.searchsorted(np.cumsum(hist), rank))
     lo, hi = hist_bucket_bounds(np.array([b]))
-    return int((lo[0] + hi[0] - 1) // 2)
+    return (int(lo[0]) + int(hi[0]) - 1) // 2  # Python ints: the top buckets' bounds near 2**63 would overflow
 
 
 class Result:

@@ -213,3 +213,19 @@ def test_thresholds_written_by_a_hook_take_effect_and_reset_on_erase(engine):
     assert pol.seen[0] == (0, 10, 10)
     assert pol.seen[1] == (1, 10, 25)
     assert pol.seen[2][1:] == (10, 10)
+
+
+def test_latency_sums_past_int64_stay_exact():
+    """An overloaded device: 200 one-page reads of one die arrive together and each takes
+    10**16 ns, so read i (1-based) ends at i * 10**16 (every time fits int64) and the
+    latency sum, 10**16 * 200 * 201 / 2 = 2.01e20 ns, passes 2**63.  Both engines must
+    give it exactly."""
+    t_read = 10**16
+    cfg = tiny_config(blocks=32, pages=16, t_read=t_read, t_prog=1000, t_xfer=0, t_dram=0)
+    trace = page_trace(np.arange(200) % 50, times=np.zeros(200, np.int64))
+    want = t_read * 200 * 201 // 2
+    assert want > 2**63
+    for engine in ("compiled", "reference"):
+        s = flashrr.simulate(cfg, trace, engine=engine).summary
+        assert s["reads"] == 200
+        assert s["read_latency_mean_ns"] == want / 200, engine

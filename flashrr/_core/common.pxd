@@ -107,3 +107,15 @@ cdef inline int64_t imax(int64_t a, int64_t b) noexcept nogil:
 cdef inline int64_t div_pow2(int64_t x, int32_t shift, int32_t d) noexcept nogil:
     """x // d, as a shift when d == 2**shift (shift >= 0); the layers keep shift = -1 otherwise."""
     return x >> shift if shift >= 0 else x // d
+
+
+cdef inline void add_wide(int64_t* cnt, int i, int64_t v) noexcept nogil:
+    """cnt[i] += v for a sum that can pass 2**63 in an overloaded run (latency and wait
+    sums in ns): cnt[i] keeps the low 62 bits, cnt[N_COUNTERS + i] counts the carries, so
+    the sum is cnt[i] + cnt[N_COUNTERS + i] * 2**62.  v must be >= 0."""
+    cdef int64_t s = cnt[i] + v
+    if s >= (<int64_t>1) << 62:
+        cnt[N_COUNTERS + i] += s >> 62
+        s &= ((<int64_t>1) << 62) - 1
+    cnt[i] = s
+

@@ -76,7 +76,8 @@ cdef class CompiledEngine:
         self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
         self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
         A = self.arrays = {}
-        a = A["counters"] = np.zeros(N_COUNTERS, np.int64); self.cnt = <int64_t*>a.data
+        # counters, then the carries of the sums kept by add_wide (common.pxd)
+        a = A["counters"] = np.zeros(2 * N_COUNTERS, np.int64); self.cnt = <int64_t*>a.data
         a = A["hist"] = np.zeros(3 * NBUCKETS, np.int64); self.hist = <int64_t*>a.data
         a = A["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32); self.comp_die = <int32_t*>a.data
         a = A["comp_chan"] = np.ascontiguousarray(L.comp_chan, dtype=np.int32); self.comp_chan = <int32_t*>a.data
@@ -161,7 +162,7 @@ cdef class CompiledEngine:
         cdef int32_t b = _bucket(lat)
         self.hist[h * NBUCKETS + b] += 1
         self.hist[H_IO * NBUCKETS + b] += 1
-        self.cnt[C_READ_LAT if h == H_READ else C_WRITE_LAT] += lat
+        add_wide(self.cnt, C_READ_LAT if h == H_READ else C_WRITE_LAT, lat)
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
         cdef int64_t ppn = self.ftl.user_slot()
@@ -292,7 +293,7 @@ cdef class CompiledEngine:
                     self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH)
                     room = self.sched.destage(self.buf_end, n_fl, t)
                     if room > t:
-                        self.cnt[C_WRITE_STALL] += room - t
+                        add_wide(self.cnt, C_WRITE_STALL, room - t)
                     done = imax(done, room)
                 else:
                     done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH))
@@ -420,7 +421,8 @@ cdef class CompiledEngine:
 
     def results(self):
         A = self.arrays
-        counters = {name: int(A["counters"][i]) for i, name in enumerate(COUNTERS)}
+        c = A["counters"]
+        counters = {name: int(c[i]) + (int(c[N_COUNTERS + i]) << 62) for i, name in enumerate(COUNTERS)}
         h = A["hist"]
         hist = {"read": h[:NBUCKETS].copy(), "write": h[NBUCKETS:2 * NBUCKETS].copy(),
                 "io": h[2 * NBUCKETS:].copy()}

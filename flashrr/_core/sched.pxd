@@ -140,7 +140,7 @@ cdef class Scheduler:
         if cause == CAUSE_USER:
             wait = self.die_free[die] - imax(t, self.user_free[die])
             if wait > 0:
-                self.cnt[C_USER_WAIT_BG] += wait
+                add_wide(self.cnt, C_USER_WAIT_BG, wait)
         end = self.op(die, chan, phase, n_xfer, t, dur, cause)
         self.user_free[die] = end
         return end
