@@ -4,7 +4,7 @@ read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reference/reclaim.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
 from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport qsort
+from libc.string cimport memcpy, memset
 
 import functools
 
@@ -34,6 +34,38 @@ cdef int _cmp_keyidx(const void* a, const void* b) noexcept nogil:
     if x.idx != y.idx:
         return -1 if x.idx < y.idx else 1
     return 0
+
+
+cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
+    """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
+    on 11-bit digits (stable, so equal keys keep their idx order), O(n) per digit."""
+    cdef int64_t max_key = 0
+    cdef int32_t i, shift = 0, d
+    cdef int32_t count[2048]
+    cdef KeyIdx* src = a
+    cdef KeyIdx* dst = tmp
+    cdef KeyIdx* sw
+    for i in range(n):
+        if a[i].key > max_key:
+            max_key = a[i].key
+    while shift == 0 or (max_key >> shift) > 0:
+        memset(count, 0, sizeof(count))
+        for i in range(n):
+            count[(src[i].key >> shift) & 2047] += 1
+        d = 0
+        for i in range(2048):
+            d += count[i]
+            count[i] = d - count[i]
+        for i in range(n):
+            d = (src[i].key >> shift) & 2047
+            dst[count[d]] = src[i]
+            count[d] += 1
+        sw = src
+        src = dst
+        dst = sw
+        shift += 11
+    if src != a:
+        memcpy(a, src, sizeof(KeyIdx) * n)
 
 
 cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
@@ -90,7 +122,7 @@ cdef class Reclaim:
         a = arr("m_lpn", kn, np.int32); self.m_lpn = <int32_t*>a.data
         a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
-        a = arr("m_key", 2 * kn, np.int64); self.m_key = <int64_t*>a.data
+        a = arr("m_key", 4 * kn, np.int64); self.m_key = <int64_t*>a.data   # pairs, then the sort's scratch
         nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
         a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
         a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
@@ -208,6 +240,7 @@ cdef class Reclaim:
             for c in range(k):
                 lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
                 if lpn >= 0:
+                    prefetch(&self.ftl.lmap[2 * lpn])   # remapped below: a miss on large footprints
                     self.m_comp[n] = c
                     self.m_off[n] = off
                     self.m_lpn[n] = lpn
@@ -255,8 +288,12 @@ cdef class Reclaim:
             ppn = self.m_newppn[q]
             ki[q].key = ((ppn // N // k) * N + ppn % N) * self.n_dies + self.comp_die[base + self.m_dest[q]]
             ki[q].idx = q
-        if n:
-            qsort(ki, n, sizeof(KeyIdx), _cmp_keyidx)
+        # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
+        # usually sorted already; sort only when a placement hook scattered them
+        for q in range(1, n):
+            if _cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
+                _sort_keyidx(ki, ki + self.N * self.k, n)
+                break
         q0 = 0
         while q0 < n:
             q1 = q0
@@ -476,3 +513,17 @@ cdef class Reclaim:
                 self.move_page(self.die_of(src), lpn, src, (src // self.N) % self.k, t, CAUSE_RR)
         self.ws.n_due = 0
         return 0
+
+
+def sort_order(keys):
+    """The order in which ``migrate`` books programs with these int64 keys (>= 0): by key,
+    ties by position.  For tests of the radix sort."""
+    cdef cnp.ndarray k = np.ascontiguousarray(keys, dtype=np.int64)
+    cdef int32_t n = len(k), i
+    cdef cnp.ndarray buf = np.zeros(4 * max(n, 1), np.int64)
+    cdef KeyIdx* a = <KeyIdx*>buf.data
+    for i in range(n):
+        a[i].key = (<int64_t*>k.data)[i]
+        a[i].idx = i
+    _sort_keyidx(a, a + n, n)
+    return [int(a[i].idx) for i in range(n)]
