@@ -62,6 +62,7 @@ cdef class Scheduler:
     cdef IvChunk*** ivc                # [n_chan] "gap-fill": chunks of busy intervals, in time order
     cdef int32_t* ivc_n                # [n_chan] chunks in use
     cdef int32_t* ivc_cap              # [n_chan] chunk slots
+    cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search
     cdef int64_t horizon               # every booking from now on starts at or after this time
     # ---- background queues
     cdef Txn** q                       # [n_dies] ring buffers
@@ -103,21 +104,25 @@ cdef class Scheduler:
             return e
         if dur == 0:
             return t
-        if self.ivc_n[chan] > 0:
-            c = self.ivc[chan][self.ivc_n[chan] - 1]
+        cdef int32_t last = self.ivc_n[chan] - 1
+        if last >= 0:
+            c = self.ivc[chan][last]
             if c.v[2 * c.n - 2] <= t:                  # at or after the last interval's start
                 if c.v[2 * c.n - 1] >= t:              # inside it or touching it: grow it
                     e = c.v[2 * c.n - 1] + dur
                     c.v[2 * c.n - 1] = e
+                    self.ivc_end[chan][last] = e
                     return e
                 if c.n < IVC:                          # after it, with room in its chunk
                     c.v[2 * c.n] = t
                     c.v[1 + 2 * c.n] = t + dur
                     c.n += 1
+                    self.ivc_end[chan][last] = t + dur
                     return t + dur
         return self.xfer_fit(chan, t, dur)
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
+    cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil
     cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
                     int64_t dur, int32_t cause) except -1 nogil:
         cdef int64_t start = imax(ready, self.die_free[die]), end

@@ -97,8 +97,10 @@ cdef class Scheduler:
         self.ivc = <IvChunk***>_grow(NULL, sizeof(IvChunk**) * self.n_chan)
         self.ivc_n = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
+            self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
             self.ivc_cap[c] = 8
             self.ivc_n[c] = 0
         self.q = <Txn**>_grow(NULL, sizeof(Txn*) * self.n_dies)
@@ -131,13 +133,14 @@ cdef class Scheduler:
                 for j in range(self.ivc_n[i]):
                     free(self.ivc[i][j])
                 free(self.ivc[i])
+                free(self.ivc_end[i])
         if self.q != NULL:
             for i in range(self.n_dies):
                 free(self.q[i])
         if self.iq != NULL:
             for i in range(self.n_dies):
                 free(self.iq[i])
-        free(self.ivc); free(self.ivc_n); free(self.ivc_cap)
+        free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_end)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
@@ -188,23 +191,25 @@ cdef class Scheduler:
         cdef IvChunk* c
         # drop chunks no booking can reach any more (an expired interval inside a live chunk is
         # harmless: every booking starts at or after the horizon, so a first fit never meets it)
-        while nc > 0 and ch[0].v[2 * ch[0].n - 1] <= self.horizon:
+        cdef int64_t* ends = self.ivc_end[chan]
+        while nc > 0 and ends[0] <= self.horizon:
             free(ch[0])
             nc -= 1
             memmove(&ch[0], &ch[1], sizeof(IvChunk*) * nc)
+            memmove(&ends[0], &ends[1], sizeof(int64_t) * nc)
         self.ivc_n[chan] = nc
         s = t
         # the first chunk whose last interval ends after s: bookings land mostly at the front
         # (the present) or at the back (a backlogged die), so look there before searching
         lo = 0
         hi = nc
-        if nc > 1 and ch[nc - 2].v[2 * ch[nc - 2].n - 1] <= s:
+        if nc > 1 and ends[nc - 2] <= s:
             lo = nc - 1
-        elif nc > 0 and ch[0].v[2 * ch[0].n - 1] > s:
+        elif nc > 0 and ends[0] > s:
             hi = 0
-        while lo < hi:
+        while lo < hi:                                     # on the contiguous chunk ends
             mid = (lo + hi) >> 1
-            if ch[mid].v[2 * ch[mid].n - 1] > s:
+            if ends[mid] > s:
                 hi = mid
             else:
                 lo = mid + 1
@@ -234,15 +239,15 @@ cdef class Scheduler:
         e = s + dur
         # the gap starts where the previous interval ends: grow that one instead of adding one
         if ii > 0:
-            c = ch[ci]
+            mid = ci
             k = ii - 1
-        elif ci > 0:
-            c = ch[ci - 1]
-            k = c.n - 1
         else:
-            c = NULL
-        if c != NULL and c.v[1 + 2 * k] == s:
-            c.v[1 + 2 * k] = e
+            mid = ci - 1                                   # -1: no previous interval
+            k = ch[mid].n - 1 if mid >= 0 else 0
+        if mid >= 0 and ch[mid].v[1 + 2 * k] == s:
+            ch[mid].v[1 + 2 * k] = e
+            if k == ch[mid].n - 1:
+                ends[mid] = e
             return e
         self.iv_insert(chan, ci, ii, s, e)
         return e
@@ -259,8 +264,7 @@ cdef class Scheduler:
                 ii = ch[ci].n
             else:
                 if nc == self.ivc_cap[chan]:
-                    self.ivc_cap[chan] *= 2
-                    ch = self.ivc[chan] = <IvChunk**>_grow(ch, sizeof(IvChunk*) * self.ivc_cap[chan])
+                    ch = self._grow_chunks(chan)
                 c = ch[nc] = <IvChunk*>_grow(NULL, sizeof(IvChunk))
                 c.n = 0
                 self.ivc_n[chan] = nc = nc + 1
@@ -269,24 +273,35 @@ cdef class Scheduler:
         c = ch[ci]
         if c.n == IVC:                                     # split the full chunk in two halves
             if nc == self.ivc_cap[chan]:
-                self.ivc_cap[chan] *= 2
-                ch = self.ivc[chan] = <IvChunk**>_grow(ch, sizeof(IvChunk*) * self.ivc_cap[chan])
+                ch = self._grow_chunks(chan)
             d = <IvChunk*>_grow(NULL, sizeof(IvChunk))
             half = IVC // 2
             d.n = IVC - half
             memcpy(&d.v[0], &c.v[2 * half], sizeof(int64_t) * 2 * d.n)
             c.n = half
             memmove(&ch[ci + 2], &ch[ci + 1], sizeof(IvChunk*) * (nc - ci - 1))
+            memmove(&self.ivc_end[chan][ci + 2], &self.ivc_end[chan][ci + 1], sizeof(int64_t) * (nc - ci - 1))
             ch[ci + 1] = d
+            self.ivc_end[chan][ci] = c.v[2 * c.n - 1]
+            self.ivc_end[chan][ci + 1] = d.v[2 * d.n - 1]
             self.ivc_n[chan] = nc + 1
             if ii > half:
                 c = d
+                ci += 1
                 ii -= half
         _move_pairs(c.v, ii + 1, ii, c.n - ii)
         c.v[2 * ii] = s
         c.v[1 + 2 * ii] = e
         c.n += 1
+        self.ivc_end[chan][ci] = c.v[2 * c.n - 1]
         return 0
+
+    cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil:
+        """Double the chunk slots of chan (pointers and ends); returns the new pointer array."""
+        self.ivc_cap[chan] *= 2
+        self.ivc_end[chan] = <int64_t*>_grow(self.ivc_end[chan], sizeof(int64_t) * self.ivc_cap[chan])
+        self.ivc[chan] = <IvChunk**>_grow(self.ivc[chan], sizeof(IvChunk*) * self.ivc_cap[chan])
+        return self.ivc[chan]
 
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
