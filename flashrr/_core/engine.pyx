@@ -13,6 +13,7 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .pvtiming cimport PVTiming
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -98,6 +99,11 @@ cdef class CompiledEngine:
         self.early_on = spec is not None
         if self.early_on:
             self.rc.early = self.early
+        self.pv_on = L.pv is not None
+        if self.pv_on:
+            self.pv = PVTiming(L)
+            self.ftl.pv = self.pv
+            self.rc.pv = self.pv
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -178,9 +184,12 @@ cdef class CompiledEngine:
             self.buf_loc[i] = <int32_t>ppn
             self.buf_extra[i] = 0
         self.cnt[C_PROGRAMMED] += n
+        if self.pv_on:  # per-page latency - t_prog; a transaction lasts as long as its slowest page
+            self.pv.program_extra(self.buf_loc, self.buf_extra, n)
         ntx = self._group(n)
         for i in range(ntx):
-            e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t, self.t_prog, cause)
+            e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t,
+                                   self.t_prog + self.tx_extra[i], cause)
             for j in range(self.tx_n[i]):
                 self.buf_end[p] = e
                 p += 1

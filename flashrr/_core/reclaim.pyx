@@ -84,6 +84,7 @@ cdef class Reclaim:
         a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
         self.ws = None
         self.early = None
+        self.pv = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -275,7 +276,8 @@ cdef class Reclaim:
             self.x_die[nt] = d
             self.x_chan[nt] = self.comp_chan[base + self.m_dest[ki[q0].idx]]
             self.x_xfer[nt] = xfer
-            self.x_dur[nt] = self.t_prog
+            self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(<int32_t>(ppn // N // k),
+                                                                                    <int32_t>(ppn % N), cmask)
             self.x_dsb[nt] = <int32_t>(ppn // N // k)
             self.x_off[nt] = <int32_t>(ppn % N)
             self.x_cmask[nt] = cmask
@@ -290,7 +292,7 @@ cdef class Reclaim:
             self.x_die[nt] = dies_seen[c]
             self.x_chan[nt] = 0
             self.x_xfer[nt] = 0
-            self.x_dur[nt] = self.t_erase
+            self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
             nt += 1
         for c in range(k):
             self.block_reads[victim * k + c] = 0
@@ -457,7 +459,8 @@ cdef class Reclaim:
         extra = self.retry_extra[self.retries(src // N)]
         r_end = self.sched.op(die, self.comp_chan[lane * k + (src // N) % k], PH_READ, cross, start,
                       self.t_read + extra, cause)
-        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end, self.t_prog, cause)
+        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end,
+                      self.t_prog if self.pv is None else self.pv.page_ns(ppn), cause)
         self.run_gc(lane, start)
         return 0
 

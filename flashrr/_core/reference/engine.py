@@ -23,6 +23,7 @@ from .features import PageCounters
 from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
+from .pvtiming import PVTiming
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -50,6 +51,8 @@ class ReferenceEngine:
                                 self.rc.rr_threshold, spec, seed)
         if self.early.on:
             self.rc.early = self.early
+        self.pv = PVTiming(L) if L.pv is not None else None
+        self.ftl.pv = self.rc.pv = self.pv
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -106,8 +109,10 @@ class ReferenceEngine:
             ppns.append(ppn)
         self.c["flash_pages_programmed"] += len(ppns)
         ends = []
-        for die, chan, n, _ in self._group(ppns):
-            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns, cause)
+        # with process variation a transaction lasts as long as its slowest page
+        extras = [self.pv.page_ns(p) - self.L.t_program_ns for p in ppns] if self.pv is not None else None
+        for die, chan, n, extra in self._group(ppns, extras):
+            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)
             ends.extend([end] * n)
             self.c["user_flash_transactions"] += 1
         return ends
