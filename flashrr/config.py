@@ -302,6 +302,7 @@ ASSEMBLY_METHODS = ("random", "sequential", "ers_ltn", "pgm_ltn", "optimal", "lw
 WINDOWED_ASSEMBLY = ("optimal", "lwl_rank", "pwl_rank", "str_rank", "str_med", "qstr_med")
 PV_MODELS = ("off", "generative")
 PV_SCALES = ("relative", "absolute")
+PV_ROW_ORDERS = ("shuffled", "assembly")
 PV_PE_MAX = 3000  # the model's P/E drift is defined over 0..3000 cycles
 
 
@@ -324,11 +325,18 @@ class SuperblockConfig:
     superblock, and ``pv_window`` overrides the method's window (0 = its
     default).  ``pv_scale``: ``'relative'`` rescales the model so its nominal
     latencies equal ``timing.t_program_ns`` / ``t_erase_ns``; ``'absolute'``
-    uses the model's µs as they are.  ``pv_reassembly`` (``assembly =
-    'qstr_med'`` only): erased blocks go back to their plane's free pool and
-    every superblock allocation assembles a new one by PV Check, a fast one for
-    the user frontier and a slow one for the GC/RR frontier.  With ``pv_model
-    = 'off'`` (the default) every block has the timing's latencies.
+    uses the model's µs as they are.  ``pv_row_order``: where the assembled
+    superblocks sit among a lane's rows (the FTL allocates free rows in row
+    order, so the preconditioning fill takes the first rows): ``'shuffled'``
+    (default) places them in a seeded random order, so the superblocks a trace
+    reaches are a random sample of the assembly whatever the method;
+    ``'assembly'`` keeps the method's order (sorted methods put their fastest
+    superblocks first, so a filled device leaves its slowest ones free).
+    ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back
+    to their plane's free pool and every superblock allocation assembles a new
+    one by PV Check, a fast one for the user frontier and a slow one for the
+    GC/RR frontier.  With ``pv_model = 'off'`` (the default) every block has
+    the timing's latencies.
     """
 
     _section = "superblock"
@@ -342,6 +350,7 @@ class SuperblockConfig:
     pv_pe: int = 0
     pv_scale: str = "relative"
     pv_window: int = 0
+    pv_row_order: str = "shuffled"
     pv_reassembly: bool = False
 
     def __post_init__(self):
@@ -355,6 +364,8 @@ class SuperblockConfig:
         _require(isinstance(self.pv_pe, int) and not isinstance(self.pv_pe, bool) and 0 <= self.pv_pe <= PV_PE_MAX,
                  "superblock.pv_pe", f"must be an integer P/E count in [0, {PV_PE_MAX}]", self.pv_pe)
         _require(self.pv_scale in PV_SCALES, "superblock.pv_scale", f"must be one of {PV_SCALES}", self.pv_scale)
+        _require(self.pv_row_order in PV_ROW_ORDERS, "superblock.pv_row_order", f"must be one of {PV_ROW_ORDERS}",
+                 self.pv_row_order)
         _require(isinstance(self.pv_reassembly, bool), "superblock.pv_reassembly", "must be true or false",
                  self.pv_reassembly)
         if self.pv_model == "off":

@@ -277,7 +277,8 @@ def pv_case(draw):
                       pv_reassembly=assembly == "qstr_med" and draw(st.booleans()),
                       pv_window=draw(st.sampled_from([0, 1, 3])) if assembly in WINDOWED_ASSEMBLY else 0,
                       pv_scale=draw(st.sampled_from(["relative", "absolute"])),
-                      pv_pe=draw(st.sampled_from([0, 1500, 3000])), pv_seed=draw(st.integers(0, 50)))
+                      pv_pe=draw(st.sampled_from([0, 1500, 3000])), pv_seed=draw(st.integers(0, 50)),
+                      pv_row_order=draw(st.sampled_from(["shuffled", "assembly"])))
     return cfg, trace, repeat, seed, draw(st.booleans())
 
 
@@ -296,9 +297,10 @@ def test_assembly_names_are_the_pv_methods():
 
 
 def test_static_binding_is_the_assembly_of_each_lane():
-    """The initial binding puts the r-th assembled superblock of a lane in row r."""
+    """pv_row_order 'assembly': the initial binding puts the r-th assembled superblock of a
+    lane in row r; 'shuffled' puts the same superblocks in other rows."""
     cfg = tiny_config(channels=2, planes=4, sb_planes=2, blocks=12, pages=8, op=0.35).replace(
-        pv_model="generative", assembly="pgm_ltn", pv_seed=7)
+        pv_model="generative", assembly="pgm_ltn", pv_seed=7, pv_row_order="assembly")
     L = build_layout(cfg)
     T = L.pv
     k, S = L.k, L.sb_per_lane
@@ -311,6 +313,11 @@ def test_static_binding_is_the_assembly_of_each_lane():
             got = bsum[lane, c, rows[lane, :, c]]
             assert sorted(rows[lane, :, c].tolist()) == list(range(S))
             assert np.all(np.diff(got) >= -2 * T.n_lwl)
+    shuffled = build_layout(cfg.replace(pv_row_order="shuffled")).pv.phys.reshape(L.n_lanes, S, k)
+    same = lambda x: sorted(map(tuple, x.tolist()))  # noqa: E731  the set of superblocks of a lane
+    for lane in range(L.n_lanes):
+        assert same(shuffled[lane]) == same(T.phys.reshape(L.n_lanes, S, k)[lane])
+    assert not np.array_equal(shuffled, T.phys.reshape(L.n_lanes, S, k))
 
 
 # ---------------------------------------------------------------------------------- configuration
@@ -321,6 +328,7 @@ def test_static_binding_is_the_assembly_of_each_lane():
     ({"pv_model": "generative", "pv_pe": 3001}, "superblock.pv_pe"),
     ({"pv_model": "generative", "pv_pe": -1}, "superblock.pv_pe"),
     ({"pv_model": "generative", "pv_scale": "log"}, "superblock.pv_scale"),
+    ({"pv_model": "generative", "pv_row_order": "sorted"}, "superblock.pv_row_order"),
     ({"pv_model": "generative", "pv_seed": -2}, "superblock.pv_seed"),
     ({"pv_model": "generative", "pv_window": 4}, "superblock.pv_window"),  # sequential has no window
     ({"pv_model": "generative", "assembly": "optimal", "pv_window": -1}, "superblock.pv_window"),

@@ -8,8 +8,10 @@ component ``c`` of lane ``l`` lives on.  ``phys[blk]`` binds every slot block to
 one PV block of its own plane (a bijection per plane): the engine keeps its slot
 ids, so superblock rows, mapping and free lists do not change, and only the
 latencies follow the binding.  The initial binding is the assembly of
-``superblock.assembly``: row ``r`` of lane ``l`` holds the ``r``-th superblock
-the method assembled for that lane (:func:`flashrr.pv.superblock_tables`).
+``superblock.assembly`` (:func:`flashrr.pv.superblock_tables`): with
+``pv_row_order = 'assembly'`` row ``r`` of lane ``l`` holds the ``r``-th
+superblock the method assembled for that lane; with ``'shuffled'`` (default)
+the lane's superblocks sit in a seeded random order of rows.
 
 Latency of a page program: ``tprog_ns[phys[blk] * n_lwl + lwl_of_page[off]]``;
 of a block erase: ``tbers_ns[phys[blk]]`` (int ns).  A multi-plane operation
@@ -96,6 +98,9 @@ def engine_tables(config, comp_die: np.ndarray, comp_plane: np.ndarray, n_lanes:
         raise ConfigError(f"superblock.pv_scale: program latencies up to {int(tprog.max())} ns exceed the "
                           "engine's int32 table")
     members = tab.members[lane_of]  # (n_lanes, S rows, k)
+    if sb.pv_row_order == "shuffled":  # row r of a lane holds a seeded random one of its assembled superblocks
+        rng = np.random.default_rng([int(sb.pv_seed), 0x50A7])
+        members = np.stack([m[rng.permutation(S)] for m in members])
     pv_ids = (np.arange(n_lanes)[:, None, None] * k + np.arange(k)[None, None, :]) * S + members
     strings = params.strings
     bits = str_med_bits(tprog.reshape(-1, W // strings, strings)).reshape(-1, W)
