@@ -17,11 +17,14 @@ and ``qstr_med`` with ``pv_reassembly`` (fast SBs for user writes, slow ones for
 Each PV variant runs on ``--seeds`` model seeds; the table shows the mean over seeds
 and the change against ``random`` (the paper's baseline).
 
-Workloads:
-* ``synth-*``: a synthetic trace, 30% reads, 16 KB mean requests over 512 MB, at three
-  loads (mean gap 200, 120, 100 µs: the dies are about 43%, 72% and 86% busy);
+Workloads (100,000 requests; ``--quick``: 30,000):
+* ``light-200us`` / ``light-100us``: a synthetic trace, 30% reads, 16 KB mean requests
+  over 512 MB, mean gap 200 or 100 µs (dies about 43% and 86% busy), on the device
+  filled to 90% without warm-up: little GC runs;
+* ``gc-600us``: the same trace at a 600 µs gap after one random rewrite of every filled
+  page (``warmup_random_writes_ratio = 1``): GC in steady state (WAF about 3);
 * ``wsrch``: the real MQSim web-search sample ``/work/shared/traces/wsrch-small.mqsim.txt``
-  (24,782 requests, 4 writes), folded onto the device.
+  (24,782 requests, 4 of them writes), folded onto the device.
 """
 from __future__ import annotations
 
@@ -51,31 +54,38 @@ METRICS = ("write_latency_mean_ns", "write_latency_p99_ns", "read_latency_mean_n
 
 def device() -> flashrr.SimConfig:
     return flashrr.SimConfig.preset("shuffler").replace(
-        geometry=GeometryConfig(2, 2, 1, 4, 64, 1152, 8192), fill_ratio=0.9, warmup_random_writes_ratio=0.0,
-        name="shuffler-pv-small")
+        geometry=GeometryConfig(2, 2, 1, 4, 64, 1152, 8192), name="shuffler-pv-small")
+
+
+def _synth(n: int, gap_us: int, footprint_mb: int):
+    return synth_trace(None, n_requests=n, seed=1, read_ratio=0.3, read_size_mean_bytes=16384, read_size_cv=0.5,
+                       write_size_mean_bytes=16384, write_size_cv=0.5, max_size_bytes=65536,
+                       footprint_bytes=footprint_mb << 20, write_region_fraction=0.5, hot_set_ratio=0.2,
+                       hot_skew=1.0, interarrival_mean_ns=gap_us * 1000)
 
 
 def workloads(quick: bool) -> dict:
-    n = 30_000 if quick else 100_000
-    out = {}
-    for gap_us in ((200, 100) if quick else (200, 120, 100)):
-        out[f"synth-{gap_us}us"] = synth_trace(
-            None, n_requests=n, seed=1, read_ratio=0.3, read_size_mean_bytes=16384, read_size_cv=0.5,
-            write_size_mean_bytes=16384, write_size_cv=0.5, max_size_bytes=65536,
-            footprint_bytes=(256 if quick else 512) << 20, write_region_fraction=0.5, hot_set_ratio=0.2,
-            hot_skew=1.0, interarrival_mean_ns=gap_us * 1000)
+    """name -> (trace, precondition changes).  ``light``: filled to 90%, no warm-up, so
+    little GC runs; ``gc``: 90% plus one random rewrite of every filled page before the
+    trace, so GC (and, with pv_reassembly, the reassembly of every recycled superblock)
+    is in steady state."""
+    n, fp = (30_000, 256) if quick else (100_000, 512)
+    light = {"fill_ratio": 0.9, "warmup_random_writes_ratio": 0.0}
+    steady = {"fill_ratio": 0.9, "warmup_random_writes_ratio": 1.0}
+    out = {f"light-{g}us": (_synth(n, g, fp), light) for g in ((200,) if quick else (200, 100))}
+    out["gc-600us"] = (_synth(n, 600, fp), steady)
     if os.path.exists(WSRCH):
-        out["wsrch"] = WSRCH + "?fold=modulo"
+        out["wsrch"] = (WSRCH + "?fold=modulo", light)
     return out
 
 
 def run(quick: bool, seeds: int) -> pd.DataFrame:
     base = device()
     rows = []
-    for wname, trace in workloads(quick).items():
+    for wname, (trace, pre) in workloads(quick).items():
         for vname, changes in VARIANTS.items():
             for seed in (range(seeds) if changes else [0]):
-                cfg = base.replace(**changes, **({"pv_seed": seed} if changes else {}))
+                cfg = base.replace(**pre, **changes, **({"pv_seed": seed} if changes else {}))
                 s = flashrr.simulate(cfg, trace).summary
                 rows.append({"workload": wname, "variant": vname, "pv_seed": seed, **{m: s[m] for m in METRICS}})
                 print(f"  {wname:12s} {vname:20s} seed {seed}: write {s['write_latency_mean_ns'] / 1e3:10.1f} µs, "
