@@ -10,24 +10,11 @@ import functools
 import numpy as np
 cimport numpy as cnp
 
+from .common cimport *
+
 from .buffers import owned_array
 
 cnp.import_array()
-
-
-ctypedef struct KeyIdx:
-    int64_t key
-    int64_t idx
-
-
-cdef int _cmp(const void* a, const void* b) noexcept nogil:
-    cdef const KeyIdx* x = <const KeyIdx*>a
-    cdef const KeyIdx* y = <const KeyIdx*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    if x.idx != y.idx:
-        return -1 if x.idx < y.idx else 1
-    return 0
 
 
 cdef extern from *:
@@ -121,7 +108,7 @@ cdef class PVTiming:
                 g = self.phys[<int64_t>j * k + c]
                 ki[i].key = self.bsum[g]
                 ki[i].idx = g
-            qsort(ki, m, sizeof(KeyIdx), _cmp)
+            qsort(ki, m, sizeof(KeyIdx), cmp_keyidx)
             pool = self.pool + c * self.S
             for i in range(m):
                 pool[i] = <int32_t>ki[i].idx
