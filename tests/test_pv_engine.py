@@ -347,3 +347,19 @@ def test_pv_settings_round_trip_through_toml():
         pv_model="generative", assembly="qstr_med", pv_reassembly=True, pv_seed=3, pv_pe=1200, pv_window=2)
     back = flashrr.SimConfig.from_toml(cfg.to_toml())
     assert back == cfg
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_precondition_fill_keeps_the_static_assembly_and_warm_up_reassembles(engine):
+    """The sequential fill stands for data written long ago: it leaves the (shuffled)
+    static binding as it is; the warm-up's allocations reassemble."""
+    cfg = tiny_config(planes=4, sb_planes=4, blocks=24, pages=8, op=0.35, gc_ratio=0.1).replace(
+        pv_model="generative", assembly="qstr_med", pv_reassembly=True, pv_seed=4)
+    L = build_layout(cfg)
+    fill = cfg.logical_pages
+    eng = ENGINE_CLASSES[engine]()(L, None, 0, False)
+    eng.precondition(fill, np.zeros(0, np.int64))
+    assert np.array_equal(binding(eng), L.pv.phys)
+    eng = ENGINE_CLASSES[engine]()(L, None, 0, False)
+    eng.precondition(fill, np.random.default_rng(0).integers(0, fill, fill))
+    assert not np.array_equal(binding(eng), L.pv.phys)

@@ -338,16 +338,23 @@ cdef class CompiledEngine:
     # ================================================================ public (Python)
     def precondition(self, int64_t fill_pages, warmup_lpns):
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed; then
-        reset every counter and clock (the device state is kept)."""
+        reset every counter and clock (the device state is kept).  With PV reassembly
+        the fill keeps the static assembly; the warm-up reassembles."""
         cdef int64_t lpn
         cdef cnp.ndarray w = np.ascontiguousarray(warmup_lpns, dtype=np.int64)
         cdef int64_t* wp = <int64_t*>w.data
         cdef int64_t i, nw = len(w)
+        cdef bint dynamic = self.pv_on and self.pv.dynamic
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
+        if dynamic:  # the fill takes the static assembly: it stands for data written long ago
+            self.pv.dynamic = False
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
+        if dynamic:
+            self.pv.dynamic = True
+        with nogil:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)

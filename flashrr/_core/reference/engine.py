@@ -211,11 +211,17 @@ class ReferenceEngine:
     # ------------------------------------------------------------------ public
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
-        then reset every counter and clock (the device state is kept)."""
+        then reset every counter and clock (the device state is kept).  With PV
+        reassembly the fill keeps the static assembly; the warm-up reassembles."""
         self.n_filled = fill_pages
         self.rc.untimed = True
+        dynamic = self.pv is not None and self.pv.dynamic
+        if dynamic:  # the fill takes the static assembly: it stands for data written long ago
+            self.pv.dynamic = False
         for lpn in range(fill_pages):
             self._user_page(lpn, 0)
+        if dynamic:
+            self.pv.dynamic = True
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False
