@@ -335,7 +335,8 @@ class SuperblockConfig:
     ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back
     to their plane's free pool and every superblock allocation assembles a new
     one by PV Check, a fast one for the user frontier and a slow one for the
-    GC/RR frontier.  With ``pv_model = 'off'`` (the default) every block has
+    GC/RR frontier (the precondition's sequential fill keeps the static
+    assembly; its warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every block has
     the timing's latencies.
     """
 
