@@ -296,6 +296,16 @@ class ReadRetryConfig:
         return cls("ldpc", tuple(j / levels for j in range(1, levels)), 0, extra)
 
 
+# superblock.assembly: the names of flashrr.pv.METHODS (a test holds them equal)
+ASSEMBLY_METHODS = ("random", "sequential", "ers_ltn", "pgm_ltn", "optimal", "lwl_rank", "pwl_rank", "str_rank",
+                    "str_med", "qstr_med")
+WINDOWED_ASSEMBLY = ("optimal", "lwl_rank", "pwl_rank", "str_rank", "str_med", "qstr_med")
+PV_MODELS = ("off", "generative")
+PV_SCALES = ("relative", "absolute")
+PV_ROW_ORDERS = ("shuffled", "assembly")
+PV_PE_MAX = 3000  # the model's P/E drift is defined over 0..3000 cycles
+
+
 @dataclass(frozen=True)
 class SuperblockConfig:
     """How many parallel units one superblock spans at each level.
@@ -306,6 +316,28 @@ class SuperblockConfig:
     matching geometry count.  The planes a superblock spans form a *lane*;
     superblocks of a lane are its rows (``assembly = 'sequential'``: the same
     block id on every plane).
+
+    Process variation (docs/superblock-pv.md section 6): ``pv_model =
+    'generative'`` gives every block its own program latency per logical word
+    line and its own erase latency, drawn from :class:`flashrr.pv.PVModel` with
+    ``pv_seed`` at ``pv_pe`` P/E cycles; ``assembly`` (one of
+    :data:`ASSEMBLY_METHODS`) then decides which block of each plane forms each
+    superblock, and ``pv_window`` overrides the method's window (0 = its
+    default).  ``pv_scale``: ``'relative'`` rescales the model so its nominal
+    latencies equal ``timing.t_program_ns`` / ``t_erase_ns``; ``'absolute'``
+    uses the model's µs as they are.  ``pv_row_order``: where the assembled
+    superblocks sit among a lane's rows (the FTL allocates free rows in row
+    order, so the preconditioning fill takes the first rows): ``'shuffled'``
+    (default) places them in a seeded random order, so the superblocks a trace
+    reaches are a random sample of the assembly whatever the method;
+    ``'assembly'`` keeps the method's order (sorted methods put their fastest
+    superblocks first, so a filled device leaves its slowest ones free).
+    ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back
+    to their plane's free pool and every superblock allocation assembles a new
+    one by PV Check, a fast one for the user frontier and a slow one for the
+    GC/RR frontier (the precondition's sequential fill keeps the static
+    assembly; its warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every block has
+    the timing's latencies.
     """
 
     _section = "superblock"
@@ -314,11 +346,44 @@ class SuperblockConfig:
     sb_chips: int = 1
     sb_channels: int = 1
     assembly: str = "sequential"
+    pv_model: str = "off"
+    pv_seed: int = 0
+    pv_pe: int = 0
+    pv_scale: str = "relative"
+    pv_window: int = 0
+    pv_row_order: str = "shuffled"
+    pv_reassembly: bool = False
 
     def __post_init__(self):
         for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
             _positive_int(self, name)
-        _require(self.assembly in ("sequential",), "superblock.assembly", "must be 'sequential'", self.assembly)
+        _require(self.assembly in ASSEMBLY_METHODS, "superblock.assembly", f"must be one of {ASSEMBLY_METHODS}",
+                 self.assembly)
+        _require(self.pv_model in PV_MODELS, "superblock.pv_model", f"must be one of {PV_MODELS}", self.pv_model)
+        _nonneg_int(self, "pv_seed")
+        _nonneg_int(self, "pv_window")
+        _require(isinstance(self.pv_pe, int) and not isinstance(self.pv_pe, bool) and 0 <= self.pv_pe <= PV_PE_MAX,
+                 "superblock.pv_pe", f"must be an integer P/E count in [0, {PV_PE_MAX}]", self.pv_pe)
+        _require(self.pv_scale in PV_SCALES, "superblock.pv_scale", f"must be one of {PV_SCALES}", self.pv_scale)
+        _require(self.pv_row_order in PV_ROW_ORDERS, "superblock.pv_row_order", f"must be one of {PV_ROW_ORDERS}",
+                 self.pv_row_order)
+        _require(isinstance(self.pv_reassembly, bool), "superblock.pv_reassembly", "must be true or false",
+                 self.pv_reassembly)
+        if self.pv_model == "off":
+            _require(self.assembly == "sequential", "superblock.assembly",
+                     "needs superblock.pv_model = 'generative' (without a PV model every block has the same "
+                     "latency, so only 'sequential' is defined)", self.assembly)
+            _require(not self.pv_reassembly, "superblock.pv_reassembly", "needs superblock.pv_model = 'generative'",
+                     self.pv_reassembly)
+        else:
+            _require((self.sb_dies, self.sb_chips, self.sb_channels) == (1, 1, 1), "superblock.pv_model",
+                     "the PV model assembles superblocks within one die; sb_dies, sb_chips and sb_channels "
+                     "must be 1", (self.sb_dies, self.sb_chips, self.sb_channels))
+        _require(not self.pv_reassembly or self.assembly == "qstr_med", "superblock.pv_reassembly",
+                 f"is defined for assembly 'qstr_med' only (got assembly {self.assembly!r})", self.pv_reassembly)
+        _require(self.pv_window == 0 or self.assembly in WINDOWED_ASSEMBLY, "superblock.pv_window",
+                 f"applies to the windowed methods {WINDOWED_ASSEMBLY} only (got assembly {self.assembly!r})",
+                 self.pv_window)
 
     @property
     def k(self) -> int:

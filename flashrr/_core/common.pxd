@@ -100,6 +100,22 @@ cdef enum:
     N_COUNTERS
 
 
+ctypedef struct KeyIdx:               # a sort key and the index it belongs to (qsort with cmp_keyidx)
+    int64_t key
+    int64_t idx
+
+
+cdef inline int cmp_keyidx(const void* a, const void* b) noexcept nogil:
+    """qsort order of KeyIdx: by key, ties by index."""
+    cdef const KeyIdx* x = <const KeyIdx*>a
+    cdef const KeyIdx* y = <const KeyIdx*>b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if x.idx != y.idx:
+        return -1 if x.idx < y.idx else 1
+    return 0
+
+
 cdef inline int64_t imax(int64_t a, int64_t b) noexcept nogil:
     return a if a > b else b
 

@@ -16,6 +16,7 @@ from .features cimport PageCounters
 from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .pvtiming cimport PVTiming
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
 
@@ -31,6 +32,8 @@ cdef class CompiledEngine:
     cdef bint ws_on
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
     cdef bint early_on
+    cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
+    cdef bint pv_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)

@@ -13,6 +13,7 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .pvtiming cimport PVTiming
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -106,6 +107,11 @@ cdef class CompiledEngine:
         self.early_on = spec is not None
         if self.early_on:
             self.rc.early = self.early
+        self.pv_on = L.pv is not None
+        if self.pv_on:
+            self.pv = PVTiming(L)
+            self.ftl.pv = self.pv
+            self.rc.pv = self.pv
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -185,9 +191,12 @@ cdef class CompiledEngine:
             self.buf_loc[i] = <int32_t>ppn
             self.buf_extra[i] = 0
         self.cnt[C_PROGRAMMED] += n
+        if self.pv_on:  # per-page latency - t_prog; a transaction lasts as long as its slowest page
+            self.pv.program_extra(self.buf_loc, self.buf_extra, n)
         ntx = self._group(n)
         for i in range(ntx):
-            e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t, self.t_prog, cause)
+            e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t,
+                                   self.t_prog + self.tx_extra[i], cause)
             for j in range(self.tx_n[i]):
                 self.buf_end[p] = e
                 p += 1
@@ -349,16 +358,23 @@ cdef class CompiledEngine:
     # ================================================================ public (Python)
     def precondition(self, int64_t fill_pages, warmup_lpns):
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed; then
-        reset every counter and clock (the device state is kept)."""
+        reset every counter and clock (the device state is kept).  With PV reassembly
+        the fill keeps the static assembly; the warm-up reassembles."""
         cdef int64_t lpn
         cdef cnp.ndarray w = np.ascontiguousarray(warmup_lpns, dtype=np.int64)
         cdef int64_t* wp = <int64_t*>w.data
         cdef int64_t i, nw = len(w)
+        cdef bint dynamic = self.pv_on and self.pv.dynamic
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
+        if dynamic:  # the fill takes the static assembly: it stands for data written long ago
+            self.pv.dynamic = False
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
+        if dynamic:
+            self.pv.dynamic = True
+        with nogil:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)

@@ -7,6 +7,7 @@ cimport cython
 
 from .common cimport *
 
+from .pvtiming cimport PVTiming
 from .sched cimport Scheduler
 
 
@@ -17,6 +18,7 @@ cdef class Ftl:
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
     cdef int32_t per_sb, sb_shift      # pages per superblock (N*k), and its log2 or -1
     cdef Scheduler sched               # told when a superblock whose erase is not booked is reused
+    cdef PVTiming pv                   # process variation (None when off): reassembles allocated superblocks
     cdef object _keep                  # NumPy arrays that own the memory below
 
     cdef int32_t* lmap                 # [logical*2] per LPN: ppn (-1 unmapped), cache slot (-1 absent);
@@ -41,7 +43,7 @@ cdef class Ftl:
     cdef int64_t* version              # [logical] host writes per LPN
     cdef int64_t* ppn_version          # [n_pages] version stored in each ppn
 
-    cdef int32_t alloc(self, int32_t lane) except -1 nogil                  # pop a free superblock, or raise
+    cdef int32_t alloc(self, int32_t lane, bint gc) except -1 nogil         # pop a free superblock, or raise
     cdef void free_push(self, int32_t lane, int32_t sb) noexcept nogil       # erased superblock to the back
     cdef inline int64_t user_slot(self) except -1 nogil:
         cdef int32_t k = self.k, N = self.N
@@ -49,7 +51,7 @@ cdef class Ftl:
         cdef int32_t sb, wp
         cdef int64_t ppn, q, r
         if self.uf_sb[lane] < 0:
-            sb = self.alloc(lane)
+            sb = self.alloc(lane, False)
             self.sb_state[sb] = S_OPEN_USER
             self.uf_sb[lane] = sb
             self.uf_wp[lane] = 0

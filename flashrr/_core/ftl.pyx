@@ -36,6 +36,7 @@ cdef class Ftl:
         self.check = check
         self.kick = -1
         self.user_lane = 0
+        self.pv = None
         self._keep = keep = {}
 
         arr = functools.partial(owned_array, keep)
@@ -65,8 +66,9 @@ cdef class Ftl:
         """A NumPy view of one of the FTL's arrays (l2p, p2l, sb_valid, sb_state, ...)."""
         return self._keep[name]
 
-    cdef int32_t alloc(self, int32_t lane) except -1 nogil:
-        cdef int32_t sb, job
+    cdef int32_t alloc(self, int32_t lane, bint gc) except -1 nogil:
+        """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR frontier."""
+        cdef int32_t sb, job, i, s, n
         if self.free_cnt[lane] == 0:
             with gil:
                 raise EngineError(
@@ -78,6 +80,15 @@ cdef class Ftl:
         job = self.sched.sb_erase_job[sb]
         if job >= 0:  # no superblock is reused before its erase is booked
             self.sched.force(job)
+        if self.pv is not None and self.pv.dynamic:
+            # PV reassembly: the pool is this superblock and every free one whose erase is booked
+            n = 0
+            for i in range(self.free_cnt[lane]):
+                s = self.free_ring[lane * self.S + (self.free_head[lane] + i) % self.S]
+                if self.sched.sb_erase_job[s] < 0:
+                    self.pv.cand[n] = s
+                    n += 1
+            self.pv.reassemble(sb, n, gc)
         if self.free_cnt[lane] < self.gc_thr:
             self.gc_due[lane] += 1
         return sb
@@ -104,7 +115,7 @@ cdef class Ftl:
             elif self.gc_len[lane] == GC_MAX:
                 self.gc_close_front(lane)
             else:
-                sb = self.alloc(lane)
+                sb = self.alloc(lane, True)
                 self.sb_state[sb] = S_OPEN_GC
                 opened[self.gc_len[lane]] = sb
                 self.gc_len[lane] += 1

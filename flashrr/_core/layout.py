@@ -72,6 +72,7 @@ class Layout:
     comp_die: np.ndarray  # int32 [n_lanes * k]
     comp_chan: np.ndarray  # int32 [n_lanes * k]
     comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
+    pv: object = None  # flashrr.pv.engine_tables.EngineTables when superblock.pv_model is on, else None
 
     @property
     def n_superblocks(self) -> int:
@@ -138,7 +139,17 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
         retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64), comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
+        pv=_pv_tables(config, comp_die, comp_plane, n_lanes, k),
     )
+
+
+def _pv_tables(config: SimConfig, comp_die, comp_plane, n_lanes: int, k: int):
+    """Per-block latencies of the PV model in engine ids, or None (pv_model off)."""
+    if config.superblock.pv_model == "off":
+        return None
+    from ..pv.engine_tables import engine_tables
+
+    return engine_tables(config, comp_die, comp_plane, n_lanes, k)
 
 
 def hist_bucket(v: int) -> int:

@@ -8,6 +8,7 @@ cimport cython
 from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .pvtiming cimport PVTiming
 from .sched cimport Scheduler
 
 
@@ -32,6 +33,7 @@ cdef class Reclaim:
     cdef WorkingSets ws                # PhasedRR working sets (None when off); told of every erase
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (None when off); told of every erase
     cdef bint untimed                  # precondition: decide, book nothing
+    cdef PVTiming pv                   # per-block program/erase latencies (None: the timing's constants)
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc

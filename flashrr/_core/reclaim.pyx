@@ -21,21 +21,6 @@ cnp.import_array()
 
 DEF PPM_C = 1000000
 
-ctypedef struct KeyIdx:
-    int64_t key
-    int64_t idx
-
-
-cdef int _cmp_keyidx(const void* a, const void* b) noexcept nogil:
-    cdef const KeyIdx* x = <const KeyIdx*>a
-    cdef const KeyIdx* y = <const KeyIdx*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    if x.idx != y.idx:
-        return -1 if x.idx < y.idx else 1
-    return 0
-
-
 cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
     """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
     on 11-bit digits (stable, so equal keys keep their idx order), O(n) per digit."""
@@ -116,6 +101,7 @@ cdef class Reclaim:
         a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
         self.ws = None
         self.early = None
+        self.pv = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -291,7 +277,7 @@ cdef class Reclaim:
         # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
         # usually sorted already; sort only when a placement hook scattered them
         for q in range(1, n):
-            if _cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
+            if cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
                 _sort_keyidx(ki, ki + self.N * self.k, n)
                 break
         q0 = 0
@@ -312,7 +298,8 @@ cdef class Reclaim:
             self.x_die[nt] = d
             self.x_chan[nt] = self.comp_chan[base + self.m_dest[ki[q0].idx]]
             self.x_xfer[nt] = xfer
-            self.x_dur[nt] = self.t_prog
+            self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(<int32_t>(ppn // N // k),
+                                                                                    <int32_t>(ppn % N), cmask)
             self.x_dsb[nt] = <int32_t>(ppn // N // k)
             self.x_off[nt] = <int32_t>(ppn % N)
             self.x_cmask[nt] = cmask
@@ -327,7 +314,7 @@ cdef class Reclaim:
             self.x_die[nt] = dies_seen[c]
             self.x_chan[nt] = 0
             self.x_xfer[nt] = 0
-            self.x_dur[nt] = self.t_erase
+            self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
             nt += 1
         for c in range(k):
             self.block_reads[victim * k + c] = 0
@@ -494,7 +481,8 @@ cdef class Reclaim:
         extra = self.retry_extra[self.retries(src // N)]
         r_end = self.sched.op(die, self.comp_chan[lane * k + (src // N) % k], PH_READ, cross, start,
                       self.t_read + extra, cause)
-        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end, self.t_prog, cause)
+        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end,
+                      self.t_prog if self.pv is None else self.pv.page_ns(ppn), cause)
         self.run_gc(lane, start)
         return 0
 

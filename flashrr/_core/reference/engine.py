@@ -23,6 +23,7 @@ from .features import PageCounters
 from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
+from .pvtiming import PVTiming
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -50,6 +51,8 @@ class ReferenceEngine:
                                 self.rc.rr_threshold, spec, seed)
         if self.early.on:
             self.rc.early = self.early
+        self.pv = PVTiming(L) if L.pv is not None else None
+        self.ftl.pv = self.rc.pv = self.pv
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -106,8 +109,10 @@ class ReferenceEngine:
             ppns.append(ppn)
         self.c["flash_pages_programmed"] += len(ppns)
         ends = []
-        for die, chan, n, _ in self._group(ppns):
-            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns, cause)
+        # with process variation a transaction lasts as long as its slowest page
+        extras = [self.pv.page_ns(p) - self.L.t_program_ns for p in ppns] if self.pv is not None else None
+        for die, chan, n, extra in self._group(ppns, extras):
+            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)
             ends.extend([end] * n)
             self.c["user_flash_transactions"] += 1
         return ends
@@ -206,11 +211,17 @@ class ReferenceEngine:
     # ------------------------------------------------------------------ public
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
-        then reset every counter and clock (the device state is kept)."""
+        then reset every counter and clock (the device state is kept).  With PV
+        reassembly the fill keeps the static assembly; the warm-up reassembles."""
         self.n_filled = fill_pages
         self.rc.untimed = True
+        dynamic = self.pv is not None and self.pv.dynamic
+        if dynamic:  # the fill takes the static assembly: it stands for data written long ago
+            self.pv.dynamic = False
         for lpn in range(fill_pages):
             self._user_page(lpn, 0)
+        if dynamic:
+            self.pv.dynamic = True
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False

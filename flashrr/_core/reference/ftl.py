@@ -29,14 +29,15 @@ class Ftl:
         self.gc_off = [[0] * k for _ in range(L.n_lanes)]  # per component: next page offset there
         self.gc_due = [0] * L.n_lanes  # GC victims owed: allocations made below the GC threshold
         self.kick = -1  # lane whose user frontier just took a superblock
+        self.pv = None  # process variation (PVTiming), reassembles allocated superblocks; None when off
         # invariant mode: a version stamp per logical page and per physical page
         self.check = check
         self.version = np.zeros(L.logical_pages if check else 0, dtype=np.int64)
         self.ppn_version = np.zeros(L.n_pages if check else 0, dtype=np.int64)
 
-    def alloc(self, lane: int) -> int:
-        """Pop the lane's oldest free superblock; each allocation below the GC threshold
-        owes one GC victim."""
+    def alloc(self, lane: int, gc: bool) -> int:
+        """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR
+        frontier; each allocation below the GC threshold owes one GC victim."""
         L = self.L
         if not self.free[lane]:
             raise EngineError(
@@ -46,6 +47,9 @@ class Ftl:
         job = self.sched.sb_erase_job.get(sb)
         if job is not None:  # no superblock is reused before its erase is booked
             self.sched.force(job)
+        if self.pv is not None and self.pv.dynamic:
+            # PV reassembly: the pool is this superblock and every free one whose erase is booked
+            self.pv.reassemble(sb, [s for s in self.free[lane] if s not in self.sched.sb_erase_job], gc)
         if len(self.free[lane]) < L.gc_threshold_sb:
             self.gc_due[lane] += 1
         return sb
@@ -57,7 +61,7 @@ class Ftl:
         k, N = L.k, L.pages_per_block
         lane = self.user_lane
         if self.uf_sb[lane] < 0:
-            sb = self.alloc(lane)
+            sb = self.alloc(lane, False)
             self.sb_state[sb] = SB_OPEN_USER
             self.uf_sb[lane], self.uf_wp[lane] = sb, 0
             self.kick = lane
@@ -88,7 +92,7 @@ class Ftl:
             elif len(opened) == GC_OPEN_MAX:
                 self.gc_close_front(lane)
             else:
-                sb = self.alloc(lane)
+                sb = self.alloc(lane, True)
                 self.sb_state[sb] = SB_OPEN_GC
                 opened.append(sb)
         while opened and min(pos) > 0:

@@ -25,6 +25,7 @@ class Reclaim:
         self.rr_touched = np.zeros(L.n_superblocks, dtype=np.uint8)  # a page moved by RR logic since erase
         self.ws = None  # PhasedRR working sets, told of every erase (None when off)
         self.early = None  # RL-RR / Reallocation early moves, told of every erase (None when off)
+        self.pv = None  # per-block program/erase latencies (PVTiming); None: the timing's constants
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -155,7 +156,7 @@ class Reclaim:
                     q1 += 1
                 dsts = tuple(int(new_ppns[order[q]]) for q in range(q0, q1))
                 txns.append((PH_PROG, int(ddie[order[q0]]), int(L.comp_chan[base + dest[order[q0]]]), xfer,
-                             L.t_program_ns, dsts))
+                             L.t_program_ns if self.pv is None else self.pv.program_ns(dsts), dsts))
                 q0 = q1
         self.c["flash_pages_programmed"] += n
         # erase: one multi-plane erase per die of the lane
@@ -164,7 +165,7 @@ class Reclaim:
             d = int(L.comp_die[base + c])
             if d not in dies_seen:
                 dies_seen.append(d)
-                txns.append((PH_ERASE, d, 0, 0, L.t_erase_ns, ()))
+                txns.append((PH_ERASE, d, 0, 0, L.t_erase_ns if self.pv is None else self.pv.erase_ns(victim, d), ()))
         self.block_reads[victim * k:(victim + 1) * k] = 0
         self.rr_threshold[victim * k:(victim + 1) * k] = L.rr_threshold_reads
         if self.ws is not None:
@@ -286,7 +287,8 @@ class Reclaim:
         extra = int(L.retry_extra_ns[self.retries(src // N)])
         r_end = sc.op(die, int(L.comp_chan[lane * k + (src // N) % k]), PH_READ, cross, start,
                       L.t_read_ns + extra, cause)
-        sc.op(ddie, int(L.comp_chan[lane * k + dest]), PH_PROG, cross, r_end, L.t_program_ns, cause)
+        sc.op(ddie, int(L.comp_chan[lane * k + dest]), PH_PROG, cross, r_end,
+              L.t_program_ns if self.pv is None else self.pv.page_ns(ppn), cause)
         self.run_gc(lane, start)
 
     def force_due(self, t: int) -> None:
