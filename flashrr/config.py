@@ -296,6 +296,9 @@ class ReadRetryConfig:
         return cls("ldpc", tuple(j / levels for j in range(1, levels)), 0, extra)
 
 
+PLACEMENTS = ("dynamic", "static_die")
+
+
 @dataclass(frozen=True)
 class SuperblockConfig:
     """How many parallel units one superblock spans at each level.
@@ -306,6 +309,13 @@ class SuperblockConfig:
     matching geometry count.  The planes a superblock spans form a *lane*;
     superblocks of a lane are its rows (``assembly = 'sequential'``: the same
     block id on every plane).
+
+    ``placement``: where user pages go.  ``"dynamic"`` deals each new superpage
+    to the next lane round-robin, whatever its LPN.  ``"static_die"`` writes
+    LPN ``l`` on die ``l mod n_dies`` (the MSR DiskSim SSD model's static
+    striping of pages over elements), round-robin over that die's lanes; it
+    needs every superblock inside one die (``sb_dies = sb_chips =
+    sb_channels = 1``).
     """
 
     _section = "superblock"
@@ -314,11 +324,18 @@ class SuperblockConfig:
     sb_chips: int = 1
     sb_channels: int = 1
     assembly: str = "sequential"
+    placement: str = "dynamic"
 
     def __post_init__(self):
         for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
             _positive_int(self, name)
         _require(self.assembly in ("sequential",), "superblock.assembly", "must be 'sequential'", self.assembly)
+        _require(self.placement in PLACEMENTS, "superblock.placement", f"must be one of {PLACEMENTS}",
+                 self.placement)
+        if self.placement == "static_die":
+            _require(self.sb_dies == self.sb_chips == self.sb_channels == 1, "superblock.placement",
+                     "'static_die' needs every superblock inside one die (sb_dies = sb_chips = sb_channels = 1)",
+                     (self.sb_dies, self.sb_chips, self.sb_channels))
 
     @property
     def k(self) -> int:

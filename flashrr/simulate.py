@@ -129,6 +129,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     trace = resolve_source(trace, config, progress=progress)
     pol = make_policy(policy, **policy_params)
     pol.bind(config, int(seed))
+    if hasattr(pol, "bind_trace"):  # policies sized by the trace (HotR's staging space)
+        pol.bind_trace(trace, config)
     metadata = int(pol.metadata_bytes(config))
     layout = build_layout(config, metadata)
     top = check_fits(config, trace, spec)

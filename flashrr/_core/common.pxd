@@ -86,6 +86,13 @@ cdef enum:
     C_WS_HTR_HOT
     C_WS_TPD
     C_WS_TPD_HOT
+    C_REDIRECTED         # issue 11, HotR (replica.pyx)
+    C_REDIRECTED_PAGES
+    C_REPLICA_WRITES
+    C_REPLICA_INVALID
+    C_RLRU_EVICT
+    C_STAGING_MAX
+    C_BUSY_STAGING
     N_COUNTERS
 
 

@@ -6,6 +6,8 @@
 #   reclaim.pxd   read counts, GC, RR, migrations, the background loop
 #   features.pxd  mechanisms policies switch on (page counters, ...)
 #   phased.pxd    PhasedRR working sets and phase logic
+#   replica.pxd   HotR R-LRU, replicas and read redirection
+#   placement.pxd static die placement of user pages
 # All times are int64 ns; ids follow layout.py.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -16,6 +18,8 @@ from .features cimport PageCounters
 from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .placement cimport StaticDie
+from .replica cimport HotReplicas
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
 
@@ -31,6 +35,10 @@ cdef class CompiledEngine:
     cdef bint ws_on
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
     cdef bint early_on
+    cdef HotReplicas hotr              # HotR replicas and read redirection (off unless the policy declares them)
+    cdef bint hotr_on
+    cdef StaticDie static              # superblock.placement = "static_die" (None otherwise)
+    cdef bint static_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)

@@ -13,6 +13,8 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .placement cimport StaticDie
+from .replica cimport HotReplicas
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -27,6 +29,7 @@ assert _GC_OPEN_MAX == GC_MAX and _HIST_SUB_BITS == SUB_BITS and _HIST_BUCKETS =
 assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_sum_ns"
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
+assert COUNTERS[C_REDIRECTED] == "redirected_reads" and COUNTERS[C_BUSY_STAGING] == "busy_staging_ns"
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -98,6 +101,12 @@ cdef class CompiledEngine:
         self.early_on = spec is not None
         if self.early_on:
             self.rc.early = self.early
+        spec = getattr(hooks, "replication", None) if hooks is not None else None
+        self.hotr = HotReplicas(L, self.sched, A["counters"], A["comp_die"], spec)
+        self.hotr_on = spec is not None
+        self.static_on = L.static_die
+        if self.static_on:
+            self.static = StaticDie(L)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -118,6 +127,7 @@ cdef class CompiledEngine:
         a = A["tx_chan"] = np.zeros(cap, np.int32); self.tx_chan = <int32_t*>a.data
         a = A["tx_n"] = np.zeros(cap, np.int32); self.tx_n = <int32_t*>a.data
         a = A["tx_extra"] = np.zeros(cap, np.int64); self.tx_extra = <int64_t*>a.data
+        self.hotr.reserve(cap)
 
     # ================================================================ requests
     cdef int32_t _group(self, int32_t n) noexcept nogil:
@@ -158,8 +168,15 @@ cdef class CompiledEngine:
         self.cnt[C_READ_LAT if h == H_READ else C_WRITE_LAT] += lat
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
-        cdef int64_t ppn = self.ftl.user_slot()
-        cdef int32_t lane = self.ftl.kick
+        cdef int32_t lane
+        cdef int64_t ppn
+        if self.static_on:
+            lane = self.ftl.user_lane = self.static.lane_for(lpn)
+            ppn = self.ftl.user_slot()
+            self.static.written(lpn, self.ftl, lane)
+        else:
+            ppn = self.ftl.user_slot()
+        lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
             self.rc.run_gc(lane, t)
@@ -216,6 +233,10 @@ cdef class CompiledEngine:
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
                 self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
+            if self.hotr_on:
+                nm = self.hotr.on_read(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
+                done = imax(done, self.hotr.red_end)
+                blocked = self.hotr.red_blocked
             ntx = self._group(nm)
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
@@ -247,6 +268,8 @@ cdef class CompiledEngine:
                         np_ += 1
             if self.ws_on and self.ws.n_due:
                 self.rc.force_due(done)
+            if self.hotr_on:
+                self.hotr.after_read(done)
             self.counters_feature.on_flash_reads(self.buf_lpn, nm)
             if self.cache_cap and self.read_allocate:
                 for i in range(nm):
@@ -272,6 +295,8 @@ cdef class CompiledEngine:
                 version[lpn] += 1
         self.cnt[C_WRITE_PAGES] += n
         self.cnt[C_HOST_PAGES] += n
+        if self.hotr_on:
+            self.hotr.on_write(lpn0, lpn1)
         if self.cache_cap:
             for lpn in range(lpn0, lpn1 + 1):
                 s = self.ftl.lmap[2 * lpn + 1]
@@ -417,6 +442,10 @@ cdef class CompiledEngine:
     def working_sets(self):
         """The working-set mechanism (tests read its arrays)."""
         return self.ws
+
+    def replicas(self):
+        """The HotR replica mechanism (tests read its arrays)."""
+        return self.hotr
 
     def early_moves(self):
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

@@ -23,6 +23,8 @@ from .features import PageCounters
 from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
+from .placement import StaticDie
+from .replica import HotReplicas
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -50,6 +52,9 @@ class ReferenceEngine:
                                 self.rc.rr_threshold, spec, seed)
         if self.early.on:
             self.rc.early = self.early
+        spec = getattr(hooks, "replication", None) if hooks is not None else None
+        self.hotr = HotReplicas(L, self.sched, self.c, spec)
+        self.static = StaticDie(L) if L.static_die else None
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -87,7 +92,12 @@ class ReferenceEngine:
     def _user_page(self, lpn: int, t: int) -> int:
         """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
         ftl = self.ftl
-        ppn = ftl.user_slot()
+        if self.static is not None:
+            lane = ftl.user_lane = self.static.lane_for(lpn)
+            ppn = ftl.user_slot()
+            self.static.written(lpn, ftl, lane)
+        else:
+            ppn = ftl.user_slot()
         lane = ftl.kick
         if lane >= 0:
             ftl.kick = -1
@@ -134,6 +144,10 @@ class ReferenceEngine:
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
             extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
             blocked = False
+            if self.hotr.on:
+                (misses, ppns, where, extras), red_end = self.hotr.on_read(misses, ppns, where, extras, t)
+                done = max(done, red_end)
+                blocked = self.hotr.red_blocked
             for die, chan, n, extra in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
                     blocked = True
@@ -156,6 +170,8 @@ class ReferenceEngine:
                         pending.append(sb)
             if self.ws.on and self.ws.due:
                 rc.force_due(done)
+            if self.hotr.on:
+                self.hotr.after_read(done)
             self.features.on_flash_reads(misses)
             if L.cache_pages and L.read_allocate:
                 evicted = []
@@ -179,6 +195,8 @@ class ReferenceEngine:
             self.ftl.version[lpn0:lpn1 + 1] += 1
         c["write_pages"] += n
         c["host_pages_written"] += n
+        if self.hotr.on:
+            self.hotr.on_write(lpn0, lpn1)
         done = t + L.t_dram_ns
         if L.cache_pages:
             flush = []
@@ -287,6 +305,10 @@ class ReferenceEngine:
                 "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
                 "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def replicas(self) -> HotReplicas:
+        """The HotR replica mechanism (tests read its state)."""
+        return self.hotr
 
     def early_moves(self) -> EarlyMoves:
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
