@@ -93,6 +93,12 @@ cdef enum:
     C_RLRU_EVICT
     C_STAGING_MAX
     C_BUSY_STAGING
+    C_RECONSTRUCTED      # issue 11, Rails / TTFlash (redundancy.pyx)
+    C_RECON_READS
+    C_PARITY_READS
+    C_PARITY_PROGS
+    C_RAILS_BUF_HITS
+    C_MIRROR_PROGS
     N_COUNTERS
 
 

@@ -18,4 +18,9 @@ COUNTERS = (
     # dropped by a write, R-LRU entries evicted, peak replicas held, staging-die busy time
     "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations", "rlru_evictions",
     "staging_occupancy_max", "busy_staging_ns",
+    # issue 11 (Rails and TTFlash, redundancy.pyx): pages rebuilt from their stripe, the reads that cost, reads
+    # of old data/parity for partial-stripe writes, parity programs, reads served by the Rails write buffer,
+    # programs of the Rails mirror half
+    "reconstructed_pages", "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits",
+    "mirror_programs",
 )

@@ -7,6 +7,7 @@
 #   features.pxd  mechanisms policies switch on (page counters, ...)
 #   phased.pxd    PhasedRR working sets and phase logic
 #   replica.pxd   HotR R-LRU, replicas and read redirection
+#   redundancy.pxd Rails mirrored halves, TTFlash rotated parity
 #   placement.pxd static die placement of user pages
 # All times are int64 ns; ids follow layout.py.
 
@@ -19,6 +20,7 @@ from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .placement cimport StaticDie
+from .redundancy cimport Redundancy
 from .replica cimport HotReplicas
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
@@ -37,6 +39,9 @@ cdef class CompiledEngine:
     cdef bint early_on
     cdef HotReplicas hotr              # HotR replicas and read redirection (off unless the policy declares them)
     cdef bint hotr_on
+    cdef Redundancy red                # Rails / TTFlash (off unless the policy declares them)
+    cdef bint red_on
+    cdef bint redirect_on              # hotr_on or red_on: some reads may not go to their FTL copy
     cdef StaticDie static              # superblock.placement = "static_die" (None otherwise)
     cdef bint static_on
     # ---- configuration (copied from Layout)
@@ -77,5 +82,6 @@ cdef class CompiledEngine:
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
+    cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil
