@@ -47,19 +47,22 @@ STAGING_MODES = ("dedicated", "overprovision")
 ENTRY_BYTES = 20
 
 
+def request_pages(offset, size, page_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every page the requests (byte ``offset``, ``size``) touch, concatenated in request
+    order, and the number of pages of each request."""
+    off = np.asarray(offset, dtype=np.int64)
+    lo = off // page_size
+    n = (off + np.asarray(size, dtype=np.int64) - 1) // page_size - lo + 1
+    # page j of the concatenation belongs to request r: lo[r] + (j - index of r's first page)
+    return np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()), dtype=np.int64), n
+
+
 def read_footprint_pages(source, page_size: int, logical_pages: int) -> int:
     """Distinct logical pages the read requests of ``source`` (a TraceSource) touch."""
     seen = np.zeros(max(1, int(logical_pages)), dtype=bool)
     for c in source.chunks():
         rd = ~np.asarray(c.is_write, dtype=bool)
-        off = np.asarray(c.offset, dtype=np.int64)[rd]
-        size = np.asarray(c.size, dtype=np.int64)[rd]
-        if not len(off):
-            continue
-        lo = off // page_size
-        n = (off + size - 1) // page_size - lo + 1
-        # page j of the concatenation belongs to request r: lo[r] + (j - index of r's first page)
-        pages = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()), dtype=np.int64)
+        pages, _ = request_pages(np.asarray(c.offset)[rd], np.asarray(c.size)[rd], page_size)
         seen[pages[pages < len(seen)]] = True
     return int(seen.sum())
 
