@@ -63,8 +63,9 @@ def test_blocked_read_with_finished_replica_costs_one_read_and_transfer(engine):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_blocked_read_without_replica_waits_out_the_program(engine):
     s = _run(engine, HOT_THEN_BLOCKED, staging_pages=4, hot_threshold=3)
-    # the third read is the one that makes x hot: its replica is written after it, too late to serve it
-    assert s["replica_writes"] == 1 and s["redirected_reads"] == 0
+    # the third read is the one that makes x hot: its replica is owed after it (and, no read arriving
+    # later, never programmed), too late to serve it
+    assert s["replica_writes"] == 0 and s["redirected_reads"] == 0 and s["staging_occupancy_max"] == 1
     assert _read_sum(s) == 2 * READ_COST + WAIT
     assert s["blocked_reads"] == 1
 
@@ -80,8 +81,9 @@ def test_write_after_replication_invalidates(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_write_to_a_page_without_replica_keeps_its_count(engine):
-    # x read once, written (entry kept, count 1), read again at 3000: count 2 -> replicated
-    tr = page_trace([X, X, X], writes=[0, 1, 0], times=[0, 1000, 3000])
+    # x read once, written (entry kept, count 1), read again at 3000: count 2 -> replicated (its program is
+    # booked at the next read's arrival)
+    tr = page_trace([X, X, X, Y], writes=[0, 1, 0, 0], times=[0, 1000, 3000, 9000])
     s = _run(engine, tr, staging_pages=4)
     assert s["replica_writes"] == 1 and s["replica_invalidations"] == 0
 
@@ -93,6 +95,20 @@ def test_replica_not_used_while_the_data_die_is_idle(engine):
     assert s["redirected_reads"] == 0 and s["blocked_reads"] == 0
     assert _read_sum(s) == 3 * READ_COST
     assert s["busy_staging_ns"] == T_XFER + T_PROG  # only the replica program
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_replica_programs_are_background_work(engine):
+    """A redirected read does not wait for a replica program that had not started when it arrived."""
+    z = 2
+    # x: replica owed at 1110, programmed 1110..2120 (booked at the read of z at 3000); z hot at 4000, its
+    # program could start at 4110; y's program makes the data die busy 4110..5120 (behind z's read); the
+    # read of x at 4100 is blocked and served by x's replica at once, before z's program starts
+    tr = page_trace([X, X, z, z, Y, X], writes=[0, 0, 0, 0, 1, 0], times=[0, 1000, 3000, 4000, 4050, 4100])
+    s = _run(engine, tr, staging_pages=4, staging_dies=1)
+    assert s["redirected_reads"] == 1
+    assert _read_sum(s) == 5 * READ_COST
+    assert s["replica_writes"] == 1  # z's program was never booked: no read arrived after 4110
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -28,7 +28,8 @@ cdef class HotReplicas:
     cdef int32_t* ent_of               # [logical] entry + 1 of each LPN, 0 = not in the list
     cdef int32_t* e_lpn
     cdef int32_t* e_count              # reads of the page while in the list
-    cdef int32_t* e_rep                # die holding the replica, -1 none (staging die id, or data die in op mode)
+    cdef int32_t* e_rep                # die holding the replica (staging die, or data die in op mode), -1 none,
+                                       # -2 pending (its program waits for a staging die)
     cdef int64_t* e_ready              # when the replica's program ends (ns)
     cdef int32_t* e_prev
     cdef int32_t* e_next
@@ -37,6 +38,11 @@ cdef class HotReplicas:
     cdef int32_t occupancy             # replicas held
     cdef int32_t rep_next              # round-robin pointer over replica dies
     cdef int64_t* st_free              # [n_stage] busy-until of each staging die (own channel each)
+    # ---- dedicated mode: replica programs waiting for a staging die (FIFO ring; background work)
+    cdef int32_t* bq_ent
+    cdef int32_t* bq_lpn
+    cdef int64_t* bq_ready
+    cdef int64_t bq_head, bq_len, bq_cap
     # ---- per request
     cdef int32_t* pend_ent             # entries owed a replica program once the request's reads end
     cdef int32_t* pend_lpn
@@ -49,6 +55,8 @@ cdef class HotReplicas:
     cdef int32_t on_read(self, int32_t* lpns, int32_t* ppns, int32_t* locs, int64_t* extras, int32_t nm,
                          int64_t t) except -1 nogil
     cdef int after_read(self, int64_t done) except -1 nogil
+    cdef int drain(self, int64_t t) except -1 nogil
+    cdef int bq_push(self, int32_t e, int32_t lpn, int64_t ready) except -1 nogil
     cdef void on_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil

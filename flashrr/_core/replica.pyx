@@ -15,10 +15,15 @@ in page order:
   from the replica: one read plus one page transfer on the replica's die,
   queued behind that die's booked work.  Other pages are read where they are.
 * A page read from its original place whose count reached ``thr`` and that has
-  no replica is owed one: when the request's reads end (``done``), one program
-  (transfer + program) is booked on the next replica die round-robin, at
-  ``max(done, die free)``.  The data are already in the controller, so no
-  extra flash read; the request's latency does not include it.
+  no replica is owed one, from when the request's reads end (``done``): one
+  program (transfer + program).  The data are already in the controller, so no
+  extra flash read; the request's latency does not include it.  Dedicated
+  staging: the program is background work in a FIFO; at each read arrival
+  ``t`` the queued programs that can start by ``t`` (on the staging die that is
+  free first) are booked, so a redirected read never waits for a replica
+  program that had not started when it arrived.  A page is *pending* (counts
+  against the capacity, serves no read) until its program is booked.
+  Over-provisioned staging: booked at once on the next data die round-robin.
 
 Staging: ``n_stage`` dedicated dies, each on its own channel, outside the FTL
 (busy-until timelines ``st_free``), or (``op_mode``) the data dies' spare
@@ -29,6 +34,7 @@ entries.  A host write of a page with a replica deletes its entry and frees
 the replica; a page without a replica keeps its entry and count.
 """
 from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, realloc
 
 import functools
 
@@ -79,8 +85,31 @@ cdef class HotReplicas:
         self.n_free = self.cap
         self.head = self.tail = -1
         a = arr("st_free", self.n_stage, np.int64); self.st_free = <int64_t*>a.data
+        self.bq_cap = 0
+        self._bq_grow()
         self.pend_cap = 0
         self.reserve(64)
+
+    def __dealloc__(self):
+        free(self.bq_ent); free(self.bq_lpn); free(self.bq_ready)
+
+    def _bq_grow(self):
+        """Double the replica-program ring (kept in order from index 0)."""
+        cdef int64_t cap = max(64, 2 * self.bq_cap), i, j
+        cdef int32_t* ent = <int32_t*>realloc(NULL, sizeof(int32_t) * cap)
+        cdef int32_t* lpn = <int32_t*>realloc(NULL, sizeof(int32_t) * cap)
+        cdef int64_t* ready = <int64_t*>realloc(NULL, sizeof(int64_t) * cap)
+        if ent == NULL or lpn == NULL or ready == NULL:
+            raise MemoryError("flashrr replicas: out of memory")
+        for i in range(self.bq_len):
+            j = (self.bq_head + i) % self.bq_cap
+            ent[i] = self.bq_ent[j]
+            lpn[i] = self.bq_lpn[j]
+            ready[i] = self.bq_ready[j]
+        free(self.bq_ent); free(self.bq_lpn); free(self.bq_ready)
+        self.bq_ent, self.bq_lpn, self.bq_ready = ent, lpn, ready
+        self.bq_cap = cap
+        self.bq_head = 0
 
     cdef int reserve(self, int32_t n) except -1:
         """Room for ``n`` owed replicas (the engine calls it when its request buffers grow)."""
@@ -134,7 +163,7 @@ cdef class HotReplicas:
         """Remove entry ``e`` from the list; its replica (if any) is freed."""
         self.unlink(e)
         self.ent_of[self.e_lpn[e]] = 0
-        if self.e_rep[e] >= 0:
+        if self.e_rep[e] != -1:                            # held or pending
             self.occupancy -= 1
             self.e_rep[e] = -1
         self.e_lpn[e] = -1
@@ -154,6 +183,8 @@ cdef class HotReplicas:
         self.n_pend = 0
         self.red_end = 0
         self.red_blocked = False
+        if self.bq_len:
+            self.drain(t)
         for i in range(nm):
             lpn = lpns[i]
             e = self.ent_of[lpn] - 1
@@ -187,7 +218,7 @@ cdef class HotReplicas:
                 self.cnt[C_REDIRECTED_PAGES] += 1
                 redirected = True
                 continue
-            if rd < 0 and self.e_count[e] >= self.thr:
+            if rd == -1 and self.e_count[e] >= self.thr:
                 self.pend_ent[self.n_pend] = e
                 self.pend_lpn[self.n_pend] = lpn
                 self.pend_die[self.n_pend] = die
@@ -208,28 +239,61 @@ cdef class HotReplicas:
         cdef int64_t start, end
         for i in range(self.n_pend):
             e = self.pend_ent[i]
-            if self.e_lpn[e] != self.pend_lpn[i] or self.e_rep[e] >= 0:
+            if self.e_lpn[e] != self.pend_lpn[i] or self.e_rep[e] != -1:
                 continue                                   # evicted (or replicated) since
+            self.occupancy += 1
+            if self.occupancy > self.cnt[C_STAGING_MAX]:
+                self.cnt[C_STAGING_MAX] = self.occupancy
             if self.op_mode:
                 d = self.rep_next % self.n_dies
                 if d == self.pend_die[i]:
                     d = (d + 1) % self.n_dies
                 self.rep_next = d + 1
                 end = self.sched.op(d, self.die_chan[d], PH_PROG, 1, done, self.t_prog, CAUSE_MOVE)
+                self.e_rep[e] = d
+                self.e_ready[e] = end
+                self.cnt[C_REPLICA_WRITES] += 1
             else:
-                d = self.rep_next % self.n_stage
-                self.rep_next = d + 1
-                start = imax(done, self.st_free[d])
+                self.e_rep[e] = -2                         # pending: its program waits for a staging die
+                self.bq_push(e, self.pend_lpn[i], done)
+        self.n_pend = 0
+        return 0
+
+    cdef int bq_push(self, int32_t e, int32_t lpn, int64_t ready) except -1 nogil:
+        cdef int64_t j
+        if self.bq_len == self.bq_cap:
+            with gil:
+                self._bq_grow()
+        j = (self.bq_head + self.bq_len) % self.bq_cap
+        self.bq_ent[j] = e
+        self.bq_lpn[j] = lpn
+        self.bq_ready[j] = ready
+        self.bq_len += 1
+        return 0
+
+    cdef int drain(self, int64_t t) except -1 nogil:
+        """Book, in FIFO order, the queued replica programs that can start by ``t`` on the
+        staging die free first; a program whose page lost its entry meanwhile is dropped."""
+        cdef int32_t e, d, i
+        cdef int64_t start, end
+        while self.bq_len:
+            e = self.bq_ent[self.bq_head]
+            if self.e_lpn[e] == self.bq_lpn[self.bq_head] and self.e_rep[e] == -2:
+                d = 0
+                for i in range(1, self.n_stage):
+                    if self.st_free[i] < self.st_free[d]:
+                        d = i
+                start = imax(self.bq_ready[self.bq_head], self.st_free[d])
+                if start > t:
+                    break
                 end = start + self.t_xfer + self.t_prog
                 self.st_free[d] = end
                 self.cnt[C_BUSY_STAGING] += end - start
-            self.e_rep[e] = d
-            self.e_ready[e] = end
-            self.occupancy += 1
-            if self.occupancy > self.cnt[C_STAGING_MAX]:
-                self.cnt[C_STAGING_MAX] = self.occupancy
-            self.cnt[C_REPLICA_WRITES] += 1
-        self.n_pend = 0
+                self.e_rep[e] = d
+                self.e_ready[e] = end
+                self.cnt[C_REPLICA_WRITES] += 1
+            self.bq_head = (self.bq_head + 1) % self.bq_cap
+            self.bq_len -= 1
         return 0
 
     cdef void on_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil:
@@ -238,6 +302,6 @@ cdef class HotReplicas:
         cdef int32_t e
         for lpn in range(lpn0, lpn1 + 1):
             e = self.ent_of[lpn] - 1
-            if e >= 0 and self.e_rep[e] >= 0:
+            if e >= 0 and self.e_rep[e] != -1:
                 self.drop(e)
                 self.cnt[C_REPLICA_INVALID] += 1

@@ -4,12 +4,15 @@ replicas of hot pages in a staging space, and redirection of reads whose die
 is programming."""
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 import numpy as np
 
 from ..layout import CAUSE_MOVE, CAUSE_USER, Layout
 from .sched import PH_PROG, PH_READ
+
+
+PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
 
 
 class Entry:
@@ -36,6 +39,7 @@ class HotReplicas:
         self.rep_next = 0
         self.st_free = np.zeros(self.n_stage, dtype=np.int64)
         self.pending: list = []  # (lpn, entry, die of the original) owed a replica program
+        self.bq: deque = deque()  # dedicated mode: (entry, lpn, ready ns) replica programs waiting, FIFO
         self.red_blocked = False
 
     def die_of(self, ppn: int) -> int:
@@ -51,7 +55,7 @@ class HotReplicas:
 
     def _drop(self, lpn: int) -> None:
         e = self.rlru.pop(lpn)
-        if e.rep >= 0:
+        if e.rep != -1:  # held or pending
             self.occupancy -= 1
 
     def on_read(self, misses: list, ppns: list, where: list, extras: list, t: int):
@@ -62,6 +66,8 @@ class HotReplicas:
         keep = ([], [], [], [])
         red_end = 0
         self.pending = []
+        if self.bq:
+            self.drain(t)
         for i, lpn in enumerate(misses):
             e = self.rlru.get(lpn)
             if e is not None:
@@ -85,7 +91,7 @@ class HotReplicas:
                 red_end = max(red_end, end)
                 c["redirected_pages"] += 1
                 continue
-            if e.rep < 0 and e.count >= self.thr:
+            if e.rep == -1 and e.count >= self.thr:
                 self.pending.append((lpn, e, die))
             for out, v in zip(keep, (lpn, ppns[i], where[i], extras[i])):
                 out.append(v)
@@ -98,31 +104,45 @@ class HotReplicas:
         """Book the replica programs owed by this request, from ``done`` on."""
         c, L = self.c, self.L
         for lpn, e, orig in self.pending:
-            if self.rlru.get(lpn) is not e or e.rep >= 0:
+            if self.rlru.get(lpn) is not e or e.rep != -1:
                 continue
+            self.occupancy += 1
+            c["staging_occupancy_max"] = max(c["staging_occupancy_max"], self.occupancy)
             if self.op_mode:
                 d = self.rep_next % L.n_dies
                 if d == orig:
                     d = (d + 1) % L.n_dies
                 self.rep_next = d + 1
-                end = self.sched.op(d, int(self.die_chan[d]), PH_PROG, 1, done, L.t_program_ns, CAUSE_MOVE)
+                e.rep = d
+                e.ready = self.sched.op(d, int(self.die_chan[d]), PH_PROG, 1, done, L.t_program_ns, CAUSE_MOVE)
+                c["replica_writes"] += 1
             else:
-                d = self.rep_next % self.n_stage
-                self.rep_next = d + 1
-                start = max(done, int(self.st_free[d]))
+                e.rep = PENDING
+                self.bq.append((e, lpn, done))
+        self.pending = []
+
+    def drain(self, t: int) -> None:
+        """Book, in FIFO order, the queued replica programs that can start by ``t`` on the
+        staging die free first; a program whose page lost its entry meanwhile is dropped."""
+        L, c = self.L, self.c
+        while self.bq:
+            e, lpn, ready = self.bq[0]
+            if self.rlru.get(lpn) is e and e.rep == PENDING:
+                d = int(np.argmin(self.st_free))
+                start = max(ready, int(self.st_free[d]))
+                if start > t:
+                    break
                 end = start + L.t_xfer_page_ns + L.t_program_ns
                 self.st_free[d] = end
                 c["busy_staging_ns"] += end - start
-            e.rep, e.ready = d, end
-            self.occupancy += 1
-            c["staging_occupancy_max"] = max(c["staging_occupancy_max"], self.occupancy)
-            c["replica_writes"] += 1
-        self.pending = []
+                e.rep, e.ready = d, end
+                c["replica_writes"] += 1
+            self.bq.popleft()
 
     def on_write(self, lpn0: int, lpn1: int) -> None:
         """A host write of lpn0..lpn1: a page with a replica loses its entry and replica."""
         for lpn in range(lpn0, lpn1 + 1):
             e = self.rlru.get(lpn)
-            if e is not None and e.rep >= 0:
+            if e is not None and e.rep != -1:
                 self._drop(lpn)
                 self.c["replica_invalidations"] += 1
