@@ -114,6 +114,21 @@ def test_rails_roles_buffer_and_flush(engine):
     assert s["blocked_reads"] == 0
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rails_flush_is_background_work(engine):
+    """LPNs 0, 2, 4 (die 0 of half A) written in period 0 are flushed to die 2 of half B in period 1, as
+    background work: a write at 10000 on die 2 waits for the one flush program already started, not for
+    all three."""
+    tr = page_trace([0, 2, 4, 6], writes=[1, 1, 1, 1], times=[0, 1, 2, PERIOD])
+    s = flashrr.simulate(_cfg(channels=2), tr, policy="rails", engine=engine, rails_period_ns=PERIOD).summary
+    prog = T_XFER + T_PROG
+    # period 0 on die 0: back to back (0..1010, 1010..2020, 2020..3030); then 10000..11010 flush, 11010.. write
+    assert round(s["write_latency_mean_ns"] * 4) == prog + (2 * prog - 1) + (3 * prog - 2) + 2 * prog
+    # one flush program and the period-1 write on half B; the other two flushes were never booked (no request
+    # arrived after)
+    assert s["mirror_programs"] == 2 and s["flash_pages_programmed"] == 5
+
+
 def _read_sum(s):
     return round(s["read_latency_mean_ns"] * s["reads"])
 

@@ -35,6 +35,14 @@ cdef class Redundancy:
     cdef int32_t* stamp                # [logical] period + 1 of the LPN's last host write, 0 never
     cdef int32_t* fifo                 # LPNs written in the current period (each once)
     cdef int64_t n_fifo, fifo_cap
+    # flush programs waiting for their die (background work): per-die FIFOs linked through f_next
+    cdef int32_t* f_lpn
+    cdef int32_t* f_next
+    cdef int64_t* f_ready
+    cdef int64_t n_f, f_cap, f_left      # items stored, capacity, items not booked yet
+    cdef int32_t* f_head               # [n_dies] first item, -1 none
+    cdef int32_t* f_tail               # [n_dies]
+    cdef int64_t prev_t                # arrival of the previous request (the scheduler's previous horizon)
     # ---- per request
     cdef int64_t red_end
     cdef bint red_blocked
@@ -46,6 +54,8 @@ cdef class Redundancy:
                          int64_t t) except -1 nogil
     # Rails
     cdef int switch(self, int64_t t) except -1 nogil
+    cdef int flush_push(self, int32_t die, int32_t lpn, int64_t ready) except -1 nogil
+    cdef int drain(self, int64_t t, bint force) except -1 nogil
     cdef bint writes_to_a(self) noexcept nogil
     cdef int stamp_writes(self, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t program_b(self, int64_t lpn0, int64_t lpn1, int64_t t) except -1 nogil

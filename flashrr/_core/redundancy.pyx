@@ -76,11 +76,17 @@ cdef class Redundancy:
         a = owned_array(keep, "stamp", L.logical_pages if rails else 0, np.int32); self.stamp = <int32_t*>a.data
         self.fifo_cap = 64
         self.fifo = <int32_t*>realloc(NULL, sizeof(int32_t) * self.fifo_cap)
-        if self.fifo == NULL:
+        self.f_cap = 64
+        self.f_lpn = <int32_t*>realloc(NULL, sizeof(int32_t) * self.f_cap)
+        self.f_next = <int32_t*>realloc(NULL, sizeof(int32_t) * self.f_cap)
+        self.f_ready = <int64_t*>realloc(NULL, sizeof(int64_t) * self.f_cap)
+        if self.fifo == NULL or self.f_lpn == NULL or self.f_next == NULL or self.f_ready == NULL:
             raise MemoryError("flashrr redundancy: out of memory")
+        a = owned_array(keep, "f_head", L.n_dies, np.int32, -1); self.f_head = <int32_t*>a.data
+        a = owned_array(keep, "f_tail", L.n_dies, np.int32, -1); self.f_tail = <int32_t*>a.data
 
     def __dealloc__(self):
-        free(self.fifo)
+        free(self.fifo); free(self.f_lpn); free(self.f_next); free(self.f_ready)
 
     def array(self, name):
         return self._keep[name]
@@ -152,21 +158,72 @@ cdef class Redundancy:
         return (self.cur_p & 1) == 0
 
     cdef int switch(self, int64_t t) except -1 nogil:
-        """Periods that ended by ``t``: each flushes its LPNs to the next write half, from ``t``."""
-        cdef int64_t i
+        """At a request's arrival ``t``: periods that ended by ``t`` queue their LPNs for the
+        next write half (what the old write half still owes is booked at once); then the
+        queued flush programs that can start by ``t`` are booked."""
+        cdef int64_t i, h = self.sched.horizon
         cdef int32_t lpn, die
+        self.sched.horizon = self.prev_t                    # book from the previous arrival on, as run_bg does
         while self.cur_p < t // self.period:
             self.cur_p += 1
+            if self.f_left:
+                self.drain(t, True)
             for i in range(self.n_fifo):
                 lpn = self.fifo[i]
                 if (self.cur_p & 1) == 0:                      # new write half A: its FTL copy
                     die = self.die_of(self.ftl.lmap[2 * lpn])
                 else:
                     die = self.n_data + lpn % self.n_data
-                self.sched.op(die, self.die_chan[die], PH_PROG, 1, t, self.t_prog, CAUSE_FLUSH)
-            self.cnt[C_MIRROR_PROGS] += self.n_fifo
-            self.cnt[C_PROGRAMMED] += self.n_fifo
+                self.flush_push(die, lpn, t)
             self.n_fifo = 0
+        if self.f_left:
+            self.drain(t, False)
+        self.sched.horizon = h
+        self.prev_t = t
+        return 0
+
+    cdef int flush_push(self, int32_t die, int32_t lpn, int64_t ready) except -1 nogil:
+        cdef int64_t j
+        if self.f_left == 0:
+            self.n_f = 0                                   # nothing queued: reuse the storage
+        if self.n_f == self.f_cap:
+            self.f_cap *= 2
+            self.f_lpn = <int32_t*>realloc(self.f_lpn, sizeof(int32_t) * self.f_cap)
+            self.f_next = <int32_t*>realloc(self.f_next, sizeof(int32_t) * self.f_cap)
+            self.f_ready = <int64_t*>realloc(self.f_ready, sizeof(int64_t) * self.f_cap)
+            if self.f_lpn == NULL or self.f_next == NULL or self.f_ready == NULL:
+                with gil:
+                    raise MemoryError("flashrr redundancy: out of memory")
+        j = self.n_f
+        self.n_f += 1
+        self.f_lpn[j] = lpn
+        self.f_ready[j] = ready
+        self.f_next[j] = -1
+        if self.f_head[die] < 0:
+            self.f_head[die] = <int32_t>j
+        else:
+            self.f_next[self.f_tail[die]] = <int32_t>j
+        self.f_tail[die] = <int32_t>j
+        self.f_left += 1
+        return 0
+
+    cdef int drain(self, int64_t t, bint force) except -1 nogil:
+        """Book each die's queued flush programs, in order, while they can start by ``t``
+        (every one of them if ``force``)."""
+        cdef int32_t d, j
+        cdef int64_t ready
+        for d in range(self.sched.n_dies):
+            j = self.f_head[d]
+            while j >= 0:
+                ready = imax(self.f_ready[j], self.prev_t)
+                if not force and imax(ready, self.sched.die_free[d]) > t:
+                    break
+                self.sched.op(d, self.die_chan[d], PH_PROG, 1, ready, self.t_prog, CAUSE_FLUSH)
+                self.cnt[C_MIRROR_PROGS] += 1
+                self.cnt[C_PROGRAMMED] += 1
+                self.f_left -= 1
+                j = self.f_next[j]
+            self.f_head[d] = j
         return 0
 
     cdef int stamp_writes(self, int64_t lpn0, int64_t lpn1) except -1 nogil:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from collections import deque
+
 from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout
 from .placement import raid5_data_die, raid5_parity_die
 from .sched import PH_PROG, PH_READ
@@ -26,6 +28,9 @@ class Redundancy:
         self.cur_p = 0
         self.stamp: dict[int, int] = {}  # LPN -> period of its last host write
         self.fifo: list = []  # LPNs written in the current period, each once
+        self.flush = [deque() for _ in range(L.n_dies)]  # per die: (lpn, ready ns) flush programs not booked
+        self.f_left = 0
+        self.prev_t = 0  # arrival of the previous request (the scheduler's previous horizon)
         self.red_blocked = False
 
     def die_of(self, ppn: int) -> int:
@@ -86,15 +91,39 @@ class Redundancy:
         return self.cur_p % 2 == 0
 
     def switch(self, t: int) -> None:
-        """Periods that ended by ``t``: each flushes its LPNs to the next write half, from ``t``."""
+        """At a request's arrival ``t``: periods that ended by ``t`` queue their LPNs for the
+        next write half (what the old write half still owes is booked at once); then the
+        queued flush programs that can start by ``t`` are booked."""
+        sc = self.sched
+        h, sc.horizon = sc.horizon, self.prev_t  # book from the previous arrival on, as run_bg does
         while self.cur_p < t // self.period:
             self.cur_p += 1
+            if self.f_left:
+                self.drain(t, True)
             for lpn in self.fifo:
                 die = self.die_of(int(self.ftl.l2p[lpn])) if self.cur_p % 2 == 0 else self.n_data + lpn % self.n_data
-                self.sched.op(die, int(self.die_chan[die]), PH_PROG, 1, t, self.L.t_program_ns, CAUSE_FLUSH)
-            self.c["mirror_programs"] += len(self.fifo)
-            self.c["flash_pages_programmed"] += len(self.fifo)
+                self.flush[die].append((lpn, t))
+                self.f_left += 1
             self.fifo = []
+        if self.f_left:
+            self.drain(t, False)
+        sc.horizon = h
+        self.prev_t = t
+
+    def drain(self, t: int, force: bool) -> None:
+        """Book each die's queued flush programs, in order, while they can start by ``t``
+        (every one of them if ``force``)."""
+        sc = self.sched
+        for d, q in enumerate(self.flush):
+            while q:
+                ready = max(q[0][1], self.prev_t)
+                if not force and max(ready, int(sc.die_free[d])) > t:
+                    break
+                sc.op(d, int(self.die_chan[d]), PH_PROG, 1, ready, self.L.t_program_ns, CAUSE_FLUSH)
+                self.c["mirror_programs"] += 1
+                self.c["flash_pages_programmed"] += 1
+                self.f_left -= 1
+                q.popleft()
 
     def stamp_writes(self, lpn0: int, lpn1: int) -> None:
         for lpn in range(lpn0, lpn1 + 1):
