@@ -121,10 +121,13 @@ class Runs:
 # ------------------------------------------------------------------------------ calibration
 def blocked_share(plan: Plan, name: str, scale: float) -> float:
     """Baseline's blocked share of reads on the TLC device, on the calibration prefix."""
+    from ..config import SimConfig
     from ..simulate import simulate
 
-    s = simulate(plan.device("hotr")["preset"], plan.trace_spec(name, scale, plan.calibration_requests),
-                 "baseline").summary
+    cfg = SimConfig.preset("hotr")
+    if plan.device_overrides:
+        cfg = cfg.replace(**dict(plan.device_overrides))
+    s = simulate(cfg, plan.trace_spec(name, scale, plan.calibration_requests), "baseline").summary
     return s["blocked_reads"] / s["reads"] if s["reads"] else 0.0
 
 

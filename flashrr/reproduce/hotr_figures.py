@@ -49,7 +49,7 @@ def cost_latency(runs) -> pd.DataFrame:
 def tail_table(runs) -> pd.DataFrame:
     """I/O latency (ns) at each of :data:`PERCENTILES`, one row per (trace, scheme)."""
     df = runs.frame("main")
-    _need(not df.empty, "fig08", "no main runs")
+    _need(not df.empty and runs.store is not None, "fig08", "no main runs in a results store")
     rows = []
     for _, r in df.iterrows():
         h = runs.artifacts(r["key"]).get("hist")
