@@ -6,12 +6,27 @@
 from libc.stdint cimport int32_t, int64_t
 cimport cython
 
+from .common cimport div_pow2
 from .ftl cimport Ftl
+from .sched cimport Scheduler
 
 cdef enum:
     # placement modes
     PLACE_MOD = 0                      # die = lpn mod n_data (n_data = n_dies, or the Rails half)
     PLACE_RAID5 = 1                    # TTFlash 4+1 stripes with rotated parity (raid5_data_die)
+
+
+cdef inline int32_t ppn_die(int64_t ppn, const int32_t* comp_die, int32_t N_shift, int32_t N, int32_t k_shift,
+                            int32_t k, int32_t S) noexcept nogil:
+    """The die holding physical page ``ppn`` (ids as in layout.py)."""
+    cdef int64_t blk = div_pow2(ppn, N_shift, N)
+    cdef int64_t sbq = div_pow2(blk, k_shift, k)
+    return comp_die[(sbq // S) * k + (blk - sbq * k)]
+
+
+cdef inline bint program_blocked(Scheduler sched, int32_t die, int64_t t) noexcept nogil:
+    """HotR's conflict test: a program on ``die`` ends after ``t``, or one is queued there."""
+    return sched.die_prog_end[die] > t or sched.die_q_progs[die] > 0
 
 
 cdef inline int32_t raid5_group(int64_t stripe, int32_t n_groups) noexcept nogil:

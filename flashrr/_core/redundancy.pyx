@@ -43,10 +43,11 @@ cimport numpy as cnp
 
 from .common cimport *
 from .ftl cimport Ftl
-from .placement cimport raid5_data_die, raid5_parity_die
+from .placement cimport ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from .sched cimport Scheduler
 
 from .buffers import owned_array
+from .reference.placement import die_channels
 
 cnp.import_array()
 
@@ -69,9 +70,7 @@ cdef class Redundancy:
         self._keep = keep = {"counters": counters, "comp_die": comp_die}
         a = counters; self.cnt = <int64_t*>a.data
         a = comp_die; self.comp_die = <int32_t*>a.data
-        dc = np.zeros(L.n_dies, np.int32)
-        dc[np.asarray(L.comp_die)] = np.asarray(L.comp_chan)
-        a = keep["die_chan"] = dc; self.die_chan = <int32_t*>a.data
+        a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         rails = self.on and self.mode == RED_RAILS
         a = owned_array(keep, "stamp", L.logical_pages if rails else 0, np.int32); self.stamp = <int32_t*>a.data
         self.fifo_cap = 64
@@ -92,12 +91,10 @@ cdef class Redundancy:
         return self._keep[name]
 
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil:
-        cdef int64_t blk = div_pow2(ppn, self.N_shift, self.N)
-        cdef int64_t sbq = div_pow2(blk, self.k_shift, self.k)
-        return self.comp_die[(sbq // self.S) * self.k + (blk - sbq * self.k)]
+        return ppn_die(ppn, self.comp_die, self.N_shift, self.N, self.k_shift, self.k, self.S)
 
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil:
-        return self.sched.die_prog_end[die] > t or self.sched.die_q_progs[die] > 0
+        return program_blocked(self.sched, die, t)
 
     cdef int64_t read1(self, int32_t die, int64_t t) except -1 nogil:
         """One page read (sense + transfer) on ``die`` from ``t``; returns its end."""

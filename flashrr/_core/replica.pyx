@@ -42,9 +42,11 @@ import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
+from .placement cimport ppn_die, program_blocked
 from .sched cimport Scheduler
 
 from .buffers import owned_array
+from .reference.placement import die_channels
 
 cnp.import_array()
 
@@ -68,9 +70,7 @@ cdef class HotReplicas:
         self._keep = keep = {"counters": counters, "comp_die": comp_die}
         a = counters; self.cnt = <int64_t*>a.data
         a = comp_die; self.comp_die = <int32_t*>a.data
-        dc = np.zeros(L.n_dies, np.int32)
-        dc[np.asarray(L.comp_die)] = np.asarray(L.comp_chan)
-        a = keep["die_chan"] = dc; self.die_chan = <int32_t*>a.data
+        a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         arr = functools.partial(owned_array, keep)
         a = arr("ent_of", L.logical_pages if self.on else 0, np.int32); self.ent_of = <int32_t*>a.data
         a = arr("e_lpn", self.cap, np.int32, -1); self.e_lpn = <int32_t*>a.data
@@ -130,14 +130,10 @@ cdef class HotReplicas:
 
     # ------------------------------------------------------------------ list
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil:
-        cdef int64_t blk = div_pow2(ppn, self.N_shift, self.N)
-        cdef int64_t sbq = div_pow2(blk, self.k_shift, self.k)
-        return self.comp_die[(sbq // self.S) * self.k + (blk - sbq * self.k)]
+        return ppn_die(ppn, self.comp_die, self.N_shift, self.N, self.k_shift, self.k, self.S)
 
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil:
-        if self.sched.die_prog_end[die] > t or self.sched.die_q_progs[die] > 0:
-            return True
-        return self.erase_blocks and self.sched.die_erase_end[die] > t
+        return program_blocked(self.sched, die, t) or (self.erase_blocks and self.sched.die_erase_end[die] > t)
 
     cdef void unlink(self, int32_t e) noexcept nogil:
         cdef int32_t p = self.e_prev[e], n = self.e_next[e]

@@ -28,6 +28,25 @@ def raid5_parity_die(stripe: int, n_groups: int) -> int:
     return 5 * (stripe % n_groups) + raid5_parity_pos(stripe, n_groups)
 
 
+def ppn_die(layout: Layout, ppn: int) -> int:
+    """The die holding physical page ``ppn`` (ids as in layout.py)."""
+    L = layout
+    blk = ppn // L.pages_per_block
+    return int(L.comp_die[(blk // L.k // L.sb_per_lane) * L.k + blk % L.k])
+
+
+def die_channels(layout: Layout) -> np.ndarray:
+    """``int32 [n_dies]``: the channel of each die."""
+    out = np.zeros(layout.n_dies, np.int32)
+    out[np.asarray(layout.comp_die)] = np.asarray(layout.comp_chan)
+    return out
+
+
+def program_blocked(sched, die: int, t: int) -> bool:
+    """HotR's conflict test: a program on ``die`` ends after ``t``, or one is queued there."""
+    return bool(sched.die_prog_end[die] > t or sched.die_q_progs[die] > 0)
+
+
 def lanes_by_die(layout: Layout) -> np.ndarray:
     """``int32 [n_dies, lanes_per_die]``: the lanes of each die, in lane order.  The
     config guarantees every lane sits on one die (sb_dies = sb_chips = sb_channels = 1),

@@ -8,7 +8,7 @@ import numpy as np
 from collections import deque
 
 from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout
-from .placement import raid5_data_die, raid5_parity_die
+from .placement import die_channels, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from .sched import PH_PROG, PH_READ
 
 RED_RAILS, RED_TTFLASH = 1, 2
@@ -23,8 +23,7 @@ class Redundancy:
         self.mode, self.period = (int(spec[0]), int(spec[1])) if spec is not None else (0, 1)
         self.n_data = L.n_dies // 2
         self.n_groups = L.n_dies // 5
-        self.die_chan = np.zeros(L.n_dies, np.int32)
-        self.die_chan[np.asarray(L.comp_die)] = np.asarray(L.comp_chan)
+        self.die_chan = die_channels(L)
         self.cur_p = 0
         self.stamp: dict[int, int] = {}  # LPN -> period of its last host write
         self.fifo: list = []  # LPNs written in the current period, each once
@@ -34,12 +33,10 @@ class Redundancy:
         self.red_blocked = False
 
     def die_of(self, ppn: int) -> int:
-        L = self.L
-        blk = ppn // L.pages_per_block
-        return int(L.comp_die[(blk // L.k // L.sb_per_lane) * L.k + blk % L.k])
+        return ppn_die(self.L, ppn)
 
     def blocked(self, die: int, t: int) -> bool:
-        return self.sched.die_prog_end[die] > t or self.sched.die_q_progs[die] > 0
+        return program_blocked(self.sched, die, t)
 
     def read1(self, die: int, t: int) -> int:
         return self.sched.user_op(die, int(self.die_chan[die]), PH_READ, 1, t, self.L.t_read_ns, CAUSE_USER)

@@ -9,6 +9,7 @@ from collections import OrderedDict, deque
 import numpy as np
 
 from ..layout import CAUSE_MOVE, CAUSE_USER, Layout
+from .placement import die_channels, ppn_die, program_blocked
 from .sched import PH_PROG, PH_READ
 
 
@@ -32,8 +33,7 @@ class HotReplicas:
         thr, cap, n_stage, op_mode, erase_blocks = spec if spec is not None else (1, 0, 0, False, False)
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
-        self.die_chan = np.zeros(L.n_dies, np.int32)
-        self.die_chan[np.asarray(L.comp_die)] = np.asarray(L.comp_chan)
+        self.die_chan = die_channels(L)
         self.rlru: OrderedDict[int, Entry] = OrderedDict()  # LPN -> entry, LRU first, MRU last
         self.occupancy = 0
         self.rep_next = 0
@@ -43,15 +43,10 @@ class HotReplicas:
         self.red_blocked = False
 
     def die_of(self, ppn: int) -> int:
-        L = self.L
-        blk = ppn // L.pages_per_block
-        return int(L.comp_die[(blk // L.k // L.sb_per_lane) * L.k + blk % L.k])
+        return ppn_die(self.L, ppn)
 
     def blocked(self, die: int, t: int) -> bool:
-        sc = self.sched
-        if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
-            return True
-        return self.erase_blocks and sc.die_erase_end[die] > t
+        return program_blocked(self.sched, die, t) or (self.erase_blocks and self.sched.die_erase_end[die] > t)
 
     def _drop(self, lpn: int) -> None:
         e = self.rlru.pop(lpn)
