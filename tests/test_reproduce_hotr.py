@@ -30,6 +30,7 @@ def test_registry_and_plans():
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert [d["preset"] for d in s["flash"]["devices"]] == ["hotr-slc", "hotr-mlc", "hotr-qlc"]
+    assert s["optimal"]["policies"] == {"optimal": {}}
 
 
 def test_calibration_bisects_to_the_target(monkeypatch):
@@ -54,14 +55,18 @@ def test_tiny_run_writes_every_figure_and_claims(tiny_run):
         for ext in ("png", "pdf", "csv"):
             assert (out / f"{fig.stem}.{ext}").stat().st_size > 0
     runs = pd.read_csv(out / "runs.csv")
-    assert len(runs) == 2 * 4 + 2 * 2 * 3  # main: 4 schemes; flash: Baseline + HotR on 3 more flash types
+    # main: 4 schemes; flash: Baseline + HotR on 3 more flash types; optimal: 1
+    assert len(runs) == 2 * 4 + 2 * 2 * 3 + 2
     cal = pd.read_csv(out / "calibration.csv")
     assert list(cal["trace"]) == ["fin2", "hpc_28"] and (cal["scale_time"] > 0).all()
     table = res["claims"]
     assert (out / "claims.md").read_text().count("\n|") == len(table) + 2  # header, rule, one row per claim
     # costs as the issue states them
     tlc = runs[runs["flash"] == "tlc"].groupby("scheme")["cost"].first()
-    assert tlc.to_dict() == pytest.approx({"Baseline": 1.0, "HotR": 1.1, "Rails": 2.0, "TTFlash": 1.25})
+    assert tlc.to_dict() == pytest.approx({"Baseline": 1.0, "HotR": 1.1, "Rails": 2.0, "TTFlash": 1.25,
+                                           "Optimal": 1.0})
+    assert {"Baseline degradation vs Optimal, (RT_b - RT_opt) / RT_opt", "reads redirected to the staging space by HotR"} \
+        <= set(table["claim"])
 
 
 def test_resumed_run_reuses_calibration_and_store(tiny_run, monkeypatch):

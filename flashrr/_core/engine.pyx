@@ -14,7 +14,7 @@ from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .placement cimport PLACE_MOD, PLACE_RAID5, StaticDie
-from .redundancy cimport RED_RAILS, Redundancy
+from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica cimport HotReplicas
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
@@ -110,8 +110,8 @@ cdef class CompiledEngine:
         self.red = Redundancy(L, self.sched, self.ftl, A["counters"], A["comp_die"], spec)
         self.red_on = spec is not None
         self.redirect_on = self.hotr_on or self.red_on
-        self.static_on = L.static_die or self.red_on
-        if self.red_on:
+        self.static_on = L.static_die or (self.red_on and spec[0] != RED_OPTIMAL)
+        if self.red_on and spec[0] != RED_OPTIMAL:
             rails = spec[0] == RED_RAILS
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         elif self.static_on:
@@ -342,9 +342,14 @@ cdef class CompiledEngine:
         return 0
 
     cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
-        """A host write under Rails or TTFlash (redundancy.pyx); returns when it completes."""
+        """A host write under Rails, TTFlash or Optimal (redundancy.pyx); returns when it completes."""
         cdef int32_t n, i
         cdef int64_t lpn, last, ready, ppn, done = t
+        if self.red.mode == RED_OPTIMAL:                   # writes as in Baseline
+            n = <int32_t>(lpn1 - lpn0 + 1)
+            for i in range(n):
+                self.buf_lpn[i] = <int32_t>(lpn0 + i)
+            return self._program_pages(self.buf_lpn, n, t, CAUSE_USER)
         if self.red.mode == RED_RAILS:
             self.red.switch(t)
             self.red.stamp_writes(lpn0, lpn1)

@@ -12,13 +12,14 @@ from .sched cimport Scheduler
 cdef enum:
     RED_RAILS = 1
     RED_TTFLASH = 2
+    RED_OPTIMAL = 3                    # HotR Fig. 1(b)'s "Optimal": reads never wait for programs
 
 
 @cython.final
 cdef class Redundancy:
     # ---- configuration (policy.redundancy; on = False: never called)
     cdef bint on
-    cdef int32_t mode                  # RED_RAILS / RED_TTFLASH
+    cdef int32_t mode                  # RED_RAILS / RED_TTFLASH / RED_OPTIMAL
     cdef int32_t n_data                # Rails: dies of a half (half A = dies 0..n_data-1, B = the rest)
     cdef int32_t n_groups              # TTFlash: groups of 5 dies
     cdef int64_t period                # Rails: role period (ns)
@@ -30,6 +31,8 @@ cdef class Redundancy:
     cdef Ftl ftl
     cdef int64_t* cnt
     cdef object _keep
+    cdef int64_t t_xfer
+    cdef int64_t* rd_free              # [n_dies] Optimal: busy-until of each die's read-only timeline
     # ---- Rails
     cdef int64_t cur_p                 # current period
     cdef int32_t* stamp                # [logical] period + 1 of the LPN's last host write, 0 never

@@ -34,6 +34,11 @@ ones; the other half serves the reads.
   (read-modify-write); ``w = 2, 3`` first reads the ``4 - w`` untouched data
   pages (reconstruct-write); the programs start when those reads end.  Parity
   pages are timing only (no mapping, no GC).
+
+**Optimal** (``RED_OPTIMAL``, HotR Fig. 1(b)): a read page whose die is blocked
+by a program is read on that die's own read timeline (``rd_free``, booked only
+by such reads), as if the program were suspended for free: read + transfer from
+``max(t, rd_free)``.  Unblocked pages and writes are as in Baseline.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, realloc
@@ -67,10 +72,12 @@ cdef class Redundancy:
         self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
         self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
         self.t_read, self.t_prog, self.t_dram = L.t_read_ns, L.t_program_ns, L.t_dram_ns
+        self.t_xfer = L.t_xfer_page_ns
         self._keep = keep = {"counters": counters, "comp_die": comp_die}
         a = counters; self.cnt = <int64_t*>a.data
         a = comp_die; self.comp_die = <int32_t*>a.data
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
+        a = owned_array(keep, "rd_free", L.n_dies, np.int64); self.rd_free = <int64_t*>a.data
         rails = self.on and self.mode == RED_RAILS
         a = owned_array(keep, "stamp", L.logical_pages if rails else 0, np.int32); self.stamp = <int32_t*>a.data
         self.fifo_cap = 64
@@ -124,6 +131,16 @@ cdef class Redundancy:
                         self.red_blocked = True
                     self.red_end = imax(self.red_end, self.read1(die, t))
                     self.cnt[C_REDIRECTED_PAGES] += 1
+                    redirected = True
+                    continue
+            elif self.mode == RED_OPTIMAL:
+                die = self.die_of(locs[i])
+                if self.blocked(die, t):
+                    end = imax(t, self.rd_free[die]) + self.t_read + self.t_xfer
+                    self.rd_free[die] = end
+                    self.red_end = imax(self.red_end, end)
+                    self.cnt[C_REDIRECTED_PAGES] += 1
+                    self.red_blocked = True
                     redirected = True
                     continue
             else:

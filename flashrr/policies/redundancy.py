@@ -17,7 +17,7 @@ import math
 from ..config import ConfigError
 from ..policy import Policy, register_policy
 
-RED_RAILS, RED_TTFLASH = 1, 2
+RED_RAILS, RED_TTFLASH, RED_OPTIMAL = 1, 2, 3
 
 
 class _Redundant(Policy):
@@ -90,6 +90,22 @@ class TTFlash(_Redundant):
 
     def redundancy_spec(self):
         return (RED_TTFLASH, 1)
+
+
+@register_policy
+class Optimal(Policy):
+    """HotR Fig. 1(b)'s "Optimal" system: every read blocked by a program is served as if the
+    program were suspended for free (on a read-only timeline of its die); everything else as in
+    Baseline.  A bound, not a scheme: it needs no extra dies (cost 1.00)."""
+
+    name = "optimal"
+    place_kinds = ()
+
+    def redundancy_spec(self):
+        return (RED_OPTIMAL, 1)
+
+    def extra_metrics(self) -> dict:
+        return {"cost_factor": 1.0}
 
 
 def cost_latency_product(cost_factor: float, rt_scheme: float, rt_baseline: float) -> float:

@@ -14,6 +14,7 @@ group      runs                                             figures
 =========  ===============================================  ===========
 ``main``   Baseline, Rails, TTFlash, HotR x traces (TLC)     1(b), 5-8
 ``flash``  Baseline, HotR x traces on SLC, MLC, QLC          9 (TLC from main)
+``optimal``  Optimal (reads never wait for programs), TLC     1(b)
 =========  ===============================================  ===========
 
 Fig. 1(c) comes from the traces themselves (page access classes).  Runs go to
@@ -35,7 +36,7 @@ import pandas as pd
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
 FLASH = {"slc": "hotr-slc", "mlc": "hotr-mlc", "tlc": "hotr", "qlc": "hotr-qlc"}
-GROUPS = ("main", "flash")
+GROUPS = ("main", "flash", "optimal")
 TARGET_BLOCKED = 0.33
 QUICK_N_REQUESTS = 40_000
 QUICK_CALIBRATION = 20_000
@@ -108,13 +109,13 @@ class Runs:
 
     def table(self, metric: str, group: str = "main", flash: str = "tlc", schemes=None) -> pd.DataFrame:
         """``metric`` as traces x schemes (mean over seeds)."""
-        df = pd.concat([self.frame("main"), self.frame("flash")], ignore_index=True) if group == "all" \
+        df = pd.concat([self.frame(g) for g in GROUPS], ignore_index=True) if group == "all" \
             else self.frame(group)
         if df.empty or metric not in df.columns:
             return pd.DataFrame()
         df = df[df["flash"] == flash]
         t = df.pivot_table(index="trace", columns="scheme", values=metric, aggfunc="mean", sort=False)
-        order = [s for s in (schemes or SCHEMES.values()) if s in t.columns]
+        order = [s for s in (schemes or list(SCHEMES.values()) + ["Optimal"]) if s in t.columns]
         return t.reindex(index=[x for x in self.plan.traces if x in t.index], columns=order)
 
 
@@ -183,6 +184,7 @@ def specs(plan: Plan, scales: dict) -> dict:
                  "keep": ["hist"]},
         "flash": {**common, "devices": [plan.device(FLASH[f]) for f in ("slc", "mlc", "qlc")],
                   "policies": {"baseline": {}, "hotr": {}}},
+        "optimal": {**common, "devices": [plan.device("hotr")], "policies": {"optimal": {}}},
     }
 
 
@@ -194,7 +196,7 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
     df = df.copy()
     df["group"] = group
     df["trace"] = [label.get(s, s) for s in df["trace_source"]]
-    df["scheme"] = [SCHEMES.get(p, p) for p in df["policy_name"]]
+    df["scheme"] = [SCHEMES.get(p, p.capitalize()) for p in df["policy_name"]]
     df["flash"] = [flash_of.get(d.split("+")[0], d) for d in df["device"]]
     df["cost"] = [1.0 if p == "baseline" else c for p, c in zip(df["policy_name"], df.get("cost_factor", 1.0))]
     df["blocked_share"] = df["blocked_reads"] / df["reads"].where(df["reads"] > 0)

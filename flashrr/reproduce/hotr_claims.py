@@ -74,6 +74,18 @@ def _shares(runs) -> list:
                      float(b.mean()), "higher", "mean", len(b)))
         rows.append(("fig01b", "reads blocked in Baseline, largest trace", 55.9, float(b.max()), "higher", "max",
                      len(b)))
+    from .hotr_figures import degradation
+
+    try:
+        deg = 100 * degradation(runs)
+    except ValueError:
+        deg = pd.DataFrame()
+    if not deg.empty:
+        for col, how in (("vs_optimal", "(RT_b - RT_opt) / RT_opt"), ("vs_baseline", "(RT_b - RT_opt) / RT_b")):
+            rows.append(("fig01b", f"Baseline degradation vs Optimal, {how}", 42.8, float(deg[col].mean()),
+                         "higher", "mean", len(deg)))
+            rows.append(("fig01b", f"Baseline degradation vs Optimal, {how}, largest", 74.6, float(deg[col].max()),
+                         "higher", "max", len(deg)))
     red = runs.table("redirected_share", schemes=["HotR"])
     if not red.empty:
         r = 100 * red["HotR"]

@@ -109,13 +109,27 @@ def page_classes(runs) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------ figures
 
 
+def degradation(runs) -> pd.DataFrame:
+    """Baseline's response time against Optimal's (Fig. 1(b)), both ways the paper's "degradation"
+    can be read: ``(RT_b - RT_opt) / RT_opt`` and ``(RT_b - RT_opt) / RT_b``."""
+    t = runs.table("io_latency_mean_ns", group="all", schemes=["Baseline", "Optimal"])
+    _need(not t.empty and {"Baseline", "Optimal"} <= set(t.columns), "fig01b", "no Baseline and Optimal runs")
+    gap = t["Baseline"] - t["Optimal"]
+    return pd.DataFrame({"vs_optimal": gap / t["Optimal"], "vs_baseline": gap / t["Baseline"]})
+
+
 def fig01b(runs):
     t = runs.table("blocked_share", schemes=["Baseline"])
     _need(not t.empty, "fig01b", "no Baseline runs")
-    fig, axes = plots.figure(width_in=6.0)
+    deg = degradation(runs)
+    fig, axes = plots.figure(ncols=2, width_in=9.0)
     plots.normalized_bars(axes[0, 0], t.rename(columns={"Baseline": "Blocked"}), None, ylabel="reads blocked",
                           title="Baseline (TLC), time-scaled traces", percent=True)
-    return fig, _long(t, "blocked_share").assign(scale_time=lambda d: d["trace"].map(runs.scales))
+    plots.normalized_bars(axes[0, 1], deg.rename(columns={"vs_optimal": "(RT_b-RT_opt)/RT_opt",
+                                                          "vs_baseline": "(RT_b-RT_opt)/RT_b"}), None,
+                          ylabel="degradation vs Optimal", percent=True)
+    data = _long(t, "blocked_share").assign(scale_time=lambda d: d["trace"].map(runs.scales))
+    return fig, data.merge(deg.reset_index(), on="trace")
 
 
 def fig01c(runs):
@@ -188,8 +202,8 @@ def fig09(runs):
 
 
 FIGURES = {
-    "fig01b": Figure("fig01b_blocked_reads", "HotR Fig. 1(b): reads blocked by programs (Baseline)", ("main",),
-                     fig01b),
+    "fig01b": Figure("fig01b_blocked_reads", "HotR Fig. 1(b): reads blocked by programs, and Baseline vs Optimal",
+                     ("main", "optimal"), fig01b),
     "fig01c": Figure("fig01c_page_types", "HotR Fig. 1(c): read-, write-intensive and mixed pages", (), fig01c),
     "fig05": Figure("fig05_response_time", "HotR Fig. 5: average response time (normalised to Baseline)",
                     ("main",), fig05),

@@ -24,7 +24,7 @@ from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
 from .placement import PLACE_MOD, PLACE_RAID5, StaticDie
-from .redundancy import RED_RAILS, Redundancy
+from .redundancy import RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica import HotReplicas
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
@@ -57,7 +57,7 @@ class ReferenceEngine:
         self.hotr = HotReplicas(L, self.sched, self.c, spec)
         spec = getattr(hooks, "redundancy", None) if hooks is not None else None
         self.red = Redundancy(L, self.sched, self.ftl, self.c, spec)
-        if self.red.on:
+        if self.red.on and spec[0] != RED_OPTIMAL:
             rails = spec[0] == RED_RAILS
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         else:
@@ -232,8 +232,10 @@ class ReferenceEngine:
             self.early.after_request(done)
 
     def _red_write(self, t: int, lpn0: int, lpn1: int) -> int:
-        """A host write under Rails or TTFlash (redundancy.py); returns when it completes."""
+        """A host write under Rails, TTFlash or Optimal (redundancy.py); returns when it completes."""
         red = self.red
+        if red.mode == RED_OPTIMAL:  # writes as in Baseline
+            return max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER))
         if red.mode == RED_RAILS:
             red.switch(t)
             red.stamp_writes(lpn0, lpn1)

@@ -1,6 +1,6 @@
 """Die-level redundancy (twin of ``redundancy.pyx``; the model is described
-there and in docs/hotr.md): Rails' mirrored halves with time-sliced roles and
-TTFlash's 4+1 rotated parity."""
+there and in docs/hotr.md): Rails' mirrored halves with time-sliced roles,
+TTFlash's 4+1 rotated parity, and HotR Fig. 1(b)'s interference-free Optimal."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +11,7 @@ from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout
 from .placement import die_channels, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from .sched import PH_PROG, PH_READ
 
-RED_RAILS, RED_TTFLASH = 1, 2
+RED_RAILS, RED_TTFLASH, RED_OPTIMAL = 1, 2, 3
 
 
 class Redundancy:
@@ -24,6 +24,7 @@ class Redundancy:
         self.n_data = L.n_dies // 2
         self.n_groups = L.n_dies // 5
         self.die_chan = die_channels(L)
+        self.rd_free = np.zeros(L.n_dies, dtype=np.int64)  # Optimal: each die's read-only timeline
         self.cur_p = 0
         self.stamp: dict[int, int] = {}  # LPN -> period of its last host write
         self.fifo: list = []  # LPNs written in the current period, each once
@@ -62,6 +63,16 @@ class Redundancy:
                     self.red_blocked |= self.blocked(die, t)
                     red_end = max(red_end, self.read1(die, t))
                     c["redirected_pages"] += 1
+                    redirected = True
+                    continue
+            elif self.mode == RED_OPTIMAL:
+                die = self.die_of(where[i])
+                if self.blocked(die, t):
+                    end = max(t, int(self.rd_free[die])) + self.L.t_read_ns + self.L.t_xfer_page_ns
+                    self.rd_free[die] = end
+                    red_end = max(red_end, end)
+                    c["redirected_pages"] += 1
+                    self.red_blocked = True
                     redirected = True
                     continue
             else:
