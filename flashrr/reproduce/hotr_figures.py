@@ -29,6 +29,25 @@ def _need(ok, figure: str, what: str) -> None:
         raise FigureDataError(f"{figure}: cannot be drawn: {what}")
 
 
+OFF_SCALE = 2.5  # normalised bars above this are cut and labelled with their value (TTFlash)
+
+
+def _clip(ax, table: pd.DataFrame, cap: float = OFF_SCALE) -> None:
+    """Cut the y axis at ``cap`` and print the value of every bar above it (bar layout of
+    :func:`plots.normalized_bars`)."""
+    vals = table.to_numpy(dtype=float)
+    if not np.isfinite(vals).any() or np.nanmax(vals) <= cap:
+        return
+    ax.set_ylim(0, cap)
+    width = 0.8 / max(table.shape[1], 1)
+    for i in range(table.shape[1]):
+        for j in range(table.shape[0]):
+            v = vals[j, i]
+            if np.isfinite(v) and v > cap:
+                ax.text(j - 0.4 + width * (i + 0.5), cap * 0.97, f"{v:.3g}", rotation=90, ha="center", va="top",
+                        fontsize=6)
+
+
 def _long(t: pd.DataFrame, name: str) -> pd.DataFrame:
     return t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=name)
 
@@ -152,6 +171,7 @@ def fig05(runs):
     fig, axes = plots.figure(width_in=7.0)
     plots.normalized_bars(axes[0, 0], norm, "Baseline", runs.table("io_latency_mean_ns")["Baseline"],
                           ylabel="response time (norm.; Baseline ns)")
+    _clip(axes[0, 0], norm)
     return fig, _long(norm, "normalized_response_time")
 
 
@@ -169,6 +189,7 @@ def fig07(runs):
     clp = cost_latency(runs)
     fig, axes = plots.figure(width_in=7.0)
     plots.normalized_bars(axes[0, 0], clp, "Baseline", None, ylabel="cost-latency product (norm.)")
+    _clip(axes[0, 0], clp)
     return fig, _long(clp, "cost_latency_product")
 
 
