@@ -21,7 +21,8 @@ def extensions():
     from Cython.Build import cythonize
     from setuptools import Extension
 
-    names = ["sched", "pvtiming", "ftl", "cache", "features", "phased", "early", "reclaim", "engine"]
+    names = ["sched", "pvtiming", "ftl", "cache", "features", "phased", "early", "replica", "placement", "redundancy",
+             "reclaim", "engine"]
     exts = [
         Extension(
             f"flashrr._core.{name}",

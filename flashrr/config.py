@@ -304,6 +304,7 @@ PV_MODELS = ("off", "generative")
 PV_SCALES = ("relative", "absolute")
 PV_ROW_ORDERS = ("shuffled", "assembly")
 PV_PE_MAX = 3000  # the model's P/E drift is defined over 0..3000 cycles
+PLACEMENTS = ("dynamic", "static_die")
 
 
 @dataclass(frozen=True)
@@ -338,6 +339,13 @@ class SuperblockConfig:
     GC/RR frontier (the precondition's sequential fill keeps the static
     assembly; its warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every block has
     the timing's latencies.
+
+    ``placement``: where user pages go.  ``"dynamic"`` deals each new superpage
+    to the next lane round-robin, whatever its LPN.  ``"static_die"`` writes
+    LPN ``l`` on die ``l mod n_dies`` (the MSR DiskSim SSD model's static
+    striping of pages over elements), round-robin over that die's lanes; it
+    needs every superblock inside one die (``sb_dies = sb_chips =
+    sb_channels = 1``).
     """
 
     _section = "superblock"
@@ -353,6 +361,7 @@ class SuperblockConfig:
     pv_window: int = 0
     pv_row_order: str = "shuffled"
     pv_reassembly: bool = False
+    placement: str = "dynamic"
 
     def __post_init__(self):
         for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
@@ -384,6 +393,12 @@ class SuperblockConfig:
         _require(self.pv_window == 0 or self.assembly in WINDOWED_ASSEMBLY, "superblock.pv_window",
                  f"applies to the windowed methods {WINDOWED_ASSEMBLY} only (got assembly {self.assembly!r})",
                  self.pv_window)
+        _require(self.placement in PLACEMENTS, "superblock.placement", f"must be one of {PLACEMENTS}",
+                 self.placement)
+        if self.placement == "static_die":
+            _require(self.sb_dies == self.sb_chips == self.sb_channels == 1, "superblock.placement",
+                     "'static_die' needs every superblock inside one die (sb_dies = sb_chips = sb_channels = 1)",
+                     (self.sb_dies, self.sb_chips, self.sb_channels))
 
     @property
     def k(self) -> int:

@@ -83,6 +83,10 @@ class PolicyHooks:
     working_sets: Optional[tuple] = None
     # RL-RR / Reallocation early moves: (mode, span, alpha, gamma, epsilon), or None (off)
     early_moves: Optional[tuple] = None
+    # HotR replicas: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks), or None (off)
+    replication: Optional[tuple] = None
+    # Rails / TTFlash: (mode, rails_period_ns) with mode 1 Rails, 2 TTFlash, or None (off)
+    redundancy: Optional[tuple] = None
 
 
 class Policy:
@@ -136,6 +140,8 @@ class Policy:
             choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
             working_sets=self.working_sets_spec(),
             early_moves=self.early_moves_spec(),
+            replication=self.replication_spec(),
+            redundancy=self.redundancy_spec(),
         )
 
     def working_sets_spec(self) -> Optional[tuple]:
@@ -146,6 +152,16 @@ class Policy:
     def early_moves_spec(self) -> Optional[tuple]:
         """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
         early moves on (see flashrr/_core/early.pyx), or None."""
+        return None
+
+    def replication_spec(self) -> Optional[tuple]:
+        """``(hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)`` to switch
+        the compiled HotR replicas on (see flashrr/_core/replica.pyx), or None."""
+        return None
+
+    def redundancy_spec(self) -> Optional[tuple]:
+        """``(mode, rails_period_ns)`` to switch the compiled Rails (mode 1) or TTFlash (mode 2)
+        redundancy on (see flashrr/_core/redundancy.pyx), or None."""
         return None
 
     def __repr__(self) -> str:

@@ -72,21 +72,37 @@ def _cocktail() -> SimConfig:
     )
 
 
-def _hotr() -> SimConfig:
-    # HotR Table II: 80 GB, 8 planes per package, 2048 blocks per plane, 64 pages of 4 KB, reserved
-    # free blocks 15% (over-provisioning), minimum free blocks 5% (GC threshold), greedy cleaning.
-    # 80 GB / (8 planes x 2048 x 64 x 4 KB = 4 GiB) = 20 packages: 10 channels x 2 chips (assumed).
-    # TLC latencies (Fig. 1a gives no numbers in text): read 66 us, program 1.5 ms, erase 5 ms (assumed).
+# HotR flash types (Fig. 1a; its bars are not in the text): (read, program, erase) in ns.  SLC is the MSR
+# DiskSim SSD model's default; MLC and QLC are assumed datasheet-like points; TLC is flashrr's earlier
+# hotr value.  Program latency and the program-read gap grow from SLC to QLC, as the paper requires.
+HOTR_FLASH = {
+    "slc": (25_000, 200_000, 1_500_000),
+    "mlc": (50_000, 600_000, 3_000_000),
+    "tlc": (66_000, 1_500_000, 5_000_000),
+    "qlc": (140_000, 3_000_000, 10_000_000),
+}
+# The MSR model's chip transfer default, 0.000025 ms per byte: 102.4 us per 4 KiB page.
+_MSR_XFER_4K_NS = 102_400
+
+
+def _hotr(flash: str = "tlc") -> SimConfig:
+    # HotR Table II is the MSR DiskSim SSD model's stock parameter file: 80 GB, 8 planes per package, 2048
+    # blocks per plane, 64 pages of 4 KB, reserved free blocks 15% (over-provisioning), minimum free
+    # blocks 5% (GC threshold), greedy cleaning.  80 GB / (8 x 2048 x 64 x 4 KB = 4 GiB) = 20 packages,
+    # each with its own bus in that model: 20 channels x 1 chip.  The model has no DRAM data cache,
+    # stripes pages statically over the packages (element = lpn mod 20) and has no read disturb
+    # (RR off).  docs/hotr.md lists every choice.
+    t_read, t_prog, t_erase = HOTR_FLASH[flash]
     return SimConfig(
-        name="hotr",
-        geometry=GeometryConfig(10, 2, 1, 8, 2048, 64, 4096),
+        name="hotr" if flash == "tlc" else f"hotr-{flash}",
+        geometry=GeometryConfig(20, 1, 1, 8, 2048, 64, 4096),
         # the DiskSim SSD model cleans in the foreground, holding the element: "gc-first" (assumed)
-        timing=TimingConfig(66_000, 1_500_000, 5_000_000, 12_300, 1_000, scheduler="gc-first"),
-        cache=CacheConfig(64 << 20),  # assumed
+        timing=TimingConfig(t_read, t_prog, t_erase, _MSR_XFER_4K_NS, 1_000, scheduler="gc-first"),
+        cache=CacheConfig(0),
         gc=GCConfig(0.05, 0.15),
-        read_reclaim=ReadReclaimConfig(10_000),  # assumed: HotR does not model read disturb
+        read_reclaim=ReadReclaimConfig(10_000, rr_enabled=False),
         read_retry=ReadRetryConfig(),
-        superblock=SuperblockConfig(sb_planes=1),
+        superblock=SuperblockConfig(sb_planes=1, placement="static_die"),
     )
 
 
@@ -96,6 +112,10 @@ DEVICE_PRESETS = {
     "phasedrr": _phasedrr,
     "cocktail": _cocktail,
     "hotr": _hotr,
+    "hotr-slc": lambda: _hotr("slc"),
+    "hotr-mlc": lambda: _hotr("mlc"),
+    "hotr-tlc": lambda: _hotr("tlc").replace(name="hotr-tlc"),
+    "hotr-qlc": lambda: _hotr("qlc"),
 }
 
 

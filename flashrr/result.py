@@ -115,7 +115,11 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
                  "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves",
                  "idle_moves_dropped", "rr_episodes", "rr_forced_moves", "erases_rr", "erases_gc",
                  "ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot", "ws_htr",
-                 "ws_htr_hot", "ws_tpd", "ws_tpd_hot"):
+                 "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
+                 # issue 11, HotR (docs/hotr.md)
+                 "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations",
+                 "rlru_evictions", "staging_occupancy_max", "busy_staging_ns", "reconstructed_pages",
+                 "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits", "mirror_programs"):
         s[name] = c[name]
     # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
     s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]

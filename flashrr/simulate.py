@@ -128,7 +128,11 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     spec = trace
     trace = resolve_source(trace, config, progress=progress)
     pol = make_policy(policy, **policy_params)
+    if hasattr(pol, "device_config"):  # schemes that add dies (Rails, TTFlash) run on their own device
+        config = pol.device_config(config)
     pol.bind(config, int(seed))
+    if hasattr(pol, "bind_trace"):  # policies sized by the trace (HotR's staging space)
+        pol.bind_trace(trace, config)
     metadata = int(pol.metadata_bytes(config))
     layout = build_layout(config, metadata)
     top = check_fits(config, trace, spec)

@@ -97,6 +97,19 @@ cdef enum:
     C_WS_HTR_HOT
     C_WS_TPD
     C_WS_TPD_HOT
+    C_REDIRECTED         # issue 11, HotR (replica.pyx)
+    C_REDIRECTED_PAGES
+    C_REPLICA_WRITES
+    C_REPLICA_INVALID
+    C_RLRU_EVICT
+    C_STAGING_MAX
+    C_BUSY_STAGING
+    C_RECONSTRUCTED      # issue 11, Rails / TTFlash (redundancy.pyx)
+    C_RECON_READS
+    C_PARITY_READS
+    C_PARITY_PROGS
+    C_RAILS_BUF_HITS
+    C_MIRROR_PROGS
     N_COUNTERS
 
 

@@ -6,6 +6,9 @@
 #   reclaim.pxd   read counts, GC, RR, migrations, the background loop
 #   features.pxd  mechanisms policies switch on (page counters, ...)
 #   phased.pxd    PhasedRR working sets and phase logic
+#   replica.pxd   HotR R-LRU, replicas and read redirection
+#   redundancy.pxd Rails mirrored halves, TTFlash rotated parity
+#   placement.pxd static die placement of user pages
 # All times are int64 ns; ids follow layout.py.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -17,6 +20,9 @@ from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .pvtiming cimport PVTiming
+from .placement cimport StaticDie
+from .redundancy cimport Redundancy
+from .replica cimport HotReplicas
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
 
@@ -34,6 +40,13 @@ cdef class CompiledEngine:
     cdef bint early_on
     cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
     cdef bint pv_on
+    cdef HotReplicas hotr              # HotR replicas and read redirection (off unless the policy declares them)
+    cdef bint hotr_on
+    cdef Redundancy red                # Rails / TTFlash (off unless the policy declares them)
+    cdef bint red_on
+    cdef bint redirect_on              # hotr_on or red_on: some reads may not go to their FTL copy
+    cdef StaticDie static              # superblock.placement = "static_die" (None otherwise)
+    cdef bint static_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
@@ -73,5 +86,6 @@ cdef class CompiledEngine:
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
+    cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil

@@ -14,6 +14,9 @@ from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .pvtiming cimport PVTiming
+from .placement cimport PLACE_MOD, PLACE_RAID5, StaticDie
+from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
+from .replica cimport HotReplicas
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -28,6 +31,8 @@ assert _GC_OPEN_MAX == GC_MAX and _HIST_SUB_BITS == SUB_BITS and _HIST_BUCKETS =
 assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_sum_ns"
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
+assert COUNTERS[C_REDIRECTED] == "redirected_reads" and COUNTERS[C_BUSY_STAGING] == "busy_staging_ns"
+assert COUNTERS[C_RECONSTRUCTED] == "reconstructed_pages" and COUNTERS[C_MIRROR_PROGS] == "mirror_programs"
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -112,6 +117,19 @@ cdef class CompiledEngine:
             self.pv = PVTiming(L)
             self.ftl.pv = self.pv
             self.rc.pv = self.pv
+        spec = getattr(hooks, "replication", None) if hooks is not None else None
+        self.hotr = HotReplicas(L, self.sched, A["counters"], A["comp_die"], spec)
+        self.hotr_on = spec is not None
+        spec = getattr(hooks, "redundancy", None) if hooks is not None else None
+        self.red = Redundancy(L, self.sched, self.ftl, A["counters"], A["comp_die"], spec)
+        self.red_on = spec is not None
+        self.redirect_on = self.hotr_on or self.red_on
+        self.static_on = L.static_die or (self.red_on and spec[0] != RED_OPTIMAL)
+        if self.red_on and spec[0] != RED_OPTIMAL:
+            rails = spec[0] == RED_RAILS
+            self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
+        elif self.static_on:
+            self.static = StaticDie(L)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -132,6 +150,7 @@ cdef class CompiledEngine:
         a = A["tx_chan"] = np.zeros(cap, np.int32); self.tx_chan = <int32_t*>a.data
         a = A["tx_n"] = np.zeros(cap, np.int32); self.tx_n = <int32_t*>a.data
         a = A["tx_extra"] = np.zeros(cap, np.int64); self.tx_extra = <int64_t*>a.data
+        self.hotr.reserve(cap)
 
     # ================================================================ requests
     cdef int32_t _group(self, int32_t n) noexcept nogil:
@@ -171,8 +190,15 @@ cdef class CompiledEngine:
         add_wide(self.cnt, C_READ_LAT if h == H_READ else C_WRITE_LAT, lat)
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
-        cdef int64_t ppn = self.ftl.user_slot()
-        cdef int32_t lane = self.ftl.kick
+        cdef int32_t lane
+        cdef int64_t ppn
+        if self.static_on:
+            lane = self.ftl.user_lane = self.static.lane_for(lpn)
+            ppn = self.ftl.user_slot()
+            self.static.written(lpn, self.ftl, lane)
+        else:
+            ppn = self.ftl.user_slot()
+        lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
             self.rc.run_gc(lane, t)
@@ -232,6 +258,15 @@ cdef class CompiledEngine:
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
                 self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
+            if self.redirect_on:
+                if self.hotr_on:
+                    nm = self.hotr.on_read(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
+                    done = imax(done, self.hotr.red_end)
+                    blocked = self.hotr.red_blocked
+                else:
+                    nm = self.red.on_read(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
+                    done = imax(done, self.red.red_end)
+                    blocked = self.red.red_blocked
             ntx = self._group(nm)
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
@@ -263,6 +298,8 @@ cdef class CompiledEngine:
                         np_ += 1
             if self.ws_on and self.ws.n_due:
                 self.rc.force_due(done)
+            if self.hotr_on:
+                self.hotr.after_read(done)
             self.counters_feature.on_flash_reads(self.buf_lpn, nm)
             if self.cache_cap and self.read_allocate:
                 for i in range(nm):
@@ -288,6 +325,8 @@ cdef class CompiledEngine:
                 version[lpn] += 1
         self.cnt[C_WRITE_PAGES] += n
         self.cnt[C_HOST_PAGES] += n
+        if self.hotr_on:
+            self.hotr.on_write(lpn0, lpn1)
         if self.cache_cap:
             for lpn in range(lpn0, lpn1 + 1):
                 s = self.ftl.lmap[2 * lpn + 1]
@@ -306,6 +345,8 @@ cdef class CompiledEngine:
                     done = imax(done, room)
                 else:
                     done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH))
+        elif self.red_on:
+            done = imax(done, self._red_write(t, lpn0, lpn1))
         else:
             for lpn in range(lpn0, lpn1 + 1):
                 self.buf_lpn[n_fl] = <int32_t>lpn
@@ -315,6 +356,42 @@ cdef class CompiledEngine:
         if self.early_on:
             self.early.after_request(done)
         return 0
+
+    cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
+        """A host write under Rails, TTFlash or Optimal (redundancy.pyx); returns when it completes."""
+        cdef int32_t n, i
+        cdef int64_t lpn, last, ready, ppn, done = t
+        if self.red.mode == RED_OPTIMAL:                   # writes as in Baseline
+            n = <int32_t>(lpn1 - lpn0 + 1)
+            for i in range(n):
+                self.buf_lpn[i] = <int32_t>(lpn0 + i)
+            return self._program_pages(self.buf_lpn, n, t, CAUSE_USER)
+        if self.red.mode == RED_RAILS:
+            self.red.switch(t)
+            self.red.stamp_writes(lpn0, lpn1)
+            n = <int32_t>(lpn1 - lpn0 + 1)
+            for i in range(n):
+                self.buf_lpn[i] = <int32_t>(lpn0 + i)
+            if self.red.writes_to_a():
+                return self._program_pages(self.buf_lpn, n, t, CAUSE_USER)
+            for i in range(n):                             # map the A copy now; it is programmed at the flush
+                ppn = self._user_page(self.buf_lpn[i], t)
+                if self.check:
+                    self.ftl.ppn_version[ppn] = self.ftl.version[self.buf_lpn[i]]
+            return self.red.program_b(lpn0, lpn1, t)
+        lpn = lpn0
+        while lpn <= lpn1:                                 # TTFlash: one stripe at a time
+            last = lpn | 3
+            if last > lpn1:
+                last = lpn1
+            n = <int32_t>(last - lpn + 1)
+            ready = self.red.stripe_reads(lpn, n, t)
+            for i in range(n):
+                self.buf_lpn[i] = <int32_t>(lpn + i)
+            done = imax(done, self._program_pages(self.buf_lpn, n, ready, CAUSE_USER))
+            done = imax(done, self.red.parity_program(lpn >> 2, ready))
+            lpn = last + 1
+        return done
 
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil:
@@ -454,6 +531,14 @@ cdef class CompiledEngine:
     def working_sets(self):
         """The working-set mechanism (tests read its arrays)."""
         return self.ws
+
+    def replicas(self):
+        """The HotR replica mechanism (tests read its arrays)."""
+        return self.hotr
+
+    def redundancy(self):
+        """The Rails / TTFlash mechanism (tests read its arrays)."""
+        return self.red
 
     def early_moves(self):
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

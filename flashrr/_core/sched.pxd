@@ -57,6 +57,7 @@ cdef class Scheduler:
     cdef int64_t* user_free            # [n_dies] end of the latest user or flush operation
     cdef int64_t* die_busy             # [n_dies] booked operation time
     cdef int32_t* die_q_progs          # [n_dies] queued, unbooked programs
+    cdef int64_t* die_erase_end        # [n_dies] end of the latest booked erase (HotR's erase-blocks option)
     # ---- channels
     cdef int64_t* chan_free            # [n_chan] "busy-until" model
     cdef IvChunk*** ivc                # [n_chan] "gap-fill": chunks of busy intervals, in time order
@@ -135,6 +136,7 @@ cdef class Scheduler:
             self.die_prog_end[die] = end
         else:
             end = start + dur
+            self.die_erase_end[die] = end
         self.die_free[die] = end
         self.die_busy[die] += end - start
         self.cnt[C_BUSY_USER + cause] += end - start

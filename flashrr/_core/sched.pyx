@@ -89,6 +89,7 @@ cdef class Scheduler:
         a = arr("user_free", self.n_dies, np.int64); self.user_free = <int64_t*>a.data
         a = arr("die_busy", self.n_dies, np.int64); self.die_busy = <int64_t*>a.data
         a = arr("die_q_progs", self.n_dies, np.int32); self.die_q_progs = <int32_t*>a.data
+        a = arr("die_erase_end", self.n_dies, np.int64); self.die_erase_end = <int64_t*>a.data
         a = arr("chan_free", self.n_chan, np.int64); self.chan_free = <int64_t*>a.data
         a = arr("sb_erase_job", L.n_superblocks, np.int32, -1); self.sb_erase_job = <int32_t*>a.data
         self.src_of = NULL
@@ -154,6 +155,7 @@ cdef class Scheduler:
             self.user_free[i] = 0
             self.die_busy[i] = 0
             self.die_q_progs[i] = 0
+            self.die_erase_end[i] = 0
             self.q_head[i] = 0
             self.q_len[i] = 0
             self.iq_head[i] = 0

@@ -2,10 +2,13 @@
 
 Shuffler paper: ``baseline``, ``page``, ``page-8``, ``page-64``, ``shuffler``.
 PhasedRR paper: ``phasedrr``, ``rl-rr``, ``reallocation`` (and ``baseline``).
+HotR paper: ``hotr``, ``rails``, ``ttflash``, ``optimal`` (and ``baseline``).
 """
 from ..policy import POLICIES, Baseline, Policy, register_policy
+from .hotr import HotR
 from .page import Page, Page8, Page64
 from .phasedrr import PhasedRR, Reallocation, RlRR
+from .redundancy import Optimal, Rails, TTFlash
 from .shuffler import Shuffler
 
-__all__ = ["POLICIES", "Baseline", "Policy", "register_policy", "Page", "Page8", "Page64", "PhasedRR", "Reallocation", "RlRR", "Shuffler"]
+__all__ = ["POLICIES", "Baseline", "HotR", "Optimal", "Policy", "register_policy", "Page", "Page8", "Page64", "PhasedRR", "Rails", "Reallocation", "RlRR", "Shuffler", "TTFlash"]

@@ -12,6 +12,7 @@ import importlib
 PAPERS = {
     "shuffler": "flashrr.reproduce.shuffler",
     "superblock-pv": "flashrr.reproduce.superblock_pv",
+    "hotr": "flashrr.reproduce.hotr",
 }
 
 

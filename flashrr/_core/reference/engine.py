@@ -24,6 +24,9 @@ from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
 from .pvtiming import PVTiming
+from .placement import PLACE_MOD, PLACE_RAID5, StaticDie
+from .redundancy import RED_OPTIMAL, RED_RAILS, Redundancy
+from .replica import HotReplicas
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 
@@ -53,6 +56,15 @@ class ReferenceEngine:
             self.rc.early = self.early
         self.pv = PVTiming(L) if L.pv is not None else None
         self.ftl.pv = self.rc.pv = self.pv
+        spec = getattr(hooks, "replication", None) if hooks is not None else None
+        self.hotr = HotReplicas(L, self.sched, self.c, spec)
+        spec = getattr(hooks, "redundancy", None) if hooks is not None else None
+        self.red = Redundancy(L, self.sched, self.ftl, self.c, spec)
+        if self.red.on and spec[0] != RED_OPTIMAL:
+            rails = spec[0] == RED_RAILS
+            self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
+        else:
+            self.static = StaticDie(L) if L.static_die else None
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -90,7 +102,12 @@ class ReferenceEngine:
     def _user_page(self, lpn: int, t: int) -> int:
         """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
         ftl = self.ftl
-        ppn = ftl.user_slot()
+        if self.static is not None:
+            lane = ftl.user_lane = self.static.lane_for(lpn)
+            ppn = ftl.user_slot()
+            self.static.written(lpn, ftl, lane)
+        else:
+            ppn = ftl.user_slot()
         lane = ftl.kick
         if lane >= 0:
             ftl.kick = -1
@@ -139,6 +156,11 @@ class ReferenceEngine:
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
             extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
             blocked = False
+            if self.hotr.on or self.red.on:
+                feature = self.hotr if self.hotr.on else self.red
+                (misses, ppns, where, extras), red_end = feature.on_read(misses, ppns, where, extras, t)
+                done = max(done, red_end)
+                blocked = feature.red_blocked
             for die, chan, n, extra in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
                     blocked = True
@@ -161,6 +183,8 @@ class ReferenceEngine:
                         pending.append(sb)
             if self.ws.on and self.ws.due:
                 rc.force_due(done)
+            if self.hotr.on:
+                self.hotr.after_read(done)
             self.features.on_flash_reads(misses)
             if L.cache_pages and L.read_allocate:
                 evicted = []
@@ -184,6 +208,8 @@ class ReferenceEngine:
             self.ftl.version[lpn0:lpn1 + 1] += 1
         c["write_pages"] += n
         c["host_pages_written"] += n
+        if self.hotr.on:
+            self.hotr.on_write(lpn0, lpn1)
         done = t + L.t_dram_ns
         if L.cache_pages:
             flush = []
@@ -202,11 +228,38 @@ class ReferenceEngine:
                     done = max(done, room)
                 else:
                     done = max(done, max(ends))
+        elif self.red.on:
+            done = max(done, self._red_write(t, lpn0, lpn1))
         else:
             done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
         self._record("write", done - t)
         if self.early.on:
             self.early.after_request(done)
+
+    def _red_write(self, t: int, lpn0: int, lpn1: int) -> int:
+        """A host write under Rails, TTFlash or Optimal (redundancy.py); returns when it completes."""
+        red = self.red
+        if red.mode == RED_OPTIMAL:  # writes as in Baseline
+            return max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER))
+        if red.mode == RED_RAILS:
+            red.switch(t)
+            red.stamp_writes(lpn0, lpn1)
+            lpns = list(range(lpn0, lpn1 + 1))
+            if red.writes_to_a():
+                return max(self._program_pages(lpns, t, CAUSE_USER))
+            for lpn in lpns:  # map the A copy now; it is programmed at the flush
+                ppn = self._user_page(lpn, t)
+                if self.check:
+                    self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+            return red.program_b(lpn0, lpn1, t)
+        done, lpn = t, lpn0
+        while lpn <= lpn1:  # TTFlash: one stripe at a time
+            last = min(lpn | 3, lpn1)
+            ready = red.stripe_reads(lpn, last - lpn + 1, t)
+            done = max(done, max(self._program_pages(list(range(lpn, last + 1)), ready, CAUSE_USER)))
+            done = max(done, red.parity_program(lpn >> 2, ready))
+            lpn = last + 1
+        return done
 
     # ------------------------------------------------------------------ public
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
@@ -298,6 +351,10 @@ class ReferenceEngine:
                 "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
                 "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def replicas(self) -> HotReplicas:
+        """The HotR replica mechanism (tests read its state)."""
+        return self.hotr
 
     def early_moves(self) -> EarlyMoves:
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

@@ -60,6 +60,7 @@ class Scheduler:
         self.user_free = np.zeros(L.n_dies, dtype=np.int64)  # end of the latest user or flush operation
         self.die_busy = np.zeros(L.n_dies, dtype=np.int64)  # booked operation time per die
         self.die_q_progs = np.zeros(L.n_dies, dtype=np.int64)  # queued, unbooked programs per die
+        self.die_erase_end = np.zeros(L.n_dies, dtype=np.int64)  # end of the latest booked erase (HotR option)
         self.chan_free = np.zeros(L.n_channels, dtype=np.int64)  # "busy-until" channels
         self.chan_iv = [[] for _ in range(L.n_channels)]  # "gap-fill" channels: sorted busy [start, end)
         self.horizon = 0  # every booking from now on starts at or after this time
@@ -127,6 +128,7 @@ class Scheduler:
             self.die_prog_end[die] = end
         else:
             end = start + dur
+            self.die_erase_end[die] = end
         self.die_free[die] = end
         self.die_busy[die] += end - start
         self.c["busy_" + CAUSES[cause] + "_ns"] += end - start

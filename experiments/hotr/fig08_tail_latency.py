@@ -1,0 +1,14 @@
+"""HotR paper (DATE 2019), Fig. 8: I/O latency at the 95th to 99.5th percentiles.
+
+Calibrates the traces' time scale (or reuses OUT/calibration.csv), runs or reuses
+from OUT/store the sweeps this figure needs, then writes OUT/fig08_tail_latency.png, .pdf
+and .csv.  Usage::
+
+    python experiments/hotr/fig08_tail_latency.py [--quick] [--jobs J] [--out DIR]
+
+``flashrr reproduce hotr`` makes this figure together with all the others.
+"""
+from flashrr.reproduce.hotr import figure_main
+
+if __name__ == "__main__":
+    figure_main("fig08")

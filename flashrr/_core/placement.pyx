@@ -1,0 +1,37 @@
+# cython: language_level=3
+"""Static die placement (compiled; twin ``reference/placement.py``).
+
+With ``superblock.placement = "static_die"`` the user frontier writes LPN ``l``
+on die ``l mod n_dies`` (``l mod n_data`` for the Rails half, the stripe member's
+die for TTFlash: ``raid5_data_die`` in placement.pxd) (the MSR DiskSim SSD model's static striping of pages
+over elements, stride one page) and deals that die's pages over its lanes
+(planes) round-robin, one superpage per lane.  GC and RR move pages inside
+their lane, so a page never leaves its die.
+"""
+import numpy as np
+cimport numpy as cnp
+
+from .ftl cimport Ftl
+
+from .buffers import owned_array
+from .reference.placement import lanes_by_die
+
+cnp.import_array()
+
+
+cdef class StaticDie:
+    def __init__(self, layout, int mode=PLACE_MOD, int n_data=0):
+        """``mode``: PLACE_MOD (die = lpn mod ``n_data``, default all dies) or PLACE_RAID5."""
+        cdef cnp.ndarray a
+        table = lanes_by_die(layout)
+        self.mode = mode
+        self.n_data = n_data or layout.n_dies
+        self.n_groups = layout.n_dies // 5
+        self.lanes_per_die = table.shape[1]
+        self.k = layout.k
+        self._keep = keep = {}
+        a = keep["die_lanes"] = np.ascontiguousarray(table.ravel(), dtype=np.int32)
+        self.die_lanes = <int32_t*>a.data
+        a = owned_array(keep, "rot", layout.n_dies, np.int32)
+        self.rot = <int32_t*>a.data
+

@@ -1,0 +1,83 @@
+"""Static die placement (twin of ``placement.pyx``): with
+``superblock.placement = "static_die"`` LPN ``l`` is written on die
+``l mod n_dies``, dealt over that die's lanes one superpage per lane.  The
+redundancy schemes use ``l mod n_data`` (Rails: the first half of the dies) or
+the TTFlash stripe layout (``raid5_data_die``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..layout import Layout
+
+PLACE_MOD, PLACE_RAID5 = 0, 1
+
+
+def raid5_parity_pos(stripe: int, n_groups: int) -> int:
+    """Position (0..4) of the stripe's parity page inside its group of 5 dies."""
+    return (stripe // n_groups) % 5
+
+
+def raid5_data_die(lpn: int, n_groups: int) -> int:
+    """Die of data LPN ``lpn``: stripe ``s = lpn // 4`` lives on group ``s mod G`` (dies
+    5g..5g+4); its 4 data pages take the positions after the parity's, in order."""
+    s = lpn >> 2
+    return 5 * (s % n_groups) + (raid5_parity_pos(s, n_groups) + 1 + (lpn & 3)) % 5
+
+
+def raid5_parity_die(stripe: int, n_groups: int) -> int:
+    return 5 * (stripe % n_groups) + raid5_parity_pos(stripe, n_groups)
+
+
+def ppn_die(layout: Layout, ppn: int) -> int:
+    """The die holding physical page ``ppn`` (ids as in layout.py)."""
+    L = layout
+    blk = ppn // L.pages_per_block
+    return int(L.comp_die[(blk // L.k // L.sb_per_lane) * L.k + blk % L.k])
+
+
+def die_channels(layout: Layout) -> np.ndarray:
+    """``int32 [n_dies]``: the channel of each die."""
+    out = np.zeros(layout.n_dies, np.int32)
+    out[np.asarray(layout.comp_die)] = np.asarray(layout.comp_chan)
+    return out
+
+
+def program_blocked(sched, die: int, t: int) -> bool:
+    """HotR's conflict test: a program on ``die`` ends after ``t``, or one is queued there."""
+    return bool(sched.die_prog_end[die] > t or sched.die_q_progs[die] > 0)
+
+
+def lanes_by_die(layout: Layout) -> np.ndarray:
+    """``int32 [n_dies, lanes_per_die]``: the lanes of each die, in lane order.  The
+    config guarantees every lane sits on one die (sb_dies = sb_chips = sb_channels = 1),
+    so every die holds ``planes_per_die / sb_planes`` lanes."""
+    k = layout.k
+    lane_die = np.asarray(layout.comp_die, dtype=np.int64).reshape(layout.n_lanes, k)[:, 0]
+    order = np.argsort(lane_die, kind="stable")
+    return order.reshape(layout.n_dies, -1).astype(np.int32)
+
+
+class StaticDie:
+    def __init__(self, layout: Layout, mode: int = PLACE_MOD, n_data: int = 0):
+        self.table = lanes_by_die(layout)
+        self.lanes_per_die = self.table.shape[1]
+        self.mode, self.n_data, self.n_groups = mode, n_data or layout.n_dies, layout.n_dies // 5
+        self.k = layout.k
+        self.rot = [0] * layout.n_dies
+
+    def die_for(self, lpn: int) -> int:
+        if self.mode == PLACE_RAID5:
+            return raid5_data_die(lpn, self.n_groups)
+        return lpn % self.n_data
+
+    def lane_for(self, lpn: int) -> int:
+        """The lane that takes the next user page of ``lpn``."""
+        d = self.die_for(lpn)
+        return int(self.table[d, self.rot[d]])
+
+    def written(self, lpn: int, ftl, lane: int) -> None:
+        """After a user page of ``lpn`` went to ``lane``: the die moves to its next lane
+        once the lane's superpage is complete."""
+        if ftl.uf_wp[lane] % self.k == 0:
+            d = self.die_for(lpn)
+            self.rot[d] = (self.rot[d] + 1) % self.lanes_per_die

@@ -1,0 +1,273 @@
+"""Reproduce the HotR paper (Wu et al., DATE 2019): Figs. 1(b, c) and 5-9 and
+its headline claims (docs/hotr.md).
+
+Traces: the synthetic Table III presets ``hotr-fin2``, ``hotr-msr_hm``,
+``hotr-hpc_46``, ``hotr-hpc_28``.  The paper's arrival intensity is unknown,
+so each trace is first **time-scaled** (``scale_time``) until Baseline on the
+TLC ``hotr`` device blocks about :data:`TARGET_BLOCKED` of its reads (the
+paper's 33.0% average, Fig. 1(b)): a bisection on the log of the factor, run on
+the first ``calibration_requests`` requests.  The factors go to
+``OUT/calibration.csv`` and are reused by a resumed run.
+
+=========  ===============================================  ===========
+group      runs                                             figures
+=========  ===============================================  ===========
+``main``   Baseline, Rails, TTFlash, HotR x traces (TLC)     1(b), 5-8
+``flash``  Baseline, HotR x traces on SLC, MLC, QLC          9 (TLC from main)
+``optimal``  Optimal (reads never wait for programs), TLC     1(b)
+=========  ===============================================  ===========
+
+Fig. 1(c) comes from the traces themselves (page access classes).  Runs go to
+one :func:`flashrr.sweep.sweep` store under ``OUT/store``, so an interrupted
+reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
+20,000-request calibration (a few minutes on two cores).
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+
+TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
+SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
+FLASH = {"slc": "hotr-slc", "mlc": "hotr-mlc", "tlc": "hotr", "qlc": "hotr-qlc"}
+GROUPS = ("main", "flash", "optimal")
+TARGET_BLOCKED = 0.33
+QUICK_N_REQUESTS = 40_000
+QUICK_CALIBRATION = 20_000
+CALIBRATION_REQUESTS = 100_000
+SCALE_RANGE = (1 / 64, 64.0)
+BISECTION_STEPS = 9
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run.  ``n_requests``: requests per trace (None = Table III's count);
+    ``calibration_requests``: the prefix the time scale is calibrated on;
+    ``target_blocked``: Baseline's blocked share of reads to calibrate to;
+    ``trace_params``/``device_overrides``: extra ``(name, value)`` pairs."""
+
+    traces: tuple = TRACES
+    n_requests: int | None = None
+    calibration_requests: int = CALIBRATION_REQUESTS
+    target_blocked: float = TARGET_BLOCKED
+    repeat: int = 1
+    seeds: tuple = (0,)
+    trace_params: tuple = ()
+    device_overrides: tuple = ()
+    quick: bool = False
+
+    @classmethod
+    def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
+        plan = cls()
+        if quick:
+            plan = replace(plan, n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION, quick=True)
+        if repeat is not None:
+            plan = replace(plan, repeat=int(repeat))
+        return replace(plan, **changes) if changes else plan
+
+    def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
+        params = {}
+        if self.n_requests is not None:
+            params["n_requests"] = int(self.n_requests)
+        params.update(dict(self.trace_params))
+        if first is not None:
+            params["first"] = int(first)
+        if scale is not None:
+            params["scale_time"] = repr(float(scale))
+        return f"synth:hotr-{name}" + (f"?{urlencode(params)}" if params else "")
+
+    def device(self, preset: str) -> dict:
+        return {"preset": preset, "name": preset, **dict(self.device_overrides)}
+
+
+@dataclass
+class Runs:
+    """``frames[group]``: one row per run with ``trace``, ``scheme`` and ``flash``
+    columns added; ``scales``: the calibrated time factor of each trace."""
+
+    frames: dict
+    store: Path
+    plan: Plan
+    scales: dict
+    _artifacts: dict = field(default_factory=dict)
+
+    def frame(self, group: str) -> pd.DataFrame:
+        return self.frames.get(group, pd.DataFrame())
+
+    def artifacts(self, key: str) -> dict:
+        if key not in self._artifacts:
+            from ..sweep import load_run_artifacts
+
+            self._artifacts[key] = load_run_artifacts(self.store, key)
+        return self._artifacts[key]
+
+    def table(self, metric: str, group: str = "main", flash: str = "tlc", schemes=None) -> pd.DataFrame:
+        """``metric`` as traces x schemes (mean over seeds)."""
+        df = pd.concat([self.frame(g) for g in GROUPS], ignore_index=True) if group == "all" \
+            else self.frame(group)
+        if df.empty or metric not in df.columns:
+            return pd.DataFrame()
+        df = df[df["flash"] == flash]
+        t = df.pivot_table(index="trace", columns="scheme", values=metric, aggfunc="mean", sort=False)
+        order = [s for s in (schemes or list(SCHEMES.values()) + ["Optimal"]) if s in t.columns]
+        return t.reindex(index=[x for x in self.plan.traces if x in t.index], columns=order)
+
+
+# ------------------------------------------------------------------------------ calibration
+def blocked_share(plan: Plan, name: str, scale: float) -> float:
+    """Baseline's blocked share of reads on the TLC device, on the calibration prefix."""
+    from ..config import SimConfig
+    from ..simulate import simulate
+
+    cfg = SimConfig.preset("hotr")
+    if plan.device_overrides:
+        cfg = cfg.replace(**dict(plan.device_overrides))
+    s = simulate(cfg, plan.trace_spec(name, scale, plan.calibration_requests), "baseline").summary
+    return s["blocked_reads"] / s["reads"] if s["reads"] else 0.0
+
+
+def calibrate(plan: Plan, name: str) -> tuple[float, float]:
+    """The time factor (bisection on its log) that brings Baseline's blocked share of
+    reads nearest ``plan.target_blocked``; returns ``(factor, share)``.  The share
+    falls as the factor grows (sparser arrivals)."""
+    lo, hi = math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])
+    best = None
+    for _ in range(BISECTION_STEPS):
+        mid = (lo + hi) / 2
+        f = round(math.exp(mid), 6)
+        share = blocked_share(plan, name, f)
+        if best is None or abs(share - plan.target_blocked) < abs(best[1] - plan.target_blocked):
+            best = (f, share)
+        if share > plan.target_blocked:
+            lo = mid
+        else:
+            hi = mid
+    return best
+
+
+def calibration(plan: Plan, out, progress: bool = True) -> dict:
+    """``{trace: factor}``, from ``OUT/calibration.csv`` when it was made for this plan."""
+    path = Path(out) / "calibration.csv"
+    key = json.dumps({"n_requests": plan.n_requests, "calibration_requests": plan.calibration_requests,
+                      "target_blocked": plan.target_blocked, "trace_params": list(plan.trace_params),
+                      "device_overrides": list(plan.device_overrides)}, sort_keys=True)
+    done = {}
+    if path.exists():
+        old = pd.read_csv(path)
+        done = {r.trace: r.scale_time for r in old.itertuples() if r.plan_key == key}
+    rows = []
+    for name in plan.traces:
+        if name in done:
+            f = float(done[name])
+            share = float(old[(old.trace == name) & (old.plan_key == key)].blocked_share.iloc[0])
+        else:
+            if progress:
+                print(f"calibrating the time scale of {name} ...", flush=True)
+            f, share = calibrate(plan, name)
+        rows.append({"trace": name, "scale_time": f, "blocked_share": share, "plan_key": key})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return {r["trace"]: r["scale_time"] for r in rows}
+
+
+# ------------------------------------------------------------------------------ sweeps
+def specs(plan: Plan, scales: dict) -> dict:
+    traces = [plan.trace_spec(t, scales[t]) for t in plan.traces]
+    common = {"seeds": list(plan.seeds), "repeat": plan.repeat, "traces": traces}
+    return {
+        "main": {**common, "devices": [plan.device("hotr")], "policies": {name: {} for name in SCHEMES},
+                 "keep": ["hist"]},
+        "flash": {**common, "devices": [plan.device(FLASH[f]) for f in ("slc", "mlc", "qlc")],
+                  "policies": {"baseline": {}, "hotr": {}}},
+        "optimal": {**common, "devices": [plan.device("hotr")], "policies": {"optimal": {}}},
+    }
+
+
+def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame:
+    if df.empty:
+        return df
+    label = {plan.trace_spec(t, scales[t]): t for t in plan.traces}
+    flash_of = {v: k for k, v in FLASH.items()}
+    df = df.copy()
+    df["group"] = group
+    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
+    df["scheme"] = [SCHEMES.get(p, p.capitalize()) for p in df["policy_name"]]
+    df["flash"] = [flash_of.get(d.split("+")[0], d) for d in df["device"]]
+    df["cost"] = [1.0 if p == "baseline" else c for p, c in zip(df["policy_name"], df.get("cost_factor", 1.0))]
+    df["blocked_share"] = df["blocked_reads"] / df["reads"].where(df["reads"] > 0)
+    df["redirected_share"] = df["redirected_reads"] / df["reads"].where(df["reads"] > 0)
+    return df
+
+
+def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
+        timings: dict | None = None) -> Runs:
+    from ..sweep import sweep
+
+    t0 = time.perf_counter()
+    scales = calibration(plan, out, progress)
+    if timings is not None:
+        timings["calibration_s"] = round(time.perf_counter() - t0, 2)
+    store = Path(out) / "store"
+    frames = {}
+    all_specs = specs(plan, scales)
+    for g in groups:
+        t1 = time.perf_counter()
+        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan, scales)
+        if timings is not None:
+            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t1, 2)
+    return Runs(frames, store, plan, scales)
+
+
+def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+    """Calibrate, run, and write every figure, ``claims.{csv,md}``, ``runs.csv``,
+    ``calibration.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
+    :data:`~flashrr.reproduce.hotr_figures.FIGURES` ids (default: all, with claims)."""
+    from .common import make_figures, write_manifest
+    from .hotr_claims import claims, write_claims
+    from .hotr_figures import FIGURES
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
+                             device_overrides=tuple(device_overrides))
+    wanted = list(FIGURES) if figures is None else list(figures)
+    unknown = [f for f in wanted if f not in FIGURES]
+    if unknown:
+        raise ValueError(f"reproduce hotr: unknown figure(s) {unknown}; expected some of {list(FIGURES)}")
+    with_claims = figures is None
+    groups = [g for g in GROUPS if with_claims or any(g in FIGURES[f].groups for f in wanted)]
+    timings: dict = {}
+    t0 = time.perf_counter()
+    runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
+    pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
+    written = make_figures(FIGURES, wanted, runs, out, timings)
+    table = None
+    if with_claims:
+        table = claims(runs)
+        write_claims(table, out, runs)
+    timings["total_s"] = round(time.perf_counter() - t0, 2)
+    write_manifest(out, "hotr", {**asdict(plan), "scale_time": runs.scales}, timings)
+    return {"figures": written, "claims": table, "timings": timings}
+
+
+def figure_main(fid: str, argv=None) -> None:
+    """Entry point of the per-figure scripts in ``experiments/hotr/``:
+    ``python figNN_name.py [--quick] [--jobs J] [--out DIR]``."""
+    import argparse
+
+    from .hotr_figures import FIGURES
+
+    ap = argparse.ArgumentParser(description=f"HotR paper, {FIGURES[fid].title}")
+    ap.add_argument("--quick", action="store_true", help="short traces (a few minutes)")
+    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
+    ap.add_argument("--out", default="out/reproduce-hotr", help="output directory")
+    a = ap.parse_args(argv)
+    res = reproduce(a.out, quick=a.quick, jobs=a.jobs, figures=[fid])
+    for p in res["figures"][fid]:
+        print(p)

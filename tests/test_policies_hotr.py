@@ -1,0 +1,296 @@
+"""HotR (docs/hotr.md): the defining behaviour of the replica mechanism, with
+latencies computed by hand, on both engines; hypothesis properties for the
+equivalence of the compiled and reference twins, the staging capacity, static
+die placement and Baseline equality when no page is read twice."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr._core._reference import ReferenceEngine
+from flashrr._core.layout import CAUSE_GC, build_layout
+from flashrr.config import ConfigError, SimConfig
+from flashrr.policies.hotr import HotR, read_footprint_pages
+from flashrr.policy import make_policy
+from flashrr.trace.source import MemorySource
+
+from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
+
+ENGINES = ["compiled", "reference"]
+# tiny timing: read 100, program 1000, transfer 10, DRAM 10 (ns)
+T_READ, T_PROG, T_XFER, T_DRAM = 100, 1000, 10, 10
+READ_COST = T_READ + T_XFER  # an idle die: sense, then move the page out
+
+
+def _cfg(**kw):
+    base = dict(blocks=32, pages=16, op=0.3, rr_enabled=False, t_read=T_READ, t_prog=T_PROG, t_xfer=T_XFER,
+                t_dram=T_DRAM)
+    base.update(kw)
+    return tiny_config(**base)
+
+
+def _run(engine, trace, cfg=None, policy="hotr", **params):
+    return flashrr.simulate(cfg or _cfg(), trace, policy=policy, engine=engine, **params).summary
+
+
+def _read_sum(s):
+    return round(s["read_latency_mean_ns"] * s["reads"])
+
+
+# requests: read x, read x (x becomes hot; its replica is programmed on the staging die from 1110 to 2120),
+# write y at 5000 (the only data die programs 5000..6010), read x at 5100 while the data die programs
+X, Y = 0, 1
+HOT_THEN_BLOCKED = page_trace([X, X, Y, X], writes=[0, 0, 1, 0], times=[0, 1000, 5000, 5100])
+# the blocked read waits out the program: the die is free at 6010, then read + transfer
+WAIT = 6010 + READ_COST - 5100
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_blocked_read_with_finished_replica_costs_one_read_and_transfer(engine):
+    s = _run(engine, HOT_THEN_BLOCKED, staging_pages=4, staging_dies=1)
+    assert _read_sum(s) == 3 * READ_COST
+    assert s["redirected_reads"] == s["redirected_pages"] == 1
+    assert s["blocked_reads"] == 1
+    assert s["replica_writes"] == 1
+    # the replica program (transfer + program) and the redirected read on the staging die
+    assert s["busy_staging_ns"] == (T_XFER + T_PROG) + READ_COST
+    base = _run(engine, HOT_THEN_BLOCKED, policy="baseline")
+    assert _read_sum(base) == 2 * READ_COST + WAIT
+    assert s["write_latency_mean_ns"] == base["write_latency_mean_ns"] == T_XFER + T_PROG
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_blocked_read_without_replica_waits_out_the_program(engine):
+    s = _run(engine, HOT_THEN_BLOCKED, staging_pages=4, hot_threshold=3)
+    # the third read is the one that makes x hot: its replica is owed after it (and, no read arriving
+    # later, never programmed), too late to serve it
+    assert s["replica_writes"] == 0 and s["redirected_reads"] == 0 and s["staging_occupancy_max"] == 1
+    assert _read_sum(s) == 2 * READ_COST + WAIT
+    assert s["blocked_reads"] == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_write_after_replication_invalidates(engine):
+    # x is replicated (ready 2120), then rewritten at 3000 (program 3000..4010): the blocked read at 5100 waits
+    tr = page_trace([X, X, X, Y, X], writes=[0, 0, 1, 1, 0], times=[0, 1000, 3000, 5000, 5100])
+    s = _run(engine, tr, staging_pages=4)
+    assert s["replica_invalidations"] == 1 and s["redirected_reads"] == 0
+    assert _read_sum(s) == 2 * READ_COST + WAIT
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_write_to_a_page_without_replica_keeps_its_count(engine):
+    # x read once, written (entry kept, count 1), read again at 3000: count 2 -> replicated (its program is
+    # booked at the next read's arrival)
+    tr = page_trace([X, X, X, Y], writes=[0, 1, 0, 0], times=[0, 1000, 3000, 9000])
+    s = _run(engine, tr, staging_pages=4)
+    assert s["replica_writes"] == 1 and s["replica_invalidations"] == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_replica_not_used_while_the_data_die_is_idle(engine):
+    tr = page_trace([X, X, X], times=[0, 1000, 5000])
+    s = _run(engine, tr, staging_pages=4)
+    assert s["redirected_reads"] == 0 and s["blocked_reads"] == 0
+    assert _read_sum(s) == 3 * READ_COST
+    assert s["busy_staging_ns"] == T_XFER + T_PROG  # only the replica program
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_replica_programs_are_background_work(engine):
+    """A redirected read does not wait for a replica program that had not started when it arrived."""
+    z = 2
+    # x: replica owed at 1110, programmed 1110..2120 (booked at the read of z at 3000); z hot at 4000, its
+    # program could start at 4110; y's program makes the data die busy 4110..5120 (behind z's read); the
+    # read of x at 4100 is blocked and served by x's replica at once, before z's program starts
+    tr = page_trace([X, X, z, z, Y, X], writes=[0, 0, 0, 0, 1, 0], times=[0, 1000, 3000, 4000, 4050, 4100])
+    s = _run(engine, tr, staging_pages=4, staging_dies=1)
+    assert s["redirected_reads"] == 1
+    assert _read_sum(s) == 5 * READ_COST
+    assert s["replica_writes"] == 1  # z's program was never booked: no read arrived after 4110
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_unfinished_replica_is_not_used(engine):
+    # replica programmed 1110..2120; y written at 1200 (data die 1200..2210); x read at 1300 is blocked, its
+    # replica not finished: it waits for the data die (free at 2210)
+    tr = page_trace([X, X, Y, X], writes=[0, 0, 1, 0], times=[0, 1000, 1200, 1300])
+    s = _run(engine, tr, staging_pages=4)
+    assert s["replica_writes"] == 1 and s["redirected_reads"] == 0
+    assert _read_sum(s) == 2 * READ_COST + (2210 + READ_COST - 1300)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lru_replacement_frees_the_oldest_replica(engine):
+    a, b, c, y = 0, 1, 2, 3
+    # capacity 2: a and b become hot; the first read of c evicts a (and its replica); c becomes hot;
+    # then a read of a blocked by y's program has no replica and waits
+    tr = page_trace([a, a, b, b, c, c, y, a], writes=[0, 0, 0, 0, 0, 0, 1, 0],
+                    times=[0, 1000, 2000, 3000, 4000, 5000, 20000, 20100])
+    s = _run(engine, tr, staging_pages=2, staging_dies=1)
+    assert s["replica_writes"] == 3 and s["rlru_evictions"] == 2  # a at c's insertion, b at a's re-insertion
+    assert s["staging_occupancy_max"] == 2
+    assert s["redirected_reads"] == 0
+    assert _read_sum(s) == 6 * READ_COST + (21010 + READ_COST - 20100)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_erase_blocks_option(engine):
+    """A read blocked only by an erase is redirected only with ``erase_blocks``."""
+    from flashrr._core import load_compiled_engine
+    cfg = _cfg()
+    out = []
+    for erase_blocks in (False, True):
+        pol = HotR(staging_pages=4, staging_dies=1, erase_blocks=erase_blocks)
+        pol.bind(cfg, 0)
+        layout = build_layout(cfg)
+        cls = load_compiled_engine() if engine == "compiled" else ReferenceEngine
+        eng = cls(layout, pol.hooks(), 0, False)
+        eng.precondition(4, np.zeros(0, np.int64))
+        eng.run(np.array([0, 1000]), np.array([0, 0]), np.array([4096, 4096]), np.array([0, 0], np.uint8))
+        book = getattr(eng.sched, "book_op", None) or eng.sched.op
+        book(0, 0, 2, 0, 3000, 5000, CAUSE_GC)  # an erase on the data die, 3000..8000
+        eng.run(np.array([3100]), np.array([0]), np.array([4096]), np.array([0], np.uint8))
+        eng.finish()
+        c = eng.results()["counters"]
+        out.append((c["redirected_reads"], c["read_latency_sum_ns"]))
+    assert out[0] == (0, 2 * READ_COST + (8000 + READ_COST - 3100))
+    assert out[1] == (1, 3 * READ_COST)
+
+
+def test_overprovision_staging_uses_another_data_die():
+    # two data dies (2 channels): x on die 0; its replica goes to die 1; y (die 0) blocks x at 5100
+    cfg = _cfg(channels=2).replace(placement="static_die")
+    tr = page_trace([0, 0, 2, 0], writes=[0, 0, 1, 0], times=[0, 1000, 5000, 5100])
+    for engine in ENGINES:
+        s = _run(engine, tr, cfg, staging_pages=4, staging="overprovision")
+        assert s["redirected_reads"] == 1
+        assert _read_sum(s) == 3 * READ_COST
+        assert s["busy_move_ns"] == T_XFER + T_PROG  # the replica program, booked on die 1
+        assert s["cost_factor"] == pytest.approx(1 + 4 / cfg.logical_pages)
+
+
+def test_read_footprint_and_default_capacity():
+    # reads cover pages {0, 1} (2-page read at 0), {1}, {9, 10, 11}; the write at 5 does not count
+    tr = page_trace([0, 1, 5, 9], writes=[0, 0, 1, 0], pages=[2, 1, 1, 3])
+    cfg = _cfg()
+    assert read_footprint_pages(MemorySource(tr), 4096, cfg.logical_pages) == 5
+    pol = HotR(hot_fraction=0.5)
+    pol.bind(cfg, 0)
+    pol.bind_trace(MemorySource(tr), cfg)
+    assert pol.capacity() == 3  # ceil(0.5 * 5)
+    s = flashrr.simulate(cfg, tr, policy="hotr", hot_fraction=0.5).summary
+    assert s["staging_pages"] == 3 and s["policy_metadata_bytes"] == 3 * 20
+
+
+def test_cost_factor_dedicated():
+    s = flashrr.simulate("hotr", page_trace([0, 0]), policy="hotr").summary
+    assert s["cost_factor"] == pytest.approx(1.10)  # 2 staging dies over 20 data dies
+
+
+@pytest.mark.parametrize("bad", [dict(hot_threshold=0), dict(staging="spare"), dict(staging_dies=0),
+                                 dict(hot_fraction=0), dict(staging_pages=-1), dict(erase_blocks=1)])
+def test_bad_parameters_name_the_field(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=name):
+        HotR(**bad)
+
+
+def test_static_die_placement_config_rules():
+    with pytest.raises(ConfigError, match="superblock.placement"):
+        _cfg(channels=2, sb_channels=2).replace(placement="static_die")
+    with pytest.raises(ConfigError, match="superblock.placement"):
+        _cfg().replace(placement="diagonal")
+
+
+# ------------------------------------------------------------------ hypothesis
+
+
+@st.composite
+def hotr_case(draw, distinct_reads=False):
+    ch, planes = draw(st.sampled_from([(1, 1), (2, 1), (2, 2), (4, 1)]))
+    cfg = tiny_config(channels=ch, planes=planes, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
+                      op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([5, 40])), rr_enabled=draw(st.booleans()),
+                      cache_pages=draw(st.sampled_from([0, 0, 4])), t_read=draw(st.integers(50, 300)),
+                      t_prog=draw(st.integers(300, 3000)), t_erase=draw(st.integers(500, 6000)),
+                      t_xfer=draw(st.integers(0, 40)), warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])))
+    cfg = cfg.replace(placement=draw(st.sampled_from(["dynamic", "static_die"])),
+                      scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
+    n = draw(st.integers(5, 150))
+    span = draw(st.integers(4, min(64, cfg.logical_pages - 4)))
+    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    pages = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), np.int64)
+    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
+    if distinct_reads:  # every read touches pages no other read touches
+        nxt = 0
+        for i in np.flatnonzero(~wr):
+            lpn[i] = nxt
+            nxt += pages[i]
+        keep = lpn + pages <= cfg.logical_pages
+        lpn, pages, wr = lpn[keep], pages[keep], wr[keep]
+    pages = np.minimum(pages, cfg.logical_pages - lpn)
+    gaps = np.array(draw(st.lists(st.sampled_from([0, 50, 500, 3000]), min_size=len(lpn), max_size=len(lpn))))
+    ps = cfg.geometry.page_size_bytes
+    trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
+    params = dict(hot_threshold=draw(st.integers(1, 3)), staging_pages=draw(st.integers(1, 8)),
+                  staging_dies=draw(st.integers(1, 2)), staging=draw(st.sampled_from(["dedicated", "overprovision"])),
+                  erase_blocks=draw(st.booleans()))
+    return cfg, trace, params
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hotr_case())
+def test_engines_identical_hotr(case):
+    cfg, trace, params = case
+    a, b = run_both(cfg, trace, "hotr", check_invariants=True, **params)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+    if not isinstance(a, Exception):
+        assert a.summary["staging_occupancy_max"] <= params["staging_pages"]
+        assert a.summary["redirected_pages"] <= a.summary["read_pages"]
+        event("redirected" if a.summary["redirected_reads"] else "none redirected")
+        event("gc ran" if a.summary["gc_count"] else "no gc")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hotr_case(distinct_reads=True))
+def test_no_page_read_twice_equals_baseline(case):
+    cfg, trace, params = case
+    params["hot_threshold"] = max(2, params["hot_threshold"])
+    for engine in ENGINES:
+        try:
+            h = flashrr.simulate(cfg, trace, policy="hotr", engine=engine, **params)
+            b = flashrr.simulate(cfg, trace, policy="baseline", engine=engine)
+        except flashrr.EngineError as e:
+            assert CAPACITY_ERROR in str(e)
+            return
+        # HotR's own bookkeeping (its list fills and evicts even when nothing is hot)
+        drop = ("policy", "policy_metadata_bytes", "cost_factor", "staging_pages", "rlru_evictions")
+        if cfg.cache.capacity_bytes:  # the R-LRU's DRAM comes out of the cache: compare cache-less runs only
+            return
+        hs = {k: v for k, v in comparable(h.summary).items() if k not in drop}
+        bs = {k: v for k, v in comparable(b.summary).items() if k not in drop}
+        assert hs == bs
+        for kind in ("read", "write", "io"):
+            assert np.array_equal(h.hist[kind], b.hist[kind])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hotr_case())
+def test_static_die_placement_keeps_every_page_on_its_die(case):
+    cfg, trace, _ = case
+    cfg = cfg.replace(placement="static_die")
+    layout = build_layout(cfg)
+    eng = ReferenceEngine(layout, make_policy("baseline").hooks(), 0, True)
+    top = int(((trace.offset + trace.size - 1) // 4096).max())
+    eng.precondition(top + 1, np.zeros(0, np.int64))
+    try:
+        eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+        eng.finish()
+    except flashrr.EngineError as e:
+        assert CAPACITY_ERROR in str(e)
+        return
+    l2p = eng.ftl.l2p
+    mapped = np.flatnonzero(l2p >= 0)
+    dies = [eng.hotr.die_of(int(p)) for p in l2p[mapped]]
+    assert np.array_equal(np.asarray(dies), mapped % layout.n_dies)
