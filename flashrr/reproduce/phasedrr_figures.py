@@ -153,8 +153,9 @@ def overhead(df: pd.DataFrame) -> pd.DataFrame:
 
 def fig10(runs):
     """PhasedRR's overhead: (a) peak working-set memory (KB), (b) modelled time (s)."""
-    data = overhead(_phasedrr_main(runs))
-    need(len(data), "fig10", "no PhasedRR runs in group 'main'")
+    p = _phasedrr_main(runs)
+    need(len(p), "fig10", "no PhasedRR runs in group 'main'")
+    data = overhead(p)
     data = data.set_index("trace").reindex([t for t in runs.plan.traces if t in set(data["trace"])]).reset_index()
     fig, axes = plots.figure(ncols=2, width_in=10.0, height_in=2.8)
     color = plots.style("PhasedRR")[0]
