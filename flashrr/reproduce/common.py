@@ -87,6 +87,40 @@ class SweepRuns:
         return pivot(df, metric, self.plan.traces, schemes)
 
 
+def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = None, **changes):
+    """A paper plan (a frozen dataclass) with ``quick_changes`` (the quick plan,
+    when given), then ``repeat`` (replays of each trace), then ``changes`` applied."""
+    from dataclasses import replace
+
+    if quick_changes is not None:
+        plan = replace(plan, **quick_changes, quick=True)
+    if repeat is not None:
+        plan = replace(plan, repeat=int(repeat))
+    return replace(plan, **changes) if changes else plan
+
+
+def synth_spec(preset: str, n_requests: int | None, trace_params) -> str:
+    """The trace spec ``synth:PRESET?n_requests=…&KEY=VALUE…`` (no query without parameters)."""
+    from urllib.parse import urlencode
+
+    params = {} if n_requests is None else {"n_requests": int(n_requests)}
+    params.update(dict(trace_params))
+    return f"synth:{preset}" + (f"?{urlencode(params)}" if params else "")
+
+
+def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable) -> pd.DataFrame:
+    """A sweep's result rows with ``group``, ``trace`` (the plan's trace name of
+    ``trace_source``) and ``scheme`` (``scheme_label(group, row)``) columns added."""
+    if df.empty:
+        return df
+    label = {plan.trace_spec(t): t for t in plan.traces}
+    df = df.copy()
+    df["group"] = group
+    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
+    df["scheme"] = [scheme_label(group, r) for _, r in df.iterrows()]
+    return df
+
+
 def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = None, progress: bool = True,
                timings: dict | None = None) -> dict:
     """Run (or resume) the sweep spec of every group of ``groups`` into
@@ -102,6 +136,14 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
         if timings is not None:
             timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
     return frames
+
+
+def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups, jobs: int | None = None,
+             progress: bool = True, timings: dict | None = None):
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` and return
+    ``runs_cls(frames, store, plan)``; ``tidy(group, rows, plan)`` labels the rows."""
+    frames = run_sweeps(all_specs, groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings)
+    return runs_cls(frames, Path(out) / "store", plan)
 
 
 def normalized(runs, group: str, metric: str, device: str | None, ref: str, schemes):
@@ -188,13 +230,13 @@ def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: 
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {...}}``."""
     from dataclasses import asdict
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     with_claims = wanted is None
     wanted = list(figures) if wanted is None else list(wanted)
     unknown = [f for f in wanted if f not in figures]
     if unknown:
         raise ValueError(f"reproduce {paper}: unknown figure(s) {unknown}; expected some of {list(figures)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     groups = [g for g in groups if with_claims or any(g in figures[f].groups for f in wanted)]
     timings: dict = {}
     t0 = time.perf_counter()

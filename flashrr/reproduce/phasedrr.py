@@ -35,13 +35,11 @@ blocks still reach H in a few minutes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
-from urllib.parse import urlencode
+from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import SweepRuns, run_sweeps
+from .common import SweepRuns, plan_variant, run_plan, synth_spec, tidy_rows
 from .common import figure_main as common_figure_main
 
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
@@ -86,16 +84,13 @@ class Plan:
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
-        """The full plan, or the quick one; ``repeat`` and ``changes`` override it."""
-        plan = cls()
-        if quick:
-            k = QUICK_SCALE
-            plan = replace(plan, traces=QUICK_TRACES, repeat=QUICK_REPEAT, rr_threshold=RR_THRESHOLD // k,
-                           delta_reads=plan.delta_reads // k, delta_values=tuple(d // k for d in plan.delta_values),
-                           start_reads=plan.start_reads // k, quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        """The full plan, or the quick one (counts of block reads divided by
+        :data:`QUICK_SCALE`); ``repeat`` and ``changes`` override it."""
+        full, k = cls(), QUICK_SCALE
+        fast = dict(traces=QUICK_TRACES, repeat=QUICK_REPEAT, rr_threshold=full.rr_threshold // k,
+                    delta_reads=full.delta_reads // k, delta_values=tuple(d // k for d in full.delta_values),
+                    start_reads=full.start_reads // k)
+        return plan_variant(full, fast if quick else None, repeat, **changes)
 
     def __post_init__(self):
         if self.delta_reads not in self.delta_values:
@@ -103,11 +98,7 @@ class Plan:
                              f"{list(self.delta_values)} (Fig. 4 shares the main run)")
 
     def trace_spec(self, name: str) -> str:
-        params = {}
-        if self.n_requests is not None:
-            params["n_requests"] = int(self.n_requests)
-        params.update(dict(self.trace_params))
-        return f"synth:phasedrr-{name}" + (f"?{urlencode(params)}" if params else "")
+        return synth_spec(f"phasedrr-{name}", self.n_requests, self.trace_params)
 
     def device(self) -> dict:
         return {"preset": "phasedrr", "name": DEVICE, "rr_threshold_reads": self.rr_threshold,
@@ -149,33 +140,23 @@ def _scheme_label(group: str, row, plan: Plan) -> str:
 
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
-    """Add ``group``, ``trace`` and ``scheme`` columns to a sweep's result rows."""
-    if df.empty:
-        return df
-    label = {plan.trace_spec(t): t for t in plan.traces}
-    df = df.copy()
-    df["group"] = group
-    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
-    df["scheme"] = [_scheme_label(group, r, plan) for _, r in df.iterrows()]
-    return df
+    """Add ``group``, ``trace`` and ``scheme`` (labels of :data:`SCHEMES`, Delta or W/o-O) columns."""
+    return tidy_rows(group, df, plan, lambda g, row: _scheme_label(g, row, plan))
 
 
-def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
-        timings: dict | None = None) -> Runs:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store``."""
-    frames = run_sweeps(specs(plan), groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings)
-    return Runs(frames, Path(out) / "store", plan)
+def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings)."""
+    return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
               figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
-    """Run the experiments and write every figure, ``claims.csv``/``claims.md``,
-    ``runs.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
-    :data:`~flashrr.reproduce.phasedrr_figures.FIGURES` ids (default: all).
-    ``trace_params`` / ``device_overrides``: ``(name, value)`` pairs added to
-    every synthetic trace spec (after :data:`DEFAULT_TRACE_PARAMS`, so they
-    override it) / every device; ignored when ``plan`` is given.
-    Returns ``{"figures": {id: [paths]}, "claims": DataFrame, "timings": {...}}``."""
+    """Make the PhasedRR figures (ids of :data:`~flashrr.reproduce.phasedrr_figures.FIGURES`,
+    default all, which adds the claims table) in ``out``, running or resuming the
+    sweeps they need.  ``trace_params`` override :data:`DEFAULT_TRACE_PARAMS` for
+    every trace and ``device_overrides`` set config fields on the device (both
+    ignored when a ``plan`` is given).  Returns the figures' paths, the claims
+    table and the wall times (:func:`~flashrr.reproduce.common.reproduce_groups`)."""
     from .common import reproduce_groups
     from .phasedrr_claims import claims, write_claims
     from .phasedrr_figures import FIGURES

@@ -28,13 +28,11 @@ replays, to check the pipeline in a few minutes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
-from urllib.parse import urlencode
+from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import SweepRuns, pivot, run_sweeps
+from .common import SweepRuns, pivot, plan_variant, run_plan, synth_spec, tidy_rows  # noqa: F401  (pivot: API)
 from .common import figure_main as common_figure_main
 
 TRACES = ("ali0", "ali1", "lun0", "lun1", "lun2", "lun3", "lun4", "lun5", "gen0", "gen1")
@@ -73,20 +71,12 @@ class Plan:
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
         """The full plan, or the quick one; ``repeat`` and ``changes`` override it."""
-        plan = cls()
-        if quick:
-            plan = replace(plan, traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT,
-                           delta_f_values=(0.2, 0.3, 0.5), delta_p_values=(0.05, 0.1, 0.2), quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        fast = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT,
+                    delta_f_values=(0.2, 0.3, 0.5), delta_p_values=(0.05, 0.1, 0.2))
+        return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str) -> str:
-        params = {}
-        if self.n_requests is not None:
-            params["n_requests"] = int(self.n_requests)
-        params.update(dict(self.trace_params))
-        return f"synth:{name}" + (f"?{urlencode(params)}" if params else "")
+        return synth_spec(name, self.n_requests, self.trace_params)
 
     def device(self, name: str, preset: str = "shuffler", **fields) -> dict:
         return {"preset": preset, "name": name, **dict(self.device_overrides), **fields}
@@ -134,21 +124,12 @@ def _scheme_label(group: str, row) -> str:
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """Add ``group``, ``trace`` and ``scheme`` columns to a sweep's result rows."""
-    if df.empty:
-        return df
-    label = {plan.trace_spec(t): t for t in plan.traces}
-    df = df.copy()
-    df["group"] = group
-    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
-    df["scheme"] = [_scheme_label(group, r) for _, r in df.iterrows()]
-    return df
+    return tidy_rows(group, df, plan, _scheme_label)
 
 
-def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
-        timings: dict | None = None) -> Runs:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store``."""
-    frames = run_sweeps(specs(plan), groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings)
-    return Runs(frames, Path(out) / "store", plan)
+def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings)."""
+    return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .common import Figure, FigureDataError, bar_figure, need, normalized
+from .common import Figure, FigureDataError, bar_figure, need, normalized  # noqa: F401  (FigureDataError: re-exported)
 from .shuffler import SCHEMES, pivot
 
 ALL = list(SCHEMES.values())
