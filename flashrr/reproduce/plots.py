@@ -105,6 +105,7 @@ def stacked_bars(ax, parts: dict, absolute: pd.Series | None = None, ylabel: str
     traces, series = list(tables[0].index), list(tables[0].columns)
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(traces))
+    top = 0.0
     for i, s in enumerate(series):
         color, _ = style(s, i)
         pos = x - 0.4 + width * (i + 0.5)
@@ -114,6 +115,8 @@ def stacked_bars(ax, parts: dict, absolute: pd.Series | None = None, ylabel: str
             ax.bar(pos, vals, width, bottom=bottom, color=color, hatch="" if j == 0 else "////", edgecolor="black",
                    linewidth=0.4, alpha=1.0 if j == 0 else 0.6, label=s if j == 0 else None)
             bottom = bottom + vals
+            top = max(top, float(bottom.max()) if bottom.size else 0.0)
+    ax.set_ylim(0, max(1.0, top) * 1.2)  # room for the legend above the bars
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.6)
     labels = traces if absolute is None else [f"{t}\n({fmt_abs(absolute.get(t, np.nan))})" for t in traces]
     ax.set_xticks(x, labels, fontsize=7)
