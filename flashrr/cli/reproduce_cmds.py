@@ -20,7 +20,8 @@ from flashrr.reproduce import PAPERS
 @click.option("--trace-param", "trace_params", multiple=True, metavar="KEY=VALUE",
               help="Parameter for every synthetic trace (repeatable). Shuffler's default is superpage-aligned "
                    "extents (align_bytes=32768 footprint_page_bytes=8192); align_bytes=8192 gives the "
-                   "page-aligned presets.")
+                   "page-aligned presets. PhasedRR's default is ON/OFF arrivals (idle_period_mean_ns=50000000 "
+                   "burst_requests_mean=64); idle_period_mean_ns=0 gives the presets' Poisson arrivals.")
 @click.option("--device-param", "device_params", multiple=True, metavar="KEY=VALUE",
               help="Config field set on every device, e.g. rr_threshold_reads=5000 (repeatable).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 PAPERS = {
+    "phasedrr": "flashrr.reproduce.phasedrr",
     "shuffler": "flashrr.reproduce.shuffler",
     "superblock-pv": "flashrr.reproduce.superblock_pv",
     "hotr": "flashrr.reproduce.hotr",

@@ -1,6 +1,9 @@
-"""Pieces every paper reproduction shares: a figure that writes its PNG, PDF
-and CSV, and the claims table (does flashrr's value point the paper's way, and
-how large is it next to the paper's).
+"""Pieces every paper reproduction shares: sweeps run into one resumable store
+and tidied into one frame per experiment group (:class:`SweepRuns`), traces x
+schemes tables (:func:`pivot`), bar figures normalised to a reference scheme, a
+figure that writes its PNG, PDF and CSV, the per-figure script entry point, and
+the claims table (does flashrr's value point the paper's way, and how large is
+it next to the paper's).
 
 Claims tables have the columns :data:`CLAIM_COLUMNS`; ``holds`` comes from
 :func:`holds` and ``magnitude`` from :func:`magnitude`.
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +24,168 @@ from . import plots
 PARITY_TOL_PCT = 1.0
 CLAIM_COLUMNS = ["figure", "claim", "metric", "aggregate", "paper_value", "flashrr_value", "unit", "expected",
                  "holds", "magnitude", "n_traces"]
+
+
+class FigureDataError(ValueError):
+    """A figure cannot be drawn because the runs hold no data for it."""
+
+
+def need(ok, figure: str, what: str) -> None:
+    """Raise :class:`FigureDataError` naming ``figure`` and ``what`` it lacks unless ``ok``."""
+    if not ok:
+        raise FigureDataError(f"{figure}: cannot be drawn: {what}")
+
+
+def pivot(df: pd.DataFrame, metric: str, traces, schemes=None) -> pd.DataFrame:
+    """Rows of tidy runs as a traces x schemes table of ``metric`` (mean over
+    seeds); rows in ``traces`` order, columns in ``schemes`` order (if given)."""
+    if df.empty or metric not in df.columns:
+        return pd.DataFrame()
+    t = df.pivot_table(index="trace", columns="scheme", values=metric, aggfunc="mean", sort=False)
+    order = [s for s in (schemes or t.columns) if s in t.columns]
+    return t.reindex(index=[x for x in traces if x in t.index], columns=order)
+
+
+def relative_change(df: pd.DataFrame, metric: str, traces, scheme: str, ref: str) -> pd.Series:
+    """Per-trace ``scheme / ref - 1`` of ``metric`` in % (traces where either is
+    missing or ``ref`` is 0 are dropped)."""
+    t = pivot(df, metric, traces, [scheme, ref])
+    if t.empty or scheme not in t.columns or ref not in t.columns:
+        return pd.Series(dtype=float)
+    base = t[ref].where(t[ref] != 0)
+    return (100.0 * (t[scheme] / base - 1.0)).dropna()
+
+
+@dataclass
+class SweepRuns:
+    """The tidy results of a reproduction: ``frames[group]`` has one row per run
+    (the sweep's columns plus ``group``, ``trace`` (preset name) and ``scheme``
+    (display label)); ``store`` is the sweep store holding the kept events;
+    ``plan`` is the paper module's plan (it has ``traces``)."""
+
+    frames: dict
+    store: Path
+    plan: object
+    _artifacts: dict = field(default_factory=dict)
+
+    def frame(self, group: str) -> pd.DataFrame:
+        return self.frames.get(group, pd.DataFrame())
+
+    def artifacts(self, key: str) -> dict:
+        """Kept ``rr_events`` / ``hist`` of run ``key`` (cached)."""
+        if key not in self._artifacts:
+            from ..sweep import load_run_artifacts
+
+            self._artifacts[key] = load_run_artifacts(self.store, key)
+        return self._artifacts[key]
+
+    def table(self, group: str, metric: str, device: str | None = None, schemes=None) -> pd.DataFrame:
+        """``metric`` as traces x schemes (mean over seeds), traces in plan order."""
+        df = self.frame(group)
+        if device is not None and not df.empty:
+            df = df[df["device"] == device]
+        return pivot(df, metric, self.plan.traces, schemes)
+
+
+def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = None, **changes):
+    """A paper plan (a frozen dataclass) with ``quick_changes`` (the quick plan,
+    when given), then ``repeat`` (replays of each trace), then ``changes`` applied."""
+    from dataclasses import replace
+
+    if quick_changes is not None:
+        plan = replace(plan, **quick_changes, quick=True)
+    if repeat is not None:
+        plan = replace(plan, repeat=int(repeat))
+    return replace(plan, **changes) if changes else plan
+
+
+def synth_spec(preset: str, n_requests: int | None, trace_params) -> str:
+    """The trace spec ``synth:PRESET?n_requests=…&KEY=VALUE…`` (no query without parameters)."""
+    from urllib.parse import urlencode
+
+    params = {} if n_requests is None else {"n_requests": int(n_requests)}
+    params.update(dict(trace_params))
+    return f"synth:{preset}" + (f"?{urlencode(params)}" if params else "")
+
+
+def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable) -> pd.DataFrame:
+    """A sweep's result rows with ``group``, ``trace`` (the plan's trace name of
+    ``trace_source``) and ``scheme`` (``scheme_label(group, row)``) columns added."""
+    if df.empty:
+        return df
+    label = {plan.trace_spec(t): t for t in plan.traces}
+    df = df.copy()
+    df["group"] = group
+    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
+    df["scheme"] = [scheme_label(group, r) for _, r in df.iterrows()]
+    return df
+
+
+def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = None, progress: bool = True,
+               timings: dict | None = None) -> dict:
+    """Run (or resume) the sweep spec of every group of ``groups`` into
+    ``out/store``; returns ``{group: tidy(group, result rows)}``; the wall time
+    (s) of each goes to ``timings[f"sweep_{group}_s"]``."""
+    from ..sweep import sweep
+
+    store = Path(out) / "store"
+    frames = {}
+    for g in groups:
+        t0 = time.perf_counter()
+        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress))
+        if timings is not None:
+            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
+    return frames
+
+
+def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups, jobs: int | None = None,
+             progress: bool = True, timings: dict | None = None):
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` and return
+    ``runs_cls(frames, store, plan)``; ``tidy(group, rows, plan)`` labels the rows."""
+    frames = run_sweeps(all_specs, groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings)
+    return runs_cls(frames, Path(out) / "store", plan)
+
+
+def normalized(runs, group: str, metric: str, device: str | None, ref: str, schemes):
+    """(table normalised to the ``ref`` column, ``ref``'s absolute values, long
+    data with ``normalized``) of ``metric`` as traces x ``schemes``."""
+    t = runs.table(group, metric, device, schemes)
+    need(not t.empty and ref in t.columns, f"{metric} of group {group!r}",
+         f"no {metric} runs of {ref} on device {device!r} (is group {group!r} in the runs?)")
+    norm = t.div(t[ref].where(t[ref] != 0), axis=0)
+    long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=metric)
+    long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
+    return norm, t[ref], long
+
+
+def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None, scale=None):
+    """One panel of bars normalised to ``ref`` per metric (reference's absolute
+    value under each trace, divided by ``scale[i]`` if given); data in long form
+    with columns trace, scheme, value, normalized, metric, device."""
+    tables = [normalized(runs, group, metric, device, ref, schemes) for metric in metrics]
+    fig, axes = plots.figure(ncols=1, nrows=len(metrics), width_in=8.0)
+    frames = []
+    for i, (metric, ylabel, (norm, absolute, long)) in enumerate(zip(metrics, ylabels, tables)):
+        shown = absolute / scale[i] if scale else absolute
+        plots.normalized_bars(axes[i, 0], norm, ref, shown, ylabel=ylabel, title=(titles or [""] * len(metrics))[i])
+        frames.append(long.assign(metric=metric, device=device).rename(columns={metric: "value"}))
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def figure_main(paper: str, figures: dict, reproduce: Callable, default_out: str, fid: str, argv=None) -> None:
+    """Entry point of a per-figure script under ``experiments/<paper>/``:
+    ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=f"{paper} paper, {figures[fid].title}")
+    ap.add_argument("--quick", action="store_true", help="small, fast run (a few minutes)")
+    ap.add_argument("--repeat", type=int, default=None, help="replays of each trace")
+    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
+    ap.add_argument("--out", default=default_out, help="output directory")
+    a = ap.parse_args(argv)
+    res = reproduce(a.out, quick=a.quick, repeat=a.repeat, jobs=a.jobs, figures=[fid])
+    for p in res["figures"][fid]:
+        print(p)
 
 
 @dataclass(frozen=True)
@@ -55,6 +220,38 @@ def make_figures(figures: dict, wanted, runs, out, timings: dict) -> dict:
     return written
 
 
+def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: Callable, claims: Callable,
+                     write_claims: Callable, jobs: int | None = None, progress: bool = True) -> dict:
+    """The body of every paper's ``reproduce``: run (or resume) the sweeps the
+    ``wanted`` figures need (all ``groups`` and the claims when ``wanted`` is
+    None) with ``run(plan, out, groups, jobs=, progress=, timings=)``, then write
+    ``runs.csv``, the figures, ``claims.{csv,md}`` (``claims(runs)`` and
+    ``write_claims(table, out, plan)``) and ``reproduce.json`` into ``out``.
+    Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {...}}``."""
+    from dataclasses import asdict
+
+    with_claims = wanted is None
+    wanted = list(figures) if wanted is None else list(wanted)
+    unknown = [f for f in wanted if f not in figures]
+    if unknown:
+        raise ValueError(f"reproduce {paper}: unknown figure(s) {unknown}; expected some of {list(figures)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    groups = [g for g in groups if with_claims or any(g in figures[f].groups for f in wanted)]
+    timings: dict = {}
+    t0 = time.perf_counter()
+    runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
+    pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
+    written = make_figures(figures, wanted, runs, out, timings)
+    table = None
+    if with_claims:
+        table = claims(runs)
+        write_claims(table, out, plan)
+    timings["total_s"] = round(time.perf_counter() - t0, 2)
+    write_manifest(out, paper, asdict(plan), timings)
+    return {"figures": written, "claims": table, "timings": timings}
+
+
 def write_manifest(out, paper: str, plan: dict, timings: dict) -> Path:
     """Write ``reproduce.json``: the paper, its plan and the wall times (s)."""
     path = Path(out) / "reproduce.json"
@@ -85,6 +282,15 @@ def magnitude(expect: str, value: float, paper: float, holds) -> str:
         return "opposite"
     ratio = value / paper
     return "weaker" if ratio < 0.5 else "stronger" if ratio > 2 else "similar"
+
+
+def change_row(figure: str, claim: str, metric: str, aggregate: str, paper: float, value: float, expect: str,
+               n_traces: int) -> dict:
+    """A claims-table row for a relative change in % (``holds`` and ``magnitude`` filled in)."""
+    ok = holds(expect, value, paper)
+    return {"figure": figure, "claim": claim, "metric": metric, "aggregate": aggregate, "paper_value": paper,
+            "flashrr_value": value, "unit": "% change", "expected": expect, "holds": ok,
+            "magnitude": magnitude(expect, value, paper, ok), "n_traces": n_traces}
 
 
 def claims_markdown(table: pd.DataFrame, head: list) -> str:

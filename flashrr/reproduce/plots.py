@@ -26,6 +26,9 @@ STYLE = {
     "Shuffler": ("#c44e52", "xx"),
     "Block": ("#937860", "--"),
     "Superblock": ("#4c72b0", ""),
+    "PhasedRR": ("#c44e52", "xx"),
+    "RL-RR": ("#dd8452", "//"),
+    "Reallocation": ("#55a868", "\\\\"),
 }
 _FALLBACK = ["#64b5cd", "#da8bc3", "#8c8c8c", "#ccb974", "#4c72b0", "#dd8452", "#55a868", "#c44e52"]
 
@@ -91,6 +94,37 @@ def normalized_bars(ax, table: pd.DataFrame, ref: str | None, absolute: pd.Serie
         ax.set_ylim(0, max(1.15, float(finite.max()) * 1.12) if ref is not None else float(finite.max()) * 1.15 or 1)
     ax.legend(fontsize=6, ncol=min(n, 5), loc="upper center", bbox_to_anchor=(0.5, 1.0), frameon=False,
               handlelength=1.2, columnspacing=0.8)
+    ax.grid(axis="y", linewidth=0.3, alpha=0.5)
+
+
+def stacked_bars(ax, parts: dict, absolute: pd.Series | None = None, ylabel: str = "", title: str = "") -> None:
+    """Grouped bars stacked from ``parts`` (``label -> traces x series table``, all
+    with the same index and columns, stacked in the order given; the first part
+    solid, later ones hatched).  ``absolute`` (by trace) is printed under each trace."""
+    tables = list(parts.values())
+    traces, series = list(tables[0].index), list(tables[0].columns)
+    width = 0.8 / max(len(series), 1)
+    x = np.arange(len(traces))
+    top = 0.0
+    for i, s in enumerate(series):
+        color, _ = style(s, i)
+        pos = x - 0.4 + width * (i + 0.5)
+        bottom = np.zeros(len(traces))
+        for j, (part, t) in enumerate(parts.items()):
+            vals = np.nan_to_num(t[s].to_numpy(dtype=float))
+            ax.bar(pos, vals, width, bottom=bottom, color=color, hatch="" if j == 0 else "////", edgecolor="black",
+                   linewidth=0.4, alpha=1.0 if j == 0 else 0.6, label=s if j == 0 else None)
+            bottom = bottom + vals
+            top = max(top, float(bottom.max()) if bottom.size else 0.0)
+    ax.set_ylim(0, max(1.0, top) * 1.2)  # room for the legend above the bars
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.6)
+    labels = traces if absolute is None else [f"{t}\n({fmt_abs(absolute.get(t, np.nan))})" for t in traces]
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, ncol=len(series), loc="upper center", frameon=False)
     ax.grid(axis="y", linewidth=0.3, alpha=0.5)
 
 

@@ -28,12 +28,12 @@ replays, to check the pipeline in a few minutes.
 """
 from __future__ import annotations
 
-import time
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from urllib.parse import urlencode
+from dataclasses import dataclass
 
 import pandas as pd
+
+from .common import SweepRuns, pivot, plan_variant, run_plan, synth_spec, tidy_rows  # noqa: F401  (pivot: API)
+from .common import figure_main as common_figure_main
 
 TRACES = ("ali0", "ali1", "lun0", "lun1", "lun2", "lun3", "lun4", "lun5", "gen0", "gen1")
 QUICK_TRACES = ("ali1", "lun4", "gen1")
@@ -71,53 +71,20 @@ class Plan:
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
         """The full plan, or the quick one; ``repeat`` and ``changes`` override it."""
-        plan = cls()
-        if quick:
-            plan = replace(plan, traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT,
-                           delta_f_values=(0.2, 0.3, 0.5), delta_p_values=(0.05, 0.1, 0.2), quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        fast = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT,
+                    delta_f_values=(0.2, 0.3, 0.5), delta_p_values=(0.05, 0.1, 0.2))
+        return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str) -> str:
-        params = {}
-        if self.n_requests is not None:
-            params["n_requests"] = int(self.n_requests)
-        params.update(dict(self.trace_params))
-        return f"synth:{name}" + (f"?{urlencode(params)}" if params else "")
+        return synth_spec(name, self.n_requests, self.trace_params)
 
     def device(self, name: str, preset: str = "shuffler", **fields) -> dict:
         return {"preset": preset, "name": name, **dict(self.device_overrides), **fields}
 
 
-@dataclass
-class Runs:
-    """The tidy results of a reproduction: ``frames[group]`` has one row per run
-    (the sweep's columns plus ``group``, ``trace`` (preset name) and ``scheme``
-    (display label)); ``store`` is the sweep store holding the kept events."""
-
-    frames: dict
-    store: Path
-    plan: Plan
-    _artifacts: dict = field(default_factory=dict)
-
-    def frame(self, group: str) -> pd.DataFrame:
-        return self.frames.get(group, pd.DataFrame())
-
-    def artifacts(self, key: str) -> dict:
-        """Kept ``rr_events`` / ``hist`` of run ``key`` (cached)."""
-        if key not in self._artifacts:
-            from ..sweep import load_run_artifacts
-
-            self._artifacts[key] = load_run_artifacts(self.store, key)
-        return self._artifacts[key]
-
-    def table(self, group: str, metric: str, device: str | None = None, schemes=None) -> pd.DataFrame:
-        """``metric`` as traces x schemes (mean over seeds), traces in plan order."""
-        df = self.frame(group)
-        if device is not None and not df.empty:
-            df = df[df["device"] == device]
-        return pivot(df, metric, self.plan.traces, schemes)
+class Runs(SweepRuns):
+    """The tidy results of a reproduction (:class:`~flashrr.reproduce.common.SweepRuns`),
+    with the block-vs-superblock frame of Fig. 1."""
 
     def management_frame(self) -> pd.DataFrame:
         """Baseline runs with block management (scheme ``Block``) and with 4-block
@@ -126,16 +93,6 @@ class Runs:
         if not sb.empty:
             sb = sb[(sb["policy_name"] == "baseline") & (sb["device"] == "shuffler")].assign(scheme="Superblock")
         return pd.concat([self.frame("block"), sb], ignore_index=True)
-
-
-def pivot(df: pd.DataFrame, metric: str, traces, schemes=None) -> pd.DataFrame:
-    """Rows of tidy runs as a traces x schemes table of ``metric`` (mean over
-    seeds); rows in ``traces`` order, columns in ``schemes`` order (if given)."""
-    if df.empty or metric not in df.columns:
-        return pd.DataFrame()
-    t = df.pivot_table(index="trace", columns="scheme", values=metric, aggfunc="mean", sort=False)
-    order = [s for s in (schemes or t.columns) if s in t.columns]
-    return t.reindex(index=[x for x in traces if x in t.index], columns=order)
 
 
 def specs(plan: Plan) -> dict:
@@ -167,30 +124,12 @@ def _scheme_label(group: str, row) -> str:
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """Add ``group``, ``trace`` and ``scheme`` columns to a sweep's result rows."""
-    if df.empty:
-        return df
-    label = {plan.trace_spec(t): t for t in plan.traces}
-    df = df.copy()
-    df["group"] = group
-    df["trace"] = [label.get(s, s) for s in df["trace_source"]]
-    df["scheme"] = [_scheme_label(group, r) for _, r in df.iterrows()]
-    return df
+    return tidy_rows(group, df, plan, _scheme_label)
 
 
-def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
-        timings: dict | None = None) -> Runs:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store``."""
-    from ..sweep import sweep
-
-    store = Path(out) / "store"
-    frames = {}
-    all_specs = specs(plan)
-    for g in groups:
-        t0 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
-    return Runs(frames, store, plan)
+def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings)."""
+    return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
@@ -202,47 +141,19 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     every synthetic trace spec (after :data:`DEFAULT_TRACE_PARAMS`, so they
     override it) / every device; ignored when ``plan`` is given.
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame, "timings": {...}}``."""
-    from .common import make_figures, write_manifest
+    from .common import reproduce_groups
     from .shuffler_claims import claims, write_claims
     from .shuffler_figures import FIGURES
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=DEFAULT_TRACE_PARAMS + tuple(trace_params),
                              device_overrides=tuple(device_overrides))
-    wanted = list(FIGURES) if figures is None else list(figures)
-    unknown = [f for f in wanted if f not in FIGURES]
-    if unknown:
-        raise ValueError(f"reproduce shuffler: unknown figure(s) {unknown}; expected some of {list(FIGURES)}")
-    with_claims = figures is None
-    groups = [g for g in GROUPS if with_claims or any(g in FIGURES[f].groups for f in wanted)]
-    timings: dict = {}
-    t0 = time.perf_counter()
-    runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
-    pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
-    written = make_figures(FIGURES, wanted, runs, out, timings)
-    table = None
-    if with_claims:
-        table = claims(runs)
-        write_claims(table, out, plan)
-    timings["total_s"] = round(time.perf_counter() - t0, 2)
-    write_manifest(out, "shuffler", asdict(plan), timings)
-    return {"figures": written, "claims": table, "timings": timings}
+    return reproduce_groups("shuffler", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
+                            progress=progress)
 
 
 def figure_main(fid: str, argv=None) -> None:
     """Entry point of the per-figure scripts in ``experiments/shuffler/``:
     ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
-    import argparse
-
     from .shuffler_figures import FIGURES
 
-    ap = argparse.ArgumentParser(description=f"Shuffler paper, {FIGURES[fid].title}")
-    ap.add_argument("--quick", action="store_true", help="small, fast run (a few minutes)")
-    ap.add_argument("--repeat", type=int, default=None, help="replays of each trace")
-    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
-    ap.add_argument("--out", default="out/reproduce-shuffler", help="output directory")
-    a = ap.parse_args(argv)
-    res = reproduce(a.out, quick=a.quick, repeat=a.repeat, jobs=a.jobs, figures=[fid])
-    for p in res["figures"][fid]:
-        print(p)
+    common_figure_main("Shuffler", FIGURES, reproduce, "out/reproduce-shuffler", fid, argv)

@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import PARITY_TOL_PCT, claims_markdown, magnitude
+from .common import PARITY_TOL_PCT, claims_markdown
 from .common import holds as _holds
 from .shuffler import SCHEMES
 
@@ -86,16 +86,10 @@ CLAIMS = _claims()
 
 def relative_change(runs, claim: Claim) -> pd.Series:
     """Per-trace ``x / ref - 1`` in % (traces where either is missing or ref is 0 are dropped)."""
-    from .shuffler import pivot
-
     df = runs.management_frame() if claim.group == "fig01" else runs.frame(claim.group)
     if claim.device and not df.empty:
         df = df[df["device"] == claim.device]
-    t = pivot(df, claim.metric, runs.plan.traces, [claim.scheme, claim.ref])
-    if t.empty or claim.scheme not in t.columns or claim.ref not in t.columns:
-        return pd.Series(dtype=float)
-    ref = t[claim.ref].where(t[claim.ref] != 0)
-    return (100.0 * (t[claim.scheme] / ref - 1.0)).dropna()
+    return common.relative_change(df, claim.metric, runs.plan.traces, claim.scheme, claim.ref)
 
 
 def _special_rows(runs) -> list:
@@ -138,11 +132,8 @@ def claims(runs) -> pd.DataFrame:
     for c in CLAIMS:
         rel = relative_change(runs, c)
         value = float(getattr(rel, c.agg)()) if len(rel) else np.nan
-        holds = _holds(c.expect, value, c.paper_pct)
-        rows.append({"figure": c.figure, "claim": c.text, "metric": c.metric, "aggregate": f"{c.agg} over traces",
-                     "paper_value": c.paper_pct, "flashrr_value": value, "unit": "% change", "expected": c.expect,
-                     "holds": holds, "magnitude": magnitude(c.expect, value, c.paper_pct, holds),
-                     "n_traces": len(rel)})
+        rows.append(common.change_row(c.figure, c.text, c.metric, f"{c.agg} over traces", c.paper_pct, value,
+                                      c.expect, len(rel)))
     rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
     return pd.DataFrame(rows, columns=COLUMNS)
 

@@ -17,41 +17,18 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .common import Figure
+from .common import Figure, FigureDataError, bar_figure, need, normalized  # noqa: F401  (FigureDataError: re-exported)
 from .shuffler import SCHEMES, pivot
 
 ALL = list(SCHEMES.values())
 THREE = ["Baseline", "Page", "Shuffler"]
 
 
-class FigureDataError(ValueError):
-    """A figure cannot be drawn because the runs hold no data for it."""
-
-
-def _need(ok, figure: str, what: str) -> None:
-    if not ok:
-        raise FigureDataError(f"{figure}: cannot be drawn: {what}")
-
-
-def _normalized(runs, group: str, metric: str, device: str, ref: str = "Baseline", schemes=ALL):
-    """(normalised table, absolute reference values, long data) of ``metric``."""
-    t = runs.table(group, metric, device, schemes)
-    _need(not t.empty and ref in t.columns, f"{metric} of group {group!r}",
-          f"no {metric} runs of {ref} on device {device!r} (is group {group!r} in the runs?)")
-    norm = t.div(t[ref].where(t[ref] != 0), axis=0)
-    long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=metric)
-    long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
-    return norm, t[ref], long
+_need = need
 
 
 def _bar_figure(runs, group, device, metrics, ylabels, ref="Baseline", schemes=ALL, titles=None):
-    tables = [_normalized(runs, group, metric, device, ref, schemes) for metric in metrics]
-    fig, axes = plots.figure(ncols=1, nrows=len(metrics), width_in=8.0)
-    frames = []
-    for i, (metric, ylabel, (norm, absolute, long)) in enumerate(zip(metrics, ylabels, tables)):
-        plots.normalized_bars(axes[i, 0], norm, ref, absolute, ylabel=ylabel, title=(titles or [""] * 9)[i])
-        frames.append(long.assign(metric=metric, device=device).rename(columns={metric: "value"}))
-    return fig, pd.concat(frames, ignore_index=True)
+    return bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles)
 
 
 # ------------------------------------------------------------------------------------------ figures
@@ -293,7 +270,7 @@ def fig16(runs):
 
 
 def _cache_bars(runs, metric, ylabel):
-    tables = [(d, *_normalized(runs, "cache", metric, d)) for d in _cache_devices(runs)]
+    tables = [(d, *normalized(runs, "cache", metric, d, "Baseline", ALL)) for d in _cache_devices(runs)]
     fig, axes = plots.figure(nrows=len(tables), width_in=8.0)
     frames = []
     for i, (d, norm, absolute, long) in enumerate(tables):

@@ -53,7 +53,15 @@ a hot extent makes a few component blocks hotter than the others).
    pages in or out of the hot set, may shift the hot ratio by at most 0.5
    points in total.
 8. **Arrivals** are a Poisson process: exponential inter-arrival gaps of mean
-   ``interarrival_mean_ns``; the first request arrives at 0.
+   ``interarrival_mean_ns``; the first request arrives at 0.  With
+   ``idle_period_mean_ns > 0`` the process is ON/OFF instead: requests come in
+   bursts with those gaps, and after each request a burst ends with probability
+   ``1 / burst_requests_mean`` (geometric bursts of that mean length); the gap
+   after a burst's last request is lengthened by an idle period, exponential
+   with mean ``idle_period_mean_ns``.  The mean gap becomes
+   ``interarrival_mean_ns + idle_period_mean_ns / burst_requests_mean``.  The
+   burst and idle draws come after every other draw, so a trace without idle
+   periods is identical to the plain Poisson one.
 
 Everything is drawn from ``np.random.default_rng(seed)`` in a fixed order, so
 (preset, n_requests, seed, params) determines the trace.
@@ -151,6 +159,12 @@ class SynthParams:
     scale_footprint: bool = True
     """With a preset and ``n_requests`` below its paper count, scale the preset's footprint by
     ``n_requests / paper count`` (keeps the reuse structure)."""
+    idle_period_mean_ns: float = 0.0
+    """ON/OFF arrivals: mean of the exponential idle period added after each burst, ns (>= 0; 0 = plain
+    Poisson arrivals, no idle periods)."""
+    burst_requests_mean: float = 64.0
+    """ON/OFF arrivals: mean number of requests per burst (geometric, >= 1); used only when
+    ``idle_period_mean_ns > 0``."""
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -186,6 +200,11 @@ class SynthParams:
               "cold_reads_per_extent", "must be a number in [1, 2**20]", self.cold_reads_per_extent)
         _rule(math.isfinite(self.interarrival_mean_ns) and 0 < self.interarrival_mean_ns <= 1e15,
               "interarrival_mean_ns", "must be a positive number of ns (at most 1e15)", self.interarrival_mean_ns)
+        _rule(math.isfinite(self.idle_period_mean_ns) and 0 <= self.idle_period_mean_ns <= 1e15,
+              "idle_period_mean_ns", "must be a number of ns in [0, 1e15] (0 = no idle periods)",
+              self.idle_period_mean_ns)
+        _rule(math.isfinite(self.burst_requests_mean) and 1.0 <= self.burst_requests_mean <= 1e12,
+              "burst_requests_mean", "must be a number of requests in [1, 1e12]", self.burst_requests_mean)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -340,10 +359,22 @@ def _generate(p: SynthParams, n: int, rng: np.random.Generator):
     size[is_write] = np.minimum(write_size_units * unit, end_bytes - w_off)
 
     gaps = rng.exponential(p.interarrival_mean_ns, n)
+    if p.idle_period_mean_ns > 0:
+        gaps += _idle_periods(rng, n, p.burst_requests_mean, p.idle_period_mean_ns)
     if n:
         gaps[0] = 0.0
     time_ns = np.floor(np.cumsum(gaps)).astype(np.int64)
     return time_ns, offset, size, is_write
+
+
+def _idle_periods(rng, n: int, burst_mean: float, idle_mean_ns: float) -> np.ndarray:
+    """Extra gap before each of ``n`` requests, ns: an exponential idle period (mean ``idle_mean_ns``)
+    where the previous request ended a burst (probability ``1 / burst_mean`` each), else 0."""
+    ends_burst = rng.random(n) < 1.0 / burst_mean
+    idle = rng.exponential(idle_mean_ns, n)
+    extra = np.zeros(n)
+    extra[1:] = np.where(ends_burst[:-1], idle[:-1], 0.0)
+    return extra
 
 
 def _read_counts(rng, p: SynthParams, n_reads: int, n_ext: int, n_hot: int) -> np.ndarray:

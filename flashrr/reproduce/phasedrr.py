@@ -1,0 +1,176 @@
+"""Reproduce the PhasedRR paper (Li et al., MSST 2024): Figs. 2 and 4-10 and its claims.
+
+The experiments are three sweeps over the synthetic Table II traces
+(``phasedrr-ws_1 ... phasedrr-ali``) on the ``phasedrr`` device preset (Table I):
+
+============  ==========================================================  ================
+group         runs                                                        figures
+============  ==========================================================  ================
+``main``      Baseline, PhasedRR (Delta = ``delta_reads``), RL-RR and      5-10, claims
+              Reallocation (counters charged to DRAM: "W-O") x traces
+``sens``      PhasedRR with Delta in ``delta_values``                     4
+``counters``  RL-RR and Reallocation without the DRAM charge ("W/o-O")   2
+              on the read-intensive traces
+============  ==========================================================  ================
+
+All runs go to one :func:`flashrr.sweep.sweep` store under ``OUT/store``: an
+interrupted reproduction resumes, and the PhasedRR run at the default Delta is
+shared by ``main`` and ``sens``.  :func:`reproduce` writes
+``OUT/figNN_<name>.{png,pdf,csv}``, ``OUT/claims.{csv,md}``, ``OUT/runs.csv``
+(one row per run, with its die idle fraction) and ``OUT/reproduce.json``.
+
+Arrivals.  Idle time decides PhasedRR's gain.  The presets' plain Poisson
+arrivals (200 us mean gap) saturate the device on usr_0, web_0 and lun2, so by
+default every trace gets ON/OFF arrivals (:data:`DEFAULT_TRACE_PARAMS`: bursts of
+64 requests on average at the preset's gaps, then an exponential idle period of
+50 ms on average; ``flashrr.trace.synth``).  These values were fixed before any
+PhasedRR result was looked at; ``--trace-param idle_period_mean_ns=0`` gives the
+plain presets back.  docs/phasedrr.md, "Reproduction", has the reasons.
+
+Scale.  The paper replays each trace "repeatedly" (count not given); the default
+is :data:`DEFAULT_REPEAT` replays at the paper's threshold H = 25,000.
+``--quick`` runs three traces with a four-times smaller threshold, Delta and
+early-move window (H = 6,250, Delta = 32 ... 256) and four replays, so that
+blocks still reach H in a few minutes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .common import SweepRuns, plan_variant, run_plan, synth_spec, tidy_rows
+from .common import figure_main as common_figure_main
+
+TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
+READ_INTENSIVE = ("ws_1", "lun1", "lun2", "lun3", "lun4", "ali")  # Fig. 2 [A17]: all but usr_0 and web_0
+# ws_1 (fits in the cache), usr_0 (write-dominant) and ali (the read-intensive trace whose blocks reach the
+# threshold); the LUN traces and web_0 reach no RR at the quick scale (docs/phasedrr.md)
+QUICK_TRACES = ("ws_1", "usr_0", "ali")
+SCHEMES = {"baseline": "Baseline", "rl-rr": "RL-RR", "reallocation": "Reallocation", "phasedrr": "PhasedRR"}
+WITHOUT_OVERHEAD = " W/o-O"  # Fig. 2: counters not charged to the DRAM cache
+WITH_OVERHEAD = " W-O"
+DEFAULT_REPEAT = 16
+QUICK_REPEAT = 4
+QUICK_SCALE = 4
+RR_THRESHOLD = 25_000
+GROUPS = ("main", "sens", "counters")
+DEVICE = "phasedrr"
+# ON/OFF arrivals (flashrr.trace.synth): geometric bursts of 64 requests on average, each followed by an
+# exponential idle period of 50 ms on average.  Fixed a priori (docs/phasedrr.md); not fitted to any result.
+DEFAULT_TRACE_PARAMS = (("idle_period_mean_ns", 50_000_000), ("burst_requests_mean", 64))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run.  ``rr_threshold``: H (block reads); ``delta_reads``: PhasedRR's
+    Delta in ``main``; ``delta_values``: Fig. 4's Deltas; ``start_reads``: RL-RR's
+    and Reallocation's early-move window before H (10 Delta, PhasedRR's window);
+    ``repeat``: replays of each trace; ``n_requests``: requests per trace (None =
+    the paper's count); ``trace_params``/``device_overrides``: extra ``(name,
+    value)`` pairs for every synthetic trace / every device."""
+
+    traces: tuple = TRACES
+    n_requests: int | None = None
+    repeat: int = DEFAULT_REPEAT
+    seeds: tuple = (0,)
+    rr_threshold: int = RR_THRESHOLD
+    delta_reads: int = 256
+    delta_values: tuple = (128, 256, 512, 1024)
+    start_reads: int = 2560
+    trace_params: tuple = DEFAULT_TRACE_PARAMS
+    device_overrides: tuple = ()
+    quick: bool = False
+
+    @classmethod
+    def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
+        """The full plan, or the quick one (counts of block reads divided by
+        :data:`QUICK_SCALE`); ``repeat`` and ``changes`` override it."""
+        full, k = cls(), QUICK_SCALE
+        fast = dict(traces=QUICK_TRACES, repeat=QUICK_REPEAT, rr_threshold=full.rr_threshold // k,
+                    delta_reads=full.delta_reads // k, delta_values=tuple(d // k for d in full.delta_values),
+                    start_reads=full.start_reads // k)
+        return plan_variant(full, fast if quick else None, repeat, **changes)
+
+    def __post_init__(self):
+        if self.delta_reads not in self.delta_values:
+            raise ValueError(f"reproduce phasedrr: delta_reads {self.delta_reads} must be one of delta_values "
+                             f"{list(self.delta_values)} (Fig. 4 shares the main run)")
+
+    def trace_spec(self, name: str) -> str:
+        return synth_spec(f"phasedrr-{name}", self.n_requests, self.trace_params)
+
+    def device(self) -> dict:
+        return {"preset": "phasedrr", "name": DEVICE, "rr_threshold_reads": self.rr_threshold,
+                **dict(self.device_overrides)}
+
+    def delta_label(self, delta: int) -> str:
+        return f"Δ={delta}"
+
+
+class Runs(SweepRuns):
+    """The tidy results of a PhasedRR reproduction (:class:`~flashrr.reproduce.common.SweepRuns`)."""
+
+
+def specs(plan: Plan) -> dict:
+    """The sweep spec of every group (dicts for :func:`flashrr.sweep.sweep`)."""
+    def common(traces):
+        return {"seeds": list(plan.seeds), "repeat": plan.repeat, "traces": [plan.trace_spec(t) for t in traces],
+                "devices": [plan.device()]}
+
+    counters = {"start_reads": plan.start_reads}
+    read_intensive = [t for t in plan.traces if t in READ_INTENSIVE]
+    return {
+        "main": {**common(plan.traces), "policies": {
+            "baseline": {}, "phasedrr": {"delta_reads": plan.delta_reads},
+            "rl-rr": {**counters, "charge_metadata": True}, "reallocation": {**counters, "charge_metadata": True}}},
+        "sens": {**common(plan.traces), "policies": {"phasedrr": {"delta_reads": list(plan.delta_values)}}},
+        "counters": {**common(read_intensive), "policies": {
+            "rl-rr": {**counters, "charge_metadata": False}, "reallocation": {**counters, "charge_metadata": False}}},
+    }
+
+
+def _scheme_label(group: str, row, plan: Plan) -> str:
+    label = SCHEMES.get(row["policy_name"], row["policy_name"])
+    if group == "sens":
+        return plan.delta_label(int(row["param_delta_reads"]))
+    if group == "counters":
+        return label + WITHOUT_OVERHEAD
+    return label
+
+
+def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """Add ``group``, ``trace`` and ``scheme`` (labels of :data:`SCHEMES`, Delta or W/o-O) columns."""
+    return tidy_rows(group, df, plan, lambda g, row: _scheme_label(g, row, plan))
+
+
+def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings)."""
+    return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)
+
+
+def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+    """Make the PhasedRR figures (ids of :data:`~flashrr.reproduce.phasedrr_figures.FIGURES`,
+    default all, which adds the claims table) in ``out``, running or resuming the
+    sweeps they need.  ``trace_params`` override :data:`DEFAULT_TRACE_PARAMS` for
+    every trace and ``device_overrides`` set config fields on the device (both
+    ignored when a ``plan`` is given).  Returns the figures' paths, the claims
+    table and the wall times (:func:`~flashrr.reproduce.common.reproduce_groups`)."""
+    from .common import reproduce_groups
+    from .phasedrr_claims import claims, write_claims
+    from .phasedrr_figures import FIGURES
+
+    if plan is None:
+        merged = tuple({**dict(DEFAULT_TRACE_PARAMS), **dict(trace_params)}.items())
+        plan = Plan.make(quick=quick, repeat=repeat, trace_params=merged, device_overrides=tuple(device_overrides))
+    return reproduce_groups("phasedrr", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
+                            progress=progress)
+
+
+def figure_main(fid: str, argv=None) -> None:
+    """Entry point of the per-figure scripts in ``experiments/phasedrr/``:
+    ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
+    from .phasedrr_figures import FIGURES
+
+    common_figure_main("PhasedRR", FIGURES, reproduce, "out/reproduce-phasedrr", fid, argv)
