@@ -83,7 +83,7 @@ def _fake_runs(rt: dict, cost: dict) -> Runs:
             rows.append({"trace": trace, "scheme": scheme, "flash": "tlc", "io_latency_mean_ns": v[trace],
                          "cost": cost[scheme], "blocked_share": 0.3, "redirected_share": 0.1 if scheme != "Baseline"
                          else 0.0, "blocked_reads": 30, "redirected_reads": 12, "reads": 100, "key": "x"})
-    return Runs({"main": pd.DataFrame(rows)}, None, Plan.make(traces=("fin2", "msr_hm"), n_requests=200), {})
+    return Runs({"main": pd.DataFrame(rows)}, None, Plan.make(traces=("fin2", "msr_hm"), n_requests=200), scales={})
 
 
 def test_claims_arithmetic_on_hand_made_results():

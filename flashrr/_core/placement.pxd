@@ -24,6 +24,16 @@ cdef inline int32_t ppn_die(int64_t ppn, const int32_t* comp_die, int32_t N_shif
     return comp_die[(sbq // S) * k + (blk - sbq * k)]
 
 
+cdef inline void keep_read(int32_t* lpns, int32_t* ppns, int32_t* locs, int64_t* extras, int32_t j,
+                           int32_t i) noexcept nogil:
+    """Move page i of a read's flash pages to slot j (j <= i): compacts the pages a
+    redirection feature leaves to the normal read path."""
+    lpns[j] = lpns[i]
+    ppns[j] = ppns[i]
+    locs[j] = locs[i]
+    extras[j] = extras[i]
+
+
 cdef inline bint program_blocked(Scheduler sched, int32_t die, int64_t t) noexcept nogil:
     """HotR's conflict test: a program on ``die`` ends after ``t``, or one is queued there."""
     return sched.die_prog_end[die] > t or sched.die_q_progs[die] > 0

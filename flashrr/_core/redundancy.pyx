@@ -48,7 +48,7 @@ cimport numpy as cnp
 
 from .common cimport *
 from .ftl cimport Ftl
-from .placement cimport ppn_die, program_blocked, raid5_data_die, raid5_parity_die
+from .placement cimport keep_read, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from .sched cimport Scheduler
 
 from .buffers import owned_array
@@ -158,10 +158,7 @@ cdef class Redundancy:
                     self.red_blocked = True
                     redirected = True
                     continue
-            lpns[j] = lpn
-            ppns[j] = ppns[i]
-            locs[j] = locs[i]
-            extras[j] = extras[i]
+            keep_read(lpns, ppns, locs, extras, j, i)
             j += 1
         if redirected:
             self.cnt[C_REDIRECTED] += 1

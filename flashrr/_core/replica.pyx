@@ -42,7 +42,7 @@ import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
-from .placement cimport ppn_die, program_blocked
+from .placement cimport keep_read, ppn_die, program_blocked
 from .sched cimport Scheduler
 
 from .buffers import owned_array
@@ -219,10 +219,7 @@ cdef class HotReplicas:
                 self.pend_lpn[self.n_pend] = lpn
                 self.pend_die[self.n_pend] = die
                 self.n_pend += 1
-            lpns[j] = lpn
-            ppns[j] = ppns[i]
-            locs[j] = locs[i]
-            extras[j] = extras[i]
+            keep_read(lpns, ppns, locs, extras, j, i)
             j += 1
         if redirected:
             self.cnt[C_REDIRECTED] += 1

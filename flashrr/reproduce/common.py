@@ -221,12 +221,15 @@ def make_figures(figures: dict, wanted, runs, out, timings: dict) -> dict:
 
 
 def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: Callable, claims: Callable,
-                     write_claims: Callable, jobs: int | None = None, progress: bool = True) -> dict:
+                     write_claims: Callable, jobs: int | None = None, progress: bool = True,
+                     claims_need_runs: bool = False, manifest_extra: Callable | None = None) -> dict:
     """The body of every paper's ``reproduce``: run (or resume) the sweeps the
     ``wanted`` figures need (all ``groups`` and the claims when ``wanted`` is
     None) with ``run(plan, out, groups, jobs=, progress=, timings=)``, then write
     ``runs.csv``, the figures, ``claims.{csv,md}`` (``claims(runs)`` and
-    ``write_claims(table, out, plan)``) and ``reproduce.json`` into ``out``.
+    ``write_claims(table, out, plan)``, or ``write_claims(table, out, runs)``
+    with ``claims_need_runs``) and ``reproduce.json`` into ``out`` (the plan,
+    plus ``manifest_extra(runs)`` when given).
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {...}}``."""
     from dataclasses import asdict
 
@@ -246,9 +249,9 @@ def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: 
     table = None
     if with_claims:
         table = claims(runs)
-        write_claims(table, out, plan)
+        write_claims(table, out, runs if claims_need_runs else plan)
     timings["total_s"] = round(time.perf_counter() - t0, 2)
-    write_manifest(out, paper, asdict(plan), timings)
+    write_manifest(out, paper, {**asdict(plan), **(manifest_extra(runs) if manifest_extra else {})}, timings)
     return {"figures": written, "claims": table, "timings": timings}
 
 

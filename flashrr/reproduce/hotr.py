@@ -27,11 +27,13 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pandas as pd
+
+from .common import SweepRuns
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
@@ -87,25 +89,12 @@ class Plan:
 
 
 @dataclass
-class Runs:
+class Runs(SweepRuns):
     """``frames[group]``: one row per run with ``trace``, ``scheme`` and ``flash``
-    columns added; ``scales``: the calibrated time factor of each trace."""
+    columns added; ``scales``: the calibrated time factor of each trace.  Its
+    ``table`` selects a flash type rather than a device."""
 
-    frames: dict
-    store: Path
-    plan: Plan
-    scales: dict
-    _artifacts: dict = field(default_factory=dict)
-
-    def frame(self, group: str) -> pd.DataFrame:
-        return self.frames.get(group, pd.DataFrame())
-
-    def artifacts(self, key: str) -> dict:
-        if key not in self._artifacts:
-            from ..sweep import load_run_artifacts
-
-            self._artifacts[key] = load_run_artifacts(self.store, key)
-        return self._artifacts[key]
+    scales: dict = field(default_factory=dict)
 
     def table(self, metric: str, group: str = "main", flash: str = "tlc", schemes=None) -> pd.DataFrame:
         """``metric`` as traces x schemes (mean over seeds)."""
@@ -220,7 +209,7 @@ def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool 
         frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan, scales)
         if timings is not None:
             timings[f"sweep_{g}_s"] = round(time.perf_counter() - t1, 2)
-    return Runs(frames, store, plan, scales)
+    return Runs(frames, store, plan, scales=scales)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
@@ -228,46 +217,21 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     """Calibrate, run, and write every figure, ``claims.{csv,md}``, ``runs.csv``,
     ``calibration.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
     :data:`~flashrr.reproduce.hotr_figures.FIGURES` ids (default: all, with claims)."""
-    from .common import make_figures, write_manifest
+    from .common import reproduce_groups
     from .hotr_claims import claims, write_claims
     from .hotr_figures import FIGURES
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
                              device_overrides=tuple(device_overrides))
-    wanted = list(FIGURES) if figures is None else list(figures)
-    unknown = [f for f in wanted if f not in FIGURES]
-    if unknown:
-        raise ValueError(f"reproduce hotr: unknown figure(s) {unknown}; expected some of {list(FIGURES)}")
-    with_claims = figures is None
-    groups = [g for g in GROUPS if with_claims or any(g in FIGURES[f].groups for f in wanted)]
-    timings: dict = {}
-    t0 = time.perf_counter()
-    runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
-    pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
-    written = make_figures(FIGURES, wanted, runs, out, timings)
-    table = None
-    if with_claims:
-        table = claims(runs)
-        write_claims(table, out, runs)
-    timings["total_s"] = round(time.perf_counter() - t0, 2)
-    write_manifest(out, "hotr", {**asdict(plan), "scale_time": runs.scales}, timings)
-    return {"figures": written, "claims": table, "timings": timings}
+    return reproduce_groups("hotr", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
+                            progress=progress, claims_need_runs=True,
+                            manifest_extra=lambda runs: {"scale_time": runs.scales})
 
 
 def figure_main(fid: str, argv=None) -> None:
     """Entry point of the per-figure scripts in ``experiments/hotr/``:
-    ``python figNN_name.py [--quick] [--jobs J] [--out DIR]``."""
-    import argparse
-
+    ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
+    from .common import figure_main as common_figure_main
     from .hotr_figures import FIGURES
 
-    ap = argparse.ArgumentParser(description=f"HotR paper, {FIGURES[fid].title}")
-    ap.add_argument("--quick", action="store_true", help="short traces (a few minutes)")
-    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
-    ap.add_argument("--out", default="out/reproduce-hotr", help="output directory")
-    a = ap.parse_args(argv)
-    res = reproduce(a.out, quick=a.quick, jobs=a.jobs, figures=[fid])
-    for p in res["figures"][fid]:
-        print(p)
+    common_figure_main("HotR", FIGURES, reproduce, "out/reproduce-hotr", fid, argv)
