@@ -415,7 +415,7 @@ cdef class CompiledEngine:
                     prefetch(&lmap[2 * div_pow2(off[j], ps_shift, ps)])
                     prefetch(&lmap[2 * div_pow2(off[j] + size[j] - 1, ps_shift, ps)])
                 if self.cache_cap:
-                    self.cache.prefetch_victims(PREFETCH_VICTIMS)
+                    self.cache.prefetch_victims(PREFETCH_VICTIMS, self.ftl.p2l)
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
