@@ -15,6 +15,9 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
 * ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
   gamma, epsilon)`` to switch on the compiled counter-guided early moves of
   ``flashrr/_core/early.pyx``.
+* ``write_pool_spec()`` (Cocktail): return ``(cap_min, cap_max, ratio_ppm,
+  n_fixed, gc_internal, reset_per_page, key_reads)`` to switch on the compiled
+  write pool of ``flashrr/_core/wpool.pyx`` (docs/cocktail.md).
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -55,7 +58,8 @@ class EngineState:
     block_reads: np.ndarray  # int32 [n_blocks]: flash reads since the block's last erase
     rr_threshold: np.ndarray  # int32 [n_blocks]: per-block RR threshold (writable)
     sb_valid: np.ndarray  # int32 [n_superblocks]: valid pages
-    sb_state: np.ndarray  # int8 [n_superblocks]: 0 free, 1 user frontier, 2 GC frontier, 3 closed, 4 victim
+    sb_state: np.ndarray  # int8 [n_superblocks]: 0 free, 1 user frontier, 2 GC frontier, 3 closed, 4 victim,
+    #                      5 in Cocktail's write pool
     l2p: np.ndarray  # int32 [logical_pages]: physical page of each LPN (-1 unmapped)
     p2l: np.ndarray  # int32 [n_pages]: LPN stored in each physical page (-1 invalid/free)
     page_counters: np.ndarray  # int32 [groups]: flash reads per LPN group (empty if the feature is off)
@@ -83,6 +87,8 @@ class PolicyHooks:
     working_sets: Optional[tuple] = None
     # RL-RR / Reallocation early moves: (mode, span, alpha, gamma, epsilon), or None (off)
     early_moves: Optional[tuple] = None
+    # Cocktail write pool: (cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads), or None
+    write_pool: Optional[tuple] = None
 
 
 class Policy:
@@ -136,6 +142,7 @@ class Policy:
             choose_gc_victim=self.choose_gc_victim if overridden("choose_gc_victim") else None,
             working_sets=self.working_sets_spec(),
             early_moves=self.early_moves_spec(),
+            write_pool=self.write_pool_spec(),
         )
 
     def working_sets_spec(self) -> Optional[tuple]:
@@ -146,6 +153,12 @@ class Policy:
     def early_moves_spec(self) -> Optional[tuple]:
         """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
         early moves on (see flashrr/_core/early.pyx), or None."""
+        return None
+
+    def write_pool_spec(self) -> Optional[tuple]:
+        """``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads)`` to
+        switch on Cocktail's compiled write pool (flashrr/_core/wpool.pyx; needs superblock
+        size 1), or None."""
         return None
 
     def __repr__(self) -> str:

@@ -86,6 +86,21 @@ cdef enum:
     C_WS_HTR_HOT
     C_WS_TPD
     C_WS_TPD_HOT
+    # issue 10 (Cocktail): write pool and RR victims' page composition
+    C_POOL_PUSH_USER
+    C_POOL_PUSH_RR
+    C_POOL_EXCH
+    C_POOL_CAP_INC
+    C_POOL_CAP_RESET
+    C_POOL_USER_PAGES
+    C_POOL_RR_PAGES
+    C_POOL_WFR_PAGES
+    C_POOL_AGG_PAGES
+    C_POOL_WASTED
+    C_RR_SECOND
+    C_RR_VIC_USER
+    C_RR_VIC_RR
+    C_RR_VIC_GC
     N_COUNTERS
 
 

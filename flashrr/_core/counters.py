@@ -14,4 +14,9 @@ COUNTERS = (
     # and per class (hottest, hotter, tepid) the pages identified and those truly hot (diagnostic)
     "ws_peak_bytes", "ws_pool_full", "ws_classify_scans",
     "ws_htt", "ws_htt_hot", "ws_htr", "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
+    # issue 10 (Cocktail): the write pool (wpool.pyx; "rr" pages = internal pages: RR, and GC when it takes
+    # the pool path) and the page composition of RR victims (BlockMix, all schemes)
+    "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
+    "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated", "pool_pages_wasted",
+    "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages", "rr_victim_gc_pages",
 )

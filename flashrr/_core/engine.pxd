@@ -18,6 +18,7 @@ from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
+from .wpool cimport WritePool
 
 
 @cython.final
@@ -31,6 +32,8 @@ cdef class CompiledEngine:
     cdef bint ws_on
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
     cdef bint early_on
+    cdef WritePool pool                # Cocktail's write pool (off unless the policy declares it)
+    cdef bint pool_on                  # user pages take the pool's Algorithm 1 (False during precondition)
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)

@@ -13,6 +13,7 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
+from .wpool cimport WritePool
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -27,6 +28,7 @@ assert _GC_OPEN_MAX == GC_MAX and _HIST_SUB_BITS == SUB_BITS and _HIST_BUCKETS =
 assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_sum_ns"
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
+assert COUNTERS[C_POOL_PUSH_USER] == "pool_pushes_user" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -98,6 +100,12 @@ cdef class CompiledEngine:
         self.early_on = spec is not None
         if self.early_on:
             self.rc.early = self.early
+        spec = getattr(hooks, "write_pool", None) if hooks is not None else None
+        self.pool = WritePool(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
+                              A["counters"], spec)
+        self.pool_on = spec is not None
+        if self.pool_on:
+            self.rc.pool = self.pool
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -158,8 +166,10 @@ cdef class CompiledEngine:
         self.cnt[C_READ_LAT if h == H_READ else C_WRITE_LAT] += lat
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
-        cdef int64_t ppn = self.ftl.user_slot()
+        cdef int64_t ppn = self.pool.user_slot() if self.pool_on else self.ftl.user_slot()
         cdef int32_t lane = self.ftl.kick
+        cdef int32_t* mix_user = self.rc.mix_user
+        mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
             self.rc.run_gc(lane, t)
@@ -336,12 +346,15 @@ cdef class CompiledEngine:
         cdef int64_t i, nw = len(w)
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
+        on = self.pool_on
+        self.pool_on = False  # the fill bypasses the write pool; it starts empty at cap_min
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
+        self.pool_on = on
         self.arrays["counters"][:] = 0
         self.rc.clear_events()
         self.sched.reset()
@@ -410,13 +423,21 @@ cdef class CompiledEngine:
         rr = self.rc.events(True)
         gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": [e + (x,) for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
-                "gc_events": [e + (x,) for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
+                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
+                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end}
 
     def working_sets(self):
         """The working-set mechanism (tests read its arrays)."""
         return self.ws
+
+    def write_pool(self):
+        """Cocktail's write pool (tests read its arrays)."""
+        return self.pool
+
+    def block_mix(self, name):
+        """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
+        return self.rc.mix.array(name)
 
     def early_moves(self):
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

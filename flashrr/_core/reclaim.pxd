@@ -9,6 +9,7 @@ from .ftl cimport Ftl
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .sched cimport Scheduler
+from .wpool cimport BlockMix, WritePool
 
 
 @cython.final
@@ -32,6 +33,11 @@ cdef class Reclaim:
     cdef WorkingSets ws                # PhasedRR working sets (None when off); told of every erase
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (None when off); told of every erase
     cdef bint untimed                  # precondition: decide, book nothing
+    cdef BlockMix mix                  # pages programmed per block by kind since its erase (all schemes)
+    cdef int32_t* mix_user             # [n_blocks] its arrays: host pages, RR pages, GC pages
+    cdef int32_t* mix_rr
+    cdef int32_t* mix_gc
+    cdef WritePool pool                # Cocktail's write pool (None when off): internal pages and RR victims
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc

@@ -13,6 +13,7 @@ cimport numpy as cnp
 
 from .common cimport *
 from .sched cimport IdleMove
+from .wpool cimport BlockMix, WritePool
 from .invariants import EngineError
 
 from .buffers import owned_array
@@ -84,6 +85,11 @@ cdef class Reclaim:
         a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
         self.ws = None
         self.early = None
+        self.mix = BlockMix(L.n_blocks)
+        a = self.mix.array("mix_user"); self.mix_user = <int32_t*>a.data
+        a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
+        a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
+        self.pool = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -198,8 +204,11 @@ cdef class Reclaim:
         cdef int64_t extra, e, ppn, key
         cdef uint64_t cmask
         cdef int32_t dies_seen[64]
+        cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef KeyIdx* ki = <KeyIdx*>self.m_key
         self.in_mig = True
+        if self.pool is not None:
+            self.pool.on_victim(victim)
         self.ftl.detach_frontier(victim)
         self.ftl.sb_state[victim] = S_VICTIM
         with gil:
@@ -246,7 +255,14 @@ cdef class Reclaim:
             i = j
         # writes in source order, then one program per (dest superblock, offset, die)
         for q in range(n):
-            ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            if self.pool is not None and (is_rr or self.pool.gc_internal):
+                ppn = self.pool.internal_slot(lane)
+            else:
+                ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            if is_rr:
+                self.mix_rr[self.ftl.div_N(ppn)] += 1
+            else:
+                self.mix_gc[self.ftl.div_N(ppn)] += 1
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
@@ -293,6 +309,13 @@ cdef class Reclaim:
             self.x_dur[nt] = self.t_erase
             nt += 1
         for c in range(k):
+            b = <int64_t>victim * k + c
+            mu += self.mix_user[b]
+            mr += self.mix_rr[b]
+            mg += self.mix_gc[b]
+            self.mix_user[b] = 0
+            self.mix_rr[b] = 0
+            self.mix_gc[b] = 0
             self.block_reads[victim * k + c] = 0
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
             if self.ws is not None:
@@ -312,6 +335,11 @@ cdef class Reclaim:
         if is_rr:
             self.cnt[C_RR_COUNT] += 1
             self.cnt[C_RR_MOVES] += n
+            self.cnt[C_RR_VIC_USER] += mu
+            self.cnt[C_RR_VIC_RR] += mr
+            self.cnt[C_RR_VIC_GC] += mg
+            if mr:
+                self.cnt[C_RR_SECOND] += 1
         else:
             self.cnt[C_GC_COUNT] += 1
             self.cnt[C_GC_MOVES] += n
@@ -319,10 +347,12 @@ cdef class Reclaim:
             if self.check_fn is not None:
                 self.check_fn()
             if is_rr:
-                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine))
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg)))
             else:
-                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy"))
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg)))
         self.in_mig = False
+        if self.pool is not None and not self.pool.reset_per_page:
+            self.pool.after_migration(lane)
         if not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
@@ -451,6 +481,7 @@ cdef class Reclaim:
         if self.ftl.check:
             self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]
         self.ftl.remap(lpn, ppn)
+        self.mix_rr[self.ftl.div_N(ppn)] += 1
         self.cnt[C_PROGRAMMED] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0

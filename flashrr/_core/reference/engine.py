@@ -25,6 +25,7 @@ from .early import EarlyMoves
 from .phased import WorkingSets
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
+from .wpool import WritePool
 
 
 class ReferenceEngine:
@@ -50,6 +51,11 @@ class ReferenceEngine:
                                 self.rc.rr_threshold, spec, seed)
         if self.early.on:
             self.rc.early = self.early
+        spec = getattr(hooks, "write_pool", None) if hooks is not None else None
+        self.pool = WritePool(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.c, spec)
+        self.pool_on = self.pool.on  # user pages take Algorithm 1 (False during precondition)
+        if self.pool.on:
+            self.rc.pool = self.pool
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -87,8 +93,9 @@ class ReferenceEngine:
     def _user_page(self, lpn: int, t: int) -> int:
         """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
         ftl = self.ftl
-        ppn = ftl.user_slot()
+        ppn = self.pool.user_slot() if self.pool_on else ftl.user_slot()
         lane = ftl.kick
+        self.rc.mix.user[ppn // self.L.pages_per_block] += 1
         if lane >= 0:
             ftl.kick = -1
             self.rc.run_gc(lane, t)
@@ -209,11 +216,13 @@ class ReferenceEngine:
         then reset every counter and clock (the device state is kept)."""
         self.n_filled = fill_pages
         self.rc.untimed = True
+        self.pool_on = False  # the fill bypasses the write pool; it starts empty at cap_min
         for lpn in range(fill_pages):
             self._user_page(lpn, 0)
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False
+        self.pool_on = self.pool.on
         for name in COUNTERS:
             self.c[name] = 0
         self.rc.gc_events.clear()
@@ -284,9 +293,17 @@ class ReferenceEngine:
         sc = self.sched
         end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
         return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
-                "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
-                "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
+                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
+
+    def write_pool(self) -> WritePool:
+        """Cocktail's write pool (tests read its state)."""
+        return self.pool
+
+    def block_mix(self, name: str) -> np.ndarray:
+        """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
+        return self.rc.mix.array(name)
 
     def early_moves(self) -> EarlyMoves:
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
