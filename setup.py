@@ -21,7 +21,7 @@ def extensions():
     from Cython.Build import cythonize
     from setuptools import Extension
 
-    names = ["sched", "ftl", "cache", "features", "phased", "early", "wpool", "reclaim", "engine"]
+    names = ["sched", "ftl", "cache", "features", "phased", "early", "wpool", "streams", "reclaim", "engine"]
     exts = [
         Extension(
             f"flashrr._core.{name}",

@@ -18,6 +18,8 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
 * ``write_pool_spec()`` (Cocktail): return ``(cap_min, cap_max, ratio_ppm,
   n_fixed, gc_internal, reset_per_page, key_reads)`` to switch on the compiled
   write pool of ``flashrr/_core/wpool.pyx`` (docs/cocktail.md).
+* ``rr_streams_spec()`` (redFTL, IPR): return ``(mode, count_max, streams)`` to
+  switch on the compiled RR destination streams of ``flashrr/_core/streams.pyx``.
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -89,6 +91,8 @@ class PolicyHooks:
     early_moves: Optional[tuple] = None
     # Cocktail write pool: (cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads), or None
     write_pool: Optional[tuple] = None
+    # redFTL / IPR RR destination streams: (mode, count_max, ((mult, cap_pages, n_open, max_live), ...)), or None
+    rr_streams: Optional[tuple] = None
 
 
 class Policy:
@@ -143,6 +147,7 @@ class Policy:
             working_sets=self.working_sets_spec(),
             early_moves=self.early_moves_spec(),
             write_pool=self.write_pool_spec(),
+            rr_streams=self.rr_streams_spec(),
         )
 
     def working_sets_spec(self) -> Optional[tuple]:
@@ -159,6 +164,12 @@ class Policy:
         """``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads)`` to
         switch on Cocktail's compiled write pool (flashrr/_core/wpool.pyx; needs superblock
         size 1), or None."""
+        return None
+
+    def rr_streams_spec(self) -> Optional[tuple]:
+        """``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` to switch on the
+        compiled RR destination streams (flashrr/_core/streams.pyx; redFTL mode 1, IPR mode 2;
+        needs ``page_counter_group = 1`` and superblock size 1), or None."""
         return None
 
     def __repr__(self) -> str:

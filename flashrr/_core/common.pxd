@@ -101,6 +101,9 @@ cdef enum:
     C_RR_VIC_USER
     C_RR_VIC_RR
     C_RR_VIC_GC
+    C_STREAM_BLOCKS
+    C_STREAM_PAGES
+    C_STREAM_FALLBACK
     N_COUNTERS
 
 

@@ -19,4 +19,7 @@ COUNTERS = (
     "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
     "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated", "pool_pages_wasted",
     "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages", "rr_victim_gc_pages",
+    # RR destination streams (streams.pyx: redFTL, IPR): blocks opened and pages written in streams >= 1,
+    # pages sent to stream 0 because their stream was at its live-block cap
+    "stream_blocks", "stream_pages", "stream_fallback_pages",
 )

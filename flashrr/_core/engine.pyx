@@ -14,6 +14,7 @@ from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .wpool cimport WritePool
+from .streams cimport Streams
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -103,9 +104,16 @@ cdef class CompiledEngine:
         spec = getattr(hooks, "write_pool", None) if hooks is not None else None
         self.pool = WritePool(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
                               A["counters"], spec)
-        self.pool_on = spec is not None
-        if self.pool_on:
+        if spec is not None:
             self.rc.pool = self.pool
+        sspec = getattr(hooks, "rr_streams", None) if hooks is not None else None
+        if sspec is not None and g != 1:
+            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
+        self.streams = Streams(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
+                               self.counters_feature.view(), A["counters"], sspec)
+        if sspec is not None:
+            self.rc.streams = self.streams
+        self.place_on = spec is not None or sspec is not None
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -166,7 +174,7 @@ cdef class CompiledEngine:
         self.cnt[C_READ_LAT if h == H_READ else C_WRITE_LAT] += lat
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
-        cdef int64_t ppn = self.pool.user_slot() if self.pool_on else self.ftl.user_slot()
+        cdef int64_t ppn = self._placed_user_page(lpn) if self.place_on else self.ftl.user_slot()
         cdef int32_t lane = self.ftl.kick
         cdef int32_t* mix_user = self.rc.mix_user
         mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
@@ -175,6 +183,13 @@ cdef class CompiledEngine:
             self.rc.run_gc(lane, t)
         self.ftl.remap(lpn, ppn)
         return ppn
+
+    cdef int64_t _placed_user_page(self, int32_t lpn) except -1 nogil:
+        """Cocktail: the pool's Algorithm 1.  Streams: the page's read counter restarts."""
+        if self.pool.on:
+            return self.pool.user_slot()
+        self.streams.moved(&lpn, 1)
+        return self.ftl.user_slot()
 
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil:
         """Write lpns[0:n] through the user frontier at t; buf_end[i] = when page i's
@@ -346,15 +361,15 @@ cdef class CompiledEngine:
         cdef int64_t i, nw = len(w)
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
-        on = self.pool_on
-        self.pool_on = False  # the fill bypasses the write pool; it starts empty at cap_min
+        on = self.place_on
+        self.place_on = False  # the fill bypasses the write pool (it starts empty at cap_min) and the streams
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
-        self.pool_on = on
+        self.place_on = on
         self.arrays["counters"][:] = 0
         self.rc.clear_events()
         self.sched.reset()
@@ -438,6 +453,10 @@ cdef class CompiledEngine:
     def block_mix(self, name):
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
         return self.rc.mix.array(name)
+
+    def rr_streams(self):
+        """The redFTL / IPR destination streams (tests read its arrays)."""
+        return self.streams
 
     def early_moves(self):
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

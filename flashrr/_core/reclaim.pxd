@@ -10,6 +10,7 @@ from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .sched cimport Scheduler
 from .wpool cimport BlockMix, WritePool
+from .streams cimport Streams
 
 
 @cython.final
@@ -38,6 +39,7 @@ cdef class Reclaim:
     cdef int32_t* mix_rr
     cdef int32_t* mix_gc
     cdef WritePool pool                # Cocktail's write pool (None when off): internal pages and RR victims
+    cdef Streams streams               # redFTL / IPR destination streams (None when off)
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc

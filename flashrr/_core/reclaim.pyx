@@ -14,6 +14,7 @@ cimport numpy as cnp
 from .common cimport *
 from .sched cimport IdleMove
 from .wpool cimport BlockMix, WritePool
+from .streams cimport Streams
 from .invariants import EngineError
 
 from .buffers import owned_array
@@ -90,6 +91,7 @@ cdef class Reclaim:
         a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
         a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
         self.pool = None
+        self.streams = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -200,7 +202,7 @@ cdef class Reclaim:
         cdef int32_t k = self.k, N = self.N, S = self.S
         cdef int32_t lane = victim // S
         cdef int32_t base = lane * k
-        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, d, chan, xfer, q0, q1, nd
+        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, qq, d, chan, xfer, q0, q1, nd
         cdef int64_t extra, e, ppn, key
         cdef uint64_t cmask
         cdef int32_t dies_seen[64]
@@ -254,8 +256,17 @@ cdef class Reclaim:
                 nt += 1
             i = j
         # writes in source order, then one program per (dest superblock, offset, die)
-        for q in range(n):
-            if self.pool is not None and (is_rr or self.pool.gc_internal):
+        if self.streams is not None:
+            self.streams.plan(victim, is_rr, self.m_lpn, n)
+        for qq in range(n):
+            q = qq
+            if self.streams is not None:
+                q = self.streams.perm[qq]
+                if self.streams.code[q] >= 0:
+                    ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+                else:
+                    ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            elif self.pool is not None and (is_rr or self.pool.gc_internal):
                 ppn = self.pool.internal_slot(lane)
             else:
                 ppn = self.ftl.gc_slot(lane, self.m_dest[q])
@@ -322,6 +333,10 @@ cdef class Reclaim:
                 self.ws.on_erase(<int64_t>victim * k + c)
             if self.early is not None:
                 self.early.on_erase(<int64_t>victim * k + c)
+            if self.streams is not None:
+                self.streams.on_erase(<int64_t>victim * k + c)
+        if self.streams is not None:
+            self.streams.moved(self.m_lpn, n)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.cnt[C_ERASES_RR] += k
         else:

@@ -25,6 +25,7 @@ from .early import EarlyMoves
 from .phased import WorkingSets
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
+from .streams import Streams
 from .wpool import WritePool
 
 
@@ -53,9 +54,16 @@ class ReferenceEngine:
             self.rc.early = self.early
         spec = getattr(hooks, "write_pool", None) if hooks is not None else None
         self.pool = WritePool(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.c, spec)
-        self.pool_on = self.pool.on  # user pages take Algorithm 1 (False during precondition)
         if self.pool.on:
             self.rc.pool = self.pool
+        spec = getattr(hooks, "rr_streams", None) if hooks is not None else None
+        if spec is not None and self.features.group != 1:
+            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
+        self.streams = Streams(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.features.counts, self.c,
+                               spec)
+        if self.streams.on:
+            self.rc.streams = self.streams
+        self.place_on = self.pool.on or self.streams.on  # user pages take _placed_user_page (not in precondition)
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -93,7 +101,7 @@ class ReferenceEngine:
     def _user_page(self, lpn: int, t: int) -> int:
         """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
         ftl = self.ftl
-        ppn = self.pool.user_slot() if self.pool_on else ftl.user_slot()
+        ppn = self._placed_user_page(lpn) if self.place_on else ftl.user_slot()
         lane = ftl.kick
         self.rc.mix.user[ppn // self.L.pages_per_block] += 1
         if lane >= 0:
@@ -101,6 +109,13 @@ class ReferenceEngine:
             self.rc.run_gc(lane, t)
         ftl.remap(lpn, ppn)
         return ppn
+
+    def _placed_user_page(self, lpn: int) -> int:
+        """Cocktail: the pool's Algorithm 1.  Streams: the page's read counter restarts."""
+        if self.pool.on:
+            return self.pool.user_slot()
+        self.streams.moved([lpn])
+        return self.ftl.user_slot()
 
     def _program_pages(self, lpns: list, t: int, cause: int) -> list:
         """Write ``lpns`` through the user frontier at ``t``; returns when each page's
@@ -216,13 +231,13 @@ class ReferenceEngine:
         then reset every counter and clock (the device state is kept)."""
         self.n_filled = fill_pages
         self.rc.untimed = True
-        self.pool_on = False  # the fill bypasses the write pool; it starts empty at cap_min
+        self.place_on = False  # the fill bypasses the write pool (it starts empty at cap_min) and the streams
         for lpn in range(fill_pages):
             self._user_page(lpn, 0)
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False
-        self.pool_on = self.pool.on
+        self.place_on = self.pool.on or self.streams.on
         for name in COUNTERS:
             self.c[name] = 0
         self.rc.gc_events.clear()
@@ -304,6 +319,10 @@ class ReferenceEngine:
     def block_mix(self, name: str) -> np.ndarray:
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
         return self.rc.mix.array(name)
+
+    def rr_streams(self) -> Streams:
+        """The redFTL / IPR destination streams (tests read its state)."""
+        return self.streams
 
     def early_moves(self) -> EarlyMoves:
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

@@ -28,6 +28,7 @@ class Reclaim:
         self.early = None  # RL-RR / Reallocation early moves, told of every erase (None when off)
         self.mix = BlockMix(L.n_blocks)  # pages programmed per block by kind since its erase (all schemes)
         self.pool = None  # Cocktail's write pool (None when off): internal pages and RR victims
+        self.streams = None  # redFTL / IPR destination streams (None when off)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -139,8 +140,14 @@ class Reclaim:
             i = j
         # writes: place in source order, then one program per (dest superblock, offset, die)
         new_ppns = np.empty(n, dtype=np.int64)
-        for q in range(n):
-            if self.pool is not None and (is_rr or self.pool.gc_internal):
+        order = range(n)
+        if self.streams is not None:
+            self.streams.plan(victim, is_rr, lpns)
+            order = self.streams.perm
+        for q in order:
+            if self.streams is not None and self.streams.code[q] is not None:
+                ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+            elif self.streams is None and self.pool is not None and (is_rr or self.pool.gc_internal):
                 ppn = self.pool.internal_slot(lane)
             else:
                 ppn = ftl.gc_slot(lane, int(dest[q]))
@@ -186,6 +193,10 @@ class Reclaim:
         if self.early is not None:
             for c in range(k):
                 self.early.on_erase(victim * k + c)
+        if self.streams is not None:
+            for c in range(k):
+                self.streams.on_erase(victim * k + c)
+            self.streams.moved(lpns)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.c["erases_rr"] += k
         else:
