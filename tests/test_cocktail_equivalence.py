@@ -2,11 +2,13 @@
 results, and the pool and mapping invariants hold, on hypothesis-drawn block-level
 devices (superblock size 1, one or several planes), random pool parameters (both GC
 readings, fixed and dynamic n, both reset granularities, both selection keys) and
-read-heavy mixed traces that reach RR and GC.
+read-heavy mixed traces that reach RR and GC; the same for redFTL's and IPR's RR
+destination streams.
 
 Share of the 60 equivalence examples reaching each path (``--hypothesis-show-statistics``):
 RR 42%, GC 82%, an RR page into a WR entry 28%, a user page into an RR entry 63%,
-an exchange 23%, aggregation into a full pool 62%."""
+an exchange 23%, aggregation into a full pool 62%.  redFTL and IPR (40 examples): pages
+written into a raised-threshold stream 48%, IPR's live-block cap reached 23%."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,6 +20,7 @@ from engine_helpers import CAPACITY_ERROR, assert_identical, run_both, tiny_conf
 from flashrr._core.layout import SB_FREE, SB_POOL, build_layout
 from flashrr._core.reference.engine import ReferenceEngine
 from flashrr.policies.cocktail import Cocktail
+from flashrr.policies.readbalance import IPR, RedFTL
 
 # (channels, chips, dies, planes): every lane is one plane
 SHAPES = [(1, 1, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (1, 2, 2, 1), (2, 2, 1, 2)]
@@ -61,6 +64,28 @@ def test_cocktail_engines_identical_with_invariants(case):
         event(f"user page into an RR entry: {'yes' if s['user_pages_to_pool'] else 'no'}")
         event(f"exchange: {'yes' if s['pool_exchanges'] else 'no'}; aggregate: "
               f"{'yes' if s['rr_pages_aggregated'] else 'no'}")
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
+@st.composite
+def streams_case(draw):
+    cfg, trace, _, repeat = draw(cocktail_case())
+    if draw(st.booleans()):
+        pol = RedFTL(n_open=draw(st.integers(1, 3)), mults=draw(st.sampled_from([(2, 5), (3, 4)])))
+    else:
+        pol = IPR(mult=draw(st.sampled_from([2, 10])), density=draw(st.sampled_from([0.5, 2 / 3, 1.0])),
+                  max_fraction=draw(st.sampled_from([0.04, 0.15])))
+    return cfg, trace, pol, repeat
+
+
+@settings(max_examples=40, deadline=None)
+@given(streams_case())
+def test_streams_engines_identical_with_invariants(case):
+    cfg, trace, pol, repeat = case
+    a, b = run_both(cfg, trace, policy=pol, repeat=repeat, check_invariants=True)
+    if not isinstance(a, Exception):
+        event(f"{pol.name}: stream pages {'yes' if a.summary['stream_pages'] else 'no'}; fallback "
+              f"{'yes' if a.summary['stream_fallback_pages'] else 'no'}")
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
