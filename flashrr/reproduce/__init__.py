@@ -11,6 +11,7 @@ import importlib
 
 PAPERS = {
     "shuffler": "flashrr.reproduce.shuffler",
+    "cocktail": "flashrr.reproduce.cocktail",
     "superblock-pv": "flashrr.reproduce.superblock_pv",
 }
 
