@@ -11,30 +11,18 @@ import numpy as np
 import pytest
 
 import flashrr
-from engine_helpers import page_trace, tiny_config
+from engine_helpers import build_engine, page_trace, tiny_config
 from flashrr._core.layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, build_layout
-from flashrr._core.reference.engine import ReferenceEngine
 from flashrr.config import ConfigError
 from flashrr.policies.cocktail import Cocktail, pool_bounds
 from flashrr.presets import device_preset
-from flashrr.policy import make_policy
 
 ENGINES = ("compiled", "reference")
 PAGE = 4096
 
 
 def _engine(engine, cfg, policy, fill):
-    pol = make_policy(policy)
-    pol.bind(cfg, 0)
-    layout = build_layout(cfg, pol.metadata_bytes(cfg))
-    if engine == "compiled":
-        from flashrr._core import load_compiled_engine
-
-        eng = load_compiled_engine()(layout, pol.hooks(), 0, True)
-    else:
-        eng = ReferenceEngine(layout, pol.hooks(), 0, True)
-    eng.precondition(fill, np.zeros(0, np.int64))
-    return eng
+    return build_engine(engine, cfg, policy, fill)
 
 
 class Driver:

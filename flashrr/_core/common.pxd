@@ -107,6 +107,22 @@ cdef enum:
     N_COUNTERS
 
 
+ctypedef struct KeyIdx:
+    # a sort record: qsort by key, ties by idx (cmp_keyidx)
+    int64_t key
+    int64_t idx
+
+
+cdef inline int cmp_keyidx(const void* a, const void* b) noexcept nogil:
+    cdef const KeyIdx* x = <const KeyIdx*>a
+    cdef const KeyIdx* y = <const KeyIdx*>b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if x.idx != y.idx:
+        return -1 if x.idx < y.idx else 1
+    return 0
+
+
 cdef inline int64_t imax(int64_t a, int64_t b) noexcept nogil:
     return a if a > b else b
 

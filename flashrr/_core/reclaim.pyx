@@ -23,21 +23,6 @@ cnp.import_array()
 
 DEF PPM_C = 1000000
 
-ctypedef struct KeyIdx:
-    int64_t key
-    int64_t idx
-
-
-cdef int _cmp_keyidx(const void* a, const void* b) noexcept nogil:
-    cdef const KeyIdx* x = <const KeyIdx*>a
-    cdef const KeyIdx* y = <const KeyIdx*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    if x.idx != y.idx:
-        return -1 if x.idx < y.idx else 1
-    return 0
-
-
 cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
     """Append v to seen[0:n] unless present (first-seen order); returns the new length."""
     cdef int32_t i
@@ -283,7 +268,7 @@ cdef class Reclaim:
             ki[q].key = ((ppn // N // k) * N + ppn % N) * self.n_dies + self.comp_die[base + self.m_dest[q]]
             ki[q].idx = q
         if n:
-            qsort(ki, n, sizeof(KeyIdx), _cmp_keyidx)
+            qsort(ki, n, sizeof(KeyIdx), cmp_keyidx)
         q0 = 0
         while q0 < n:
             q1 = q0

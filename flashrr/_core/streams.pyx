@@ -34,21 +34,6 @@ from .buffers import owned_array
 cnp.import_array()
 
 
-ctypedef struct KeyIdx:
-    int64_t key
-    int64_t idx
-
-
-cdef int _cmp(const void* a, const void* b) noexcept nogil:
-    cdef const KeyIdx* x = <const KeyIdx*>a
-    cdef const KeyIdx* y = <const KeyIdx*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    if x.idx != y.idx:
-        return -1 if x.idx < y.idx else 1
-    return 0
-
-
 cdef class Streams:
     def __init__(self, layout, Ftl ftl, block_reads, rr_threshold, page_counts, counters, spec):
         """``spec`` = ``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` for
@@ -131,7 +116,7 @@ cdef class Streams:
         for q in range(n):
             ki[q].key = -<int64_t>self.count(lpns[q])
             ki[q].idx = q
-        qsort(ki, n, sizeof(KeyIdx), _cmp)
+        qsort(ki, n, sizeof(KeyIdx), cmp_keyidx)
         for q in range(n):
             self.perm[q] = <int32_t>ki[q].idx
             best = 0

@@ -169,17 +169,10 @@ class CocktailRuns(Runs):
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
         timings: dict | None = None) -> CocktailRuns:
     """Run (or resume) the sweeps of ``groups`` into ``out/store``."""
-    from ..sweep import sweep
+    from .common import run_groups
 
-    store = Path(out) / "store"
-    frames = {}
-    all_specs = specs(plan)
-    for g in groups:
-        t0 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
-    return CocktailRuns(frames, store, plan)
+    frames = run_groups(specs(plan), tidy, plan, out, groups, jobs, progress, timings)
+    return CocktailRuns(frames, Path(out) / "store", plan)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
@@ -264,16 +257,7 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
 def figure_main(fid: str, argv=None) -> None:
     """Entry point of the per-figure scripts in ``experiments/cocktail/``:
     ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
-    import argparse
-
     from .cocktail_figures import FIGURES
+    from .common import figure_cli
 
-    ap = argparse.ArgumentParser(description=f"Cocktail paper, {FIGURES[fid].title}")
-    ap.add_argument("--quick", action="store_true", help="small, fast run (a few minutes)")
-    ap.add_argument("--repeat", type=int, default=None, help="replays of each trace (default: Table II's)")
-    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
-    ap.add_argument("--out", default="out/reproduce-cocktail", help="output directory")
-    a = ap.parse_args(argv)
-    res = reproduce(a.out, quick=a.quick, repeat=a.repeat, jobs=a.jobs, figures=[fid])
-    for p in res["figures"][fid]:
-        print(p)
+    figure_cli("cocktail", fid, FIGURES, reproduce, argv, "replays of each trace (default: Table II's)")

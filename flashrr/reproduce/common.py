@@ -43,6 +43,40 @@ class Figure:
         return paths + [csv]
 
 
+def run_groups(all_specs: dict, tidy: Callable, plan, out, groups, jobs: int | None = None,
+               progress: bool = True, timings: dict | None = None) -> dict:
+    """Run (or resume) the sweep ``all_specs[g]`` of every group ``g`` into ``out/store``;
+    returns ``{group: tidy(group, rows, plan)}`` and puts each group's wall time (s) in
+    ``timings[f"sweep_{g}_s"]``."""
+    from ..sweep import sweep
+
+    store = Path(out) / "store"
+    frames = {}
+    for g in groups:
+        t0 = time.perf_counter()
+        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan)
+        if timings is not None:
+            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
+    return frames
+
+
+def figure_cli(paper: str, fid: str, figures: dict, reproduce: Callable, argv=None,
+               repeat_help: str = "replays of each trace") -> None:
+    """The command line of a per-figure script: ``[--quick] [--repeat N] [--jobs J] [--out DIR]``;
+    runs ``reproduce(out, ..., figures=[fid])`` and prints the files written."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=f"{paper.capitalize()} paper, {figures[fid].title}")
+    ap.add_argument("--quick", action="store_true", help="small, fast run (a few minutes)")
+    ap.add_argument("--repeat", type=int, default=None, help=repeat_help)
+    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
+    ap.add_argument("--out", default=f"out/reproduce-{paper}", help="output directory")
+    a = ap.parse_args(argv)
+    res = reproduce(a.out, quick=a.quick, repeat=a.repeat, jobs=a.jobs, figures=[fid])
+    for p in res["figures"][fid]:
+        print(p)
+
+
 def make_figures(figures: dict, wanted, runs, out, timings: dict) -> dict:
     """Make every figure id of ``wanted`` found in ``figures``; its wall time (s)
     goes to ``timings[f"{id}_s"]``.  Returns ``{id: [paths]}``."""

@@ -180,17 +180,10 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
         timings: dict | None = None) -> Runs:
     """Run (or resume) the sweeps of ``groups`` into ``out/store``."""
-    from ..sweep import sweep
+    from .common import run_groups
 
-    store = Path(out) / "store"
-    frames = {}
-    all_specs = specs(plan)
-    for g in groups:
-        t0 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
-    return Runs(frames, store, plan)
+    frames = run_groups(specs(plan), tidy, plan, out, groups, jobs, progress, timings)
+    return Runs(frames, Path(out) / "store", plan)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
@@ -233,16 +226,7 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
 def figure_main(fid: str, argv=None) -> None:
     """Entry point of the per-figure scripts in ``experiments/shuffler/``:
     ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
-    import argparse
-
+    from .common import figure_cli
     from .shuffler_figures import FIGURES
 
-    ap = argparse.ArgumentParser(description=f"Shuffler paper, {FIGURES[fid].title}")
-    ap.add_argument("--quick", action="store_true", help="small, fast run (a few minutes)")
-    ap.add_argument("--repeat", type=int, default=None, help="replays of each trace")
-    ap.add_argument("--jobs", type=int, default=None, help="worker processes")
-    ap.add_argument("--out", default="out/reproduce-shuffler", help="output directory")
-    a = ap.parse_args(argv)
-    res = reproduce(a.out, quick=a.quick, repeat=a.repeat, jobs=a.jobs, figures=[fid])
-    for p in res["figures"][fid]:
-        print(p)
+    figure_cli("shuffler", fid, FIGURES, reproduce, argv)
