@@ -18,9 +18,10 @@ hook copies the plane's block read counts.
 Scale: the paper's device has 128 planes and its traces are not given in size.  The
 default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
 capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes, with arrival times
-stretched by ``128 / planes`` so each plane sees the paper's load; the logical space is
-filled before the replay (GC then runs from the start, as on a used device) and trace
-addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
+stretched by ``128 / planes`` so each plane sees the paper's load, and the data cache
+scaled with the planes (16 MiB); the logical space is
+filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
+runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
 All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
 """
 from __future__ import annotations
@@ -50,6 +51,9 @@ PAPER_PLANES = 128
 SCALED_PLANES = 8
 DEFAULT_N_REQUESTS = 50_000
 QUICK_N_REQUESTS = 3_000
+# random rewrites of this share of the logical space before the replay: a filled device (70% of its blocks,
+# OP 0.30) sits just above the 28% GC line, and the short traces would not write enough to cross it
+WARMUP_RATIO = 0.2
 # Fig. 5 needs RRs on ali206: at least the preset's own request count (1 M, about 1 s of simulation)
 FIG5_N_REQUESTS = 1_000_000
 
@@ -94,8 +98,11 @@ class Plan:
         return int(md["raf"]), int(self.repeat if self.repeat is not None else md["repeat"])
 
     def device_fields(self) -> dict:
+        # 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so the
+        # cache does not swallow the short traces' writes
         return {"preset": "cocktail", "name": "cocktail-scaled", "channels": 1, "chips_per_channel": 2,
-                "fill_ratio": 1.0, **dict(self.device_overrides)}
+                "capacity_bytes": (256 << 20) * SCALED_PLANES // PAPER_PLANES, "fill_ratio": 1.0,
+                "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
 
     def device_config(self):
         from ..config import SimConfig
