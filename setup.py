@@ -22,7 +22,7 @@ def extensions():
     from setuptools import Extension
 
     names = ["sched", "pvtiming", "ftl", "cache", "features", "phased", "early", "replica", "placement", "redundancy",
-             "reclaim", "engine"]
+             "wpool", "streams", "reclaim", "engine"]
     exts = [
         Extension(
             f"flashrr._core.{name}",

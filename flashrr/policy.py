@@ -15,6 +15,11 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
 * ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
   gamma, epsilon)`` to switch on the compiled counter-guided early moves of
   ``flashrr/_core/early.pyx``.
+* ``write_pool_spec()`` (Cocktail): return ``(cap_min, cap_max, ratio_ppm,
+  n_fixed, gc_internal, reset_per_page, key_reads)`` to switch on the compiled
+  write pool of ``flashrr/_core/wpool.pyx`` (docs/cocktail.md).
+* ``rr_streams_spec()`` (redFTL, IPR): return ``(mode, count_max, streams)`` to
+  switch on the compiled RR destination streams of ``flashrr/_core/streams.pyx``.
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -55,7 +60,8 @@ class EngineState:
     block_reads: np.ndarray  # int32 [n_blocks]: flash reads since the block's last erase
     rr_threshold: np.ndarray  # int32 [n_blocks]: per-block RR threshold (writable)
     sb_valid: np.ndarray  # int32 [n_superblocks]: valid pages
-    sb_state: np.ndarray  # int8 [n_superblocks]: 0 free, 1 user frontier, 2 GC frontier, 3 closed, 4 victim
+    sb_state: np.ndarray  # int8 [n_superblocks]: 0 free, 1 user frontier, 2 GC frontier, 3 closed, 4 victim,
+    #                      5 in Cocktail's write pool
     l2p: np.ndarray  # int32 [logical_pages]: physical page of each LPN (-1 unmapped)
     p2l: np.ndarray  # int32 [n_pages]: LPN stored in each physical page (-1 invalid/free)
     page_counters: np.ndarray  # int32 [groups]: flash reads per LPN group (empty if the feature is off)
@@ -87,6 +93,10 @@ class PolicyHooks:
     replication: Optional[tuple] = None
     # Rails / TTFlash: (mode, rails_period_ns) with mode 1 Rails, 2 TTFlash, or None (off)
     redundancy: Optional[tuple] = None
+    # Cocktail write pool: (cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads), or None
+    write_pool: Optional[tuple] = None
+    # redFTL / IPR RR destination streams: (mode, count_max, ((mult, cap_pages, n_open, max_live), ...)), or None
+    rr_streams: Optional[tuple] = None
 
 
 class Policy:
@@ -142,6 +152,8 @@ class Policy:
             early_moves=self.early_moves_spec(),
             replication=self.replication_spec(),
             redundancy=self.redundancy_spec(),
+            write_pool=self.write_pool_spec(),
+            rr_streams=self.rr_streams_spec(),
         )
 
     def working_sets_spec(self) -> Optional[tuple]:
@@ -162,6 +174,18 @@ class Policy:
     def redundancy_spec(self) -> Optional[tuple]:
         """``(mode, rails_period_ns)`` to switch the compiled Rails (mode 1) or TTFlash (mode 2)
         redundancy on (see flashrr/_core/redundancy.pyx), or None."""
+        return None
+
+    def write_pool_spec(self) -> Optional[tuple]:
+        """``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads)`` to
+        switch on Cocktail's compiled write pool (flashrr/_core/wpool.pyx; needs superblock
+        size 1), or None."""
+        return None
+
+    def rr_streams_spec(self) -> Optional[tuple]:
+        """``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` to switch on the
+        compiled RR destination streams (flashrr/_core/streams.pyx; redFTL mode 1, IPR mode 2;
+        needs ``page_counter_group = 1`` and superblock size 1), or None."""
         return None
 
     def __repr__(self) -> str:

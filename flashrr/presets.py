@@ -64,9 +64,13 @@ def _cocktail() -> SimConfig:
         name="cocktail",
         geometry=GeometryConfig(8, 4, 2, 2, 2048, 256, 8192),
         timing=TimingConfig(75_000, 750_000, 3_800_000, _MQSIM_XFER_8K_NS, 1_000, scheduler="gc-first"),  # MQSim
-        cache=CacheConfig(64 << 20),  # assumed: not in Table I
-        gc=GCConfig(0.28, 0.30),  # OP assumed: must exceed the 0.28 GC threshold to make progress
-        read_reclaim=ReadReclaimConfig(40 * 256),
+        # not in Table I: MQSim's default data cache, 256 MiB in WRITE_CACHE mode (read misses are not cached,
+        # so the RAF copies of a read reach the flash; spec A19); assumed
+        cache=CacheConfig(256 << 20, read_allocate=False),
+        # GC while free blocks < 28% of a plane (Table I); OP assumed: must exceed the 0.28 GC threshold to make
+        # progress (MQSim's 0.07 would keep a filled device below the GC line, docs/cocktail.md)
+        gc=GCConfig(0.28, 0.30),
+        read_reclaim=ReadReclaimConfig(40 * 256),  # 40 x pages per block = 10,240 reads
         read_retry=ReadRetryConfig.cocktail(t_retry_ns=95_000),
         superblock=SuperblockConfig(sb_planes=1),
     )

@@ -8,7 +8,9 @@ import pandas as pd
 
 from ._core.layout import hist_bucket_bounds
 
-EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns"]
+# victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC; issue 10)
+EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns",
+                 "victim_user_pages", "victim_rr_pages", "victim_gc_pages"]
 
 
 def hist_percentile(hist: np.ndarray, q: float) -> int:
@@ -40,8 +42,8 @@ class Result:
     @staticmethod
     def _events(rows) -> pd.DataFrame:
         df = pd.DataFrame(
-            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e))
-             for t, sb, lane, reads, n, r, e in rows], columns=EVENT_COLUMNS)
+            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g))
+             for t, sb, lane, reads, n, r, e, u, m, g in rows], columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]
         return df
@@ -51,6 +53,8 @@ class Result:
         """One row per read reclaim: time_ns (when it was decided), superblock, lane,
         block_reads (tuple of the k component blocks' read counts at the trigger),
         pages_moved, routine, erase_end_ns (when its last erase ends),
+        victim_user_pages / victim_rr_pages / victim_gc_pages (pages programmed into the
+        victim since its erase by host writes, read reclaim and GC, valid or not),
         round (how many earlier RRs that superblock id had) and trigger_to_erase_ns."""
         return self._events(self._rr)
 
@@ -97,6 +101,8 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
         "gc_count": c["gc_count"], "gc_page_moves": c["gc_page_moves"], "erase_count": c["erase_count"],
         "host_pages_written": c["host_pages_written"], "flash_pages_programmed": c["flash_pages_programmed"],
         "waf": ratio(c["flash_pages_programmed"], c["host_pages_written"]),
+        # Cocktail's Fig. 14 "write amplification": pages moved per RR or GC migration (one erase at k = 1)
+        "pages_moved_per_erase": ratio(c["rr_page_moves"] + c["gc_page_moves"], c["rr_count"] + c["gc_count"]),
         "read_latency_mean_ns": ratio(c["read_latency_sum_ns"], reads),
         "write_latency_mean_ns": ratio(c["write_latency_sum_ns"], writes),
         "io_latency_mean_ns": ratio(c["read_latency_sum_ns"] + c["write_latency_sum_ns"], reads + writes),
@@ -119,7 +125,12 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
                  # issue 11, HotR (docs/hotr.md)
                  "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations",
                  "rlru_evictions", "staging_occupancy_max", "busy_staging_ns", "reconstructed_pages",
-                 "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits", "mirror_programs"):
+                 "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits", "mirror_programs",
+                 # issue 10 (Cocktail): write pool, and the page composition of RR victims
+                 "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
+                 "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated",
+                 "pool_pages_wasted", "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages",
+                 "rr_victim_gc_pages", "stream_blocks", "stream_pages", "stream_fallback_pages"):
         s[name] = c[name]
     # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
     s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]

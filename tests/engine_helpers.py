@@ -121,3 +121,24 @@ def draw_read_heavy_case(draw, shapes, retry):
     gaps = np.array(draw(st.lists(st.sampled_from([0, 0, 50, 5000]), min_size=n, max_size=n)), np.int64)
     ps = cfg.geometry.page_size_bytes
     return cfg, flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
+
+
+def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
+    """A compiled or reference engine for ``policy`` (name, class or instance) on ``cfg``,
+    bound and preconditioned with LPNs ``0 .. fill - 1``; for tests that drive an engine
+    request by request and read its state."""
+    from flashrr._core.layout import build_layout
+    from flashrr._core.reference.engine import ReferenceEngine
+    from flashrr.policy import make_policy
+
+    pol = make_policy(policy)
+    pol.bind(cfg, 0)
+    layout = build_layout(cfg, pol.metadata_bytes(cfg))
+    if engine == "compiled":
+        from flashrr._core import load_compiled_engine
+
+        eng = load_compiled_engine()(layout, pol.hooks(), 0, check)
+    else:
+        eng = ReferenceEngine(layout, pol.hooks(), 0, check)
+    eng.precondition(fill, np.zeros(0, np.int64))
+    return eng

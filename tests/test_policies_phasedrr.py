@@ -19,9 +19,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, assert_identical, draw_read_heavy_case, page_trace, run_both, tiny_config
+from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, draw_read_heavy_case, page_trace, run_both,
+                            tiny_config)
 from flashrr._core.layout import build_layout
-from flashrr._core.reference.engine import ReferenceEngine
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.policies.phasedrr import PhasedRR, phase_bounds, ws_bytes_per_block
 from flashrr.policy import make_policy
@@ -46,17 +46,7 @@ def _cfg(**kw):
 
 
 def _engine(engine, cfg, policy):
-    pol = make_policy(policy)
-    pol.bind(cfg, 0)
-    layout = build_layout(cfg, pol.metadata_bytes(cfg))
-    if engine == "compiled":
-        from flashrr._core import load_compiled_engine
-
-        eng = load_compiled_engine()(layout, pol.hooks(), 0, True)
-    else:
-        eng = ReferenceEngine(layout, pol.hooks(), 0, True)
-    eng.precondition(16, np.zeros(0, np.int64))
-    return eng, layout
+    return build_engine(engine, cfg, policy, 16), build_layout(cfg, make_policy(policy).metadata_bytes(cfg))
 
 
 def _feed(eng, lpns, t0, gap, writes=None, page=4096):

@@ -158,7 +158,7 @@ def test_multi_plane_erase_lasts_as_long_as_its_slowest_block(engine):
     raw, _ = run_layout(engine, layout, trace, fill=16)
     events = raw["gc_events"]
     assert len(events) >= 3
-    for t, victim, lane, reads, moved, routine, erase_end in events:
+    for t, victim, lane, reads, moved, routine, erase_end, *_composition in events:
         assert moved == 0
         want = max(tbers[phys[victim * k + c]] for c in range(k))
         assert erase_end - t == want

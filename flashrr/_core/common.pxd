@@ -110,6 +110,24 @@ cdef enum:
     C_PARITY_PROGS
     C_RAILS_BUF_HITS
     C_MIRROR_PROGS
+    # issue 10 (Cocktail): write pool and RR victims' page composition
+    C_POOL_PUSH_USER
+    C_POOL_PUSH_RR
+    C_POOL_EXCH
+    C_POOL_CAP_INC
+    C_POOL_CAP_RESET
+    C_POOL_USER_PAGES
+    C_POOL_RR_PAGES
+    C_POOL_WFR_PAGES
+    C_POOL_AGG_PAGES
+    C_POOL_WASTED
+    C_RR_SECOND
+    C_RR_VIC_USER
+    C_RR_VIC_RR
+    C_RR_VIC_GC
+    C_STREAM_BLOCKS
+    C_STREAM_PAGES
+    C_STREAM_FALLBACK
     N_COUNTERS
 
 

@@ -23,4 +23,12 @@ COUNTERS = (
     # programs of the Rails mirror half
     "reconstructed_pages", "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits",
     "mirror_programs",
+    # issue 10 (Cocktail): the write pool (wpool.pyx; "rr" pages = internal pages: RR, and GC when it takes
+    # the pool path) and the page composition of RR victims (BlockMix, all schemes)
+    "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
+    "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated", "pool_pages_wasted",
+    "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages", "rr_victim_gc_pages",
+    # RR destination streams (streams.pyx: redFTL, IPR): blocks opened and pages written in streams >= 1,
+    # pages sent to stream 0 because their stream was at its live-block cap
+    "stream_blocks", "stream_pages", "stream_fallback_pages",
 )

@@ -25,6 +25,8 @@ from .redundancy cimport Redundancy
 from .replica cimport HotReplicas
 from .reclaim cimport Reclaim
 from .sched cimport Scheduler
+from .wpool cimport WritePool
+from .streams cimport Streams
 
 
 @cython.final
@@ -47,6 +49,9 @@ cdef class CompiledEngine:
     cdef bint redirect_on              # hotr_on or red_on: some reads may not go to their FTL copy
     cdef StaticDie static              # superblock.placement = "static_die" (None otherwise)
     cdef bint static_on
+    cdef WritePool pool                # Cocktail's write pool (off unless the policy declares it)
+    cdef Streams streams               # redFTL / IPR RR destination streams (off unless the policy declares them)
+    cdef bint place_on                 # pool or streams on: user pages take _placed_user_page (not in precondition)
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
@@ -83,6 +88,7 @@ cdef class CompiledEngine:
     cdef int32_t _group(self, int32_t n) noexcept nogil                     # buf_loc -> multi-plane tx_*
     cdef void _record(self, int32_t h, int64_t lat) noexcept nogil          # latency into the histograms
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil  # map lpn to the next user slot
+    cdef int64_t _placed_user_page(self, int32_t lpn) except -1 nogil       # ... when a placement feature is on
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil

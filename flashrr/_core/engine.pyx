@@ -17,6 +17,8 @@ from .pvtiming cimport PVTiming
 from .placement cimport PLACE_MOD, PLACE_RAID5, StaticDie
 from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica cimport HotReplicas
+from .wpool cimport WritePool
+from .streams cimport Streams
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
@@ -33,6 +35,7 @@ assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" 
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
 assert COUNTERS[C_REDIRECTED] == "redirected_reads" and COUNTERS[C_BUSY_STAGING] == "busy_staging_ns"
 assert COUNTERS[C_RECONSTRUCTED] == "reconstructed_pages" and COUNTERS[C_MIRROR_PROGS] == "mirror_programs"
+assert COUNTERS[C_POOL_PUSH_USER] == "pool_pushes_user" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -130,6 +133,19 @@ cdef class CompiledEngine:
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         elif self.static_on:
             self.static = StaticDie(L)
+        spec = getattr(hooks, "write_pool", None) if hooks is not None else None
+        self.pool = WritePool(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
+                              A["counters"], spec)
+        if spec is not None:
+            self.rc.pool = self.pool
+        sspec = getattr(hooks, "rr_streams", None) if hooks is not None else None
+        if sspec is not None and g != 1:
+            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
+        self.streams = Streams(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
+                               self.counters_feature.view(), A["counters"], sspec)
+        if sspec is not None:
+            self.rc.streams = self.streams
+        self.place_on = spec is not None or sspec is not None
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -192,18 +208,29 @@ cdef class CompiledEngine:
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
         cdef int32_t lane
         cdef int64_t ppn
+        cdef int32_t* mix_user = self.rc.mix_user
         if self.static_on:
             lane = self.ftl.user_lane = self.static.lane_for(lpn)
             ppn = self.ftl.user_slot()
             self.static.written(lpn, self.ftl, lane)
+        elif self.place_on:
+            ppn = self._placed_user_page(lpn)
         else:
             ppn = self.ftl.user_slot()
+        mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
             self.rc.run_gc(lane, t)
         self.ftl.remap(lpn, ppn)
         return ppn
+
+    cdef int64_t _placed_user_page(self, int32_t lpn) except -1 nogil:
+        """Cocktail: the pool's Algorithm 1.  Streams: the page's read counter restarts."""
+        if self.pool.on:
+            return self.pool.user_slot()
+        self.streams.moved(&lpn, 1)
+        return self.ftl.user_slot()
 
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil:
         """Write lpns[0:n] through the user frontier at t; buf_end[i] = when page i's
@@ -446,6 +473,8 @@ cdef class CompiledEngine:
         self.rc.set_untimed(True)
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
+        on = self.place_on
+        self.place_on = False  # the fill bypasses the write pool (it starts empty at cap_min) and the streams
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
@@ -455,6 +484,7 @@ cdef class CompiledEngine:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
+        self.place_on = on
         self.arrays["counters"][:] = 0
         self.rc.clear_events()
         self.sched.reset()
@@ -524,8 +554,8 @@ cdef class CompiledEngine:
         rr = self.rc.events(True)
         gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": [e + (x,) for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
-                "gc_events": [e + (x,) for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
+                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
+                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end}
 
     def working_sets(self):
@@ -539,6 +569,17 @@ cdef class CompiledEngine:
     def redundancy(self):
         """The Rails / TTFlash mechanism (tests read its arrays)."""
         return self.red
+    def write_pool(self):
+        """Cocktail's write pool (tests read its arrays)."""
+        return self.pool
+
+    def block_mix(self, name):
+        """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
+        return self.rc.mix.array(name)
+
+    def rr_streams(self):
+        """The redFTL / IPR destination streams (tests read its arrays)."""
+        return self.streams
 
     def early_moves(self):
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

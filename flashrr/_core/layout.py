@@ -22,6 +22,8 @@ from ..config import ConfigError, SimConfig
 
 # Superblock states (int8 in the engines).
 SB_FREE, SB_OPEN_USER, SB_OPEN_GC, SB_CLOSED, SB_VICTIM = 0, 1, 2, 3, 4
+# A block in Cocktail's write pool (partly written; not a GC candidate; docs/cocktail.md).
+SB_POOL = 5
 # At most this many GC/RR frontier superblocks are open per lane at once; when a
 # component would need one more, the oldest is closed with its unwritten pages left
 # unused (see docs/model.md, "GC/RR frontier").

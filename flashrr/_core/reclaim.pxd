@@ -10,6 +10,8 @@ from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .pvtiming cimport PVTiming
 from .sched cimport Scheduler
+from .wpool cimport BlockMix, WritePool
+from .streams cimport Streams
 
 
 @cython.final
@@ -34,6 +36,12 @@ cdef class Reclaim:
     cdef EarlyMoves early              # RL-RR / Reallocation early moves (None when off); told of every erase
     cdef bint untimed                  # precondition: decide, book nothing
     cdef PVTiming pv                   # per-block program/erase latencies (None: the timing's constants)
+    cdef BlockMix mix                  # pages programmed per block by kind since its erase (all schemes)
+    cdef int32_t* mix_user             # [n_blocks] its arrays: host pages, RR pages, GC pages
+    cdef int32_t* mix_rr
+    cdef int32_t* mix_gc
+    cdef WritePool pool                # Cocktail's write pool (None when off): internal pages and RR victims
+    cdef Streams streams               # redFTL / IPR destination streams (None when off)
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc

@@ -13,6 +13,8 @@ cimport numpy as cnp
 
 from .common cimport *
 from .sched cimport IdleMove
+from .wpool cimport BlockMix, WritePool
+from .streams cimport Streams
 from .invariants import EngineError
 
 from .buffers import owned_array
@@ -102,6 +104,12 @@ cdef class Reclaim:
         self.ws = None
         self.early = None
         self.pv = None
+        self.mix = BlockMix(L.n_blocks)
+        a = self.mix.array("mix_user"); self.mix_user = <int32_t*>a.data
+        a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
+        a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
+        self.pool = None
+        self.streams = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -212,12 +220,15 @@ cdef class Reclaim:
         cdef int32_t k = self.k, N = self.N, S = self.S
         cdef int32_t lane = victim // S
         cdef int32_t base = lane * k
-        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, d, chan, xfer, q0, q1, nd
+        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, qq, d, chan, xfer, q0, q1, nd
         cdef int64_t extra, e, ppn, key
         cdef uint64_t cmask
         cdef int32_t dies_seen[64]
+        cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef KeyIdx* ki = <KeyIdx*>self.m_key
         self.in_mig = True
+        if self.pool is not None:
+            self.pool.on_victim(victim)
         self.ftl.detach_frontier(victim)
         self.ftl.sb_state[victim] = S_VICTIM
         with gil:
@@ -264,8 +275,24 @@ cdef class Reclaim:
                 nt += 1
             i = j
         # writes in source order, then one program per (dest superblock, offset, die)
-        for q in range(n):
-            ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+        if self.streams is not None:
+            self.streams.plan(victim, is_rr, self.m_lpn, n)
+        for qq in range(n):
+            q = qq
+            if self.streams is not None:
+                q = self.streams.perm[qq]
+                if self.streams.code[q] >= 0:
+                    ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+                else:
+                    ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            elif self.pool is not None and (is_rr or self.pool.gc_internal):
+                ppn = self.pool.internal_slot(lane)
+            else:
+                ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            if is_rr:
+                self.mix_rr[self.ftl.div_N(ppn)] += 1
+            else:
+                self.mix_gc[self.ftl.div_N(ppn)] += 1
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
@@ -317,12 +344,23 @@ cdef class Reclaim:
             self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
             nt += 1
         for c in range(k):
+            b = <int64_t>victim * k + c
+            mu += self.mix_user[b]
+            mr += self.mix_rr[b]
+            mg += self.mix_gc[b]
+            self.mix_user[b] = 0
+            self.mix_rr[b] = 0
+            self.mix_gc[b] = 0
             self.block_reads[victim * k + c] = 0
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
             if self.ws is not None:
                 self.ws.on_erase(<int64_t>victim * k + c)
             if self.early is not None:
                 self.early.on_erase(<int64_t>victim * k + c)
+            if self.streams is not None:
+                self.streams.on_erase(<int64_t>victim * k + c)
+        if self.streams is not None:
+            self.streams.moved(self.m_lpn, n)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.cnt[C_ERASES_RR] += k
         else:
@@ -336,6 +374,11 @@ cdef class Reclaim:
         if is_rr:
             self.cnt[C_RR_COUNT] += 1
             self.cnt[C_RR_MOVES] += n
+            self.cnt[C_RR_VIC_USER] += mu
+            self.cnt[C_RR_VIC_RR] += mr
+            self.cnt[C_RR_VIC_GC] += mg
+            if mr:
+                self.cnt[C_RR_SECOND] += 1
         else:
             self.cnt[C_GC_COUNT] += 1
             self.cnt[C_GC_MOVES] += n
@@ -343,10 +386,12 @@ cdef class Reclaim:
             if self.check_fn is not None:
                 self.check_fn()
             if is_rr:
-                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine))
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg)))
             else:
-                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy"))
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg)))
         self.in_mig = False
+        if self.pool is not None and not self.pool.reset_per_page:
+            self.pool.after_migration(lane)
         if not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
@@ -475,6 +520,7 @@ cdef class Reclaim:
         if self.ftl.check:
             self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]
         self.ftl.remap(lpn, ppn)
+        self.mix_rr[self.ftl.div_N(ppn)] += 1
         self.cnt[C_PROGRAMMED] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0

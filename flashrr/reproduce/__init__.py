@@ -12,6 +12,7 @@ import importlib
 PAPERS = {
     "phasedrr": "flashrr.reproduce.phasedrr",
     "shuffler": "flashrr.reproduce.shuffler",
+    "cocktail": "flashrr.reproduce.cocktail",
     "superblock-pv": "flashrr.reproduce.superblock_pv",
     "hotr": "flashrr.reproduce.hotr",
 }

@@ -244,7 +244,9 @@ def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: 
     timings: dict = {}
     t0 = time.perf_counter()
     runs = run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
-    pd.concat([runs.frame(g) for g in groups], ignore_index=True).to_csv(out / "runs.csv", index=False)
+    frames = [runs.frame(g) for g in groups if not runs.frame(g).empty]
+    if frames:
+        pd.concat(frames, ignore_index=True).to_csv(out / "runs.csv", index=False)
     written = make_figures(figures, wanted, runs, out, timings)
     table = None
     if with_claims:

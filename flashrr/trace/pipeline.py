@@ -21,7 +21,9 @@ in the text:
    ``first=N`` keeps the first N requests;
 3. ``fold=modulo``: addresses folded onto the device's logical capacity and
    page size (:func:`flashrr.trace.transform.fold`; needs a device);
-4. ``amplify_reads=RAF``: every read repeated RAF times;
+4. ``amplify_reads=RAF``: every read repeated RAF times; ``amplify_spacing=spread``
+   spreads the copies evenly over the gap to the next request (default ``same``:
+   all at the read's arrival time);
 5. ``scale_time=F``: arrival times multiplied by F (F < 1 raises the load);
 6. ``repeat=N``: the trace played N times back to back.
 
@@ -101,6 +103,15 @@ def _format_value(raw: str) -> str:
     return t
 
 
+def _spacing_value(raw: str) -> str:
+    from .transform import AMPLIFY_SPACINGS
+
+    t = raw.strip().lower()
+    if t not in AMPLIFY_SPACINGS:
+        raise ValueError
+    return t
+
+
 def _fold_value(raw: str) -> str:
     t = raw.strip().lower()
     if t not in FOLD_MODES:
@@ -122,6 +133,7 @@ PIPELINE_KEYS = {
     "first": (_int_value, "a positive integer (requests)", str, None),
     "fold": (_fold_value, f"one of {', '.join(FOLD_MODES)}", str, None),
     "amplify_reads": (_int_value, "a positive integer (copies of each read)", str, 1),
+    "amplify_spacing": (_spacing_value, "one of same, spread (arrival of the read copies)", str, "same"),
     "scale_time": (_float_value, "a finite number > 0 (time factor)", repr, 1.0),
     "repeat": (_int_value, "a positive integer (replays)", str, 1),
 }
@@ -294,7 +306,7 @@ def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSo
     if "fold" in st:
         source = Fold(source, *_device_geometry(spec, config))
     if "amplify_reads" in st:
-        source = AmplifyReads(source, st["amplify_reads"])
+        source = AmplifyReads(source, st["amplify_reads"], st.get("amplify_spacing", "same"))
     if "scale_time" in st:
         source = ScaleTime(source, st["scale_time"])
     if "repeat" in st:

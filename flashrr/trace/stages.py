@@ -21,7 +21,7 @@ import numpy as np
 
 from .core import Trace, TraceError
 from .source import SourceInfo, TraceSource
-from .transform import (_positive_int, amplify_reads, check_time_factor, fold_offsets, fold_pages, repeat_period,
+from .transform import (AMPLIFY_SPACINGS, _positive_int, amplify_reads, check_time_factor, fold_offsets, fold_pages, repeat_period,
                         scale_times)
 
 __all__ = ["TimeWindow", "FirstRequests", "Fold", "AmplifyReads", "ScaleTime", "Repeat"]
@@ -99,15 +99,30 @@ class Fold(_Stage):
 
 
 class AmplifyReads(_Stage):
-    """Every read repeated ``raf`` times in a row (see :func:`flashrr.trace.transform.amplify_reads`)."""
+    """Every read repeated ``raf`` times in a row (see :func:`flashrr.trace.transform.amplify_reads`);
+    with ``spacing="spread"`` each chunk's last request waits for the next chunk's first arrival."""
 
-    def __init__(self, inner: TraceSource, raf: int):
+    def __init__(self, inner: TraceSource, raf: int, spacing: str = "same"):
         super().__init__(inner)
         self.raf = _positive_int(raf, "read amplification factor raf")
+        if spacing not in AMPLIFY_SPACINGS:
+            raise TraceError(f"amplify_reads: spacing must be one of {list(AMPLIFY_SPACINGS)}, got {spacing!r}")
+        self.spacing = spacing
 
     def chunks(self, chunk_requests: int | None = None) -> Iterator[Trace]:
+        if self.spacing == "same":
+            for c in self.inner.chunks(chunk_requests):
+                yield amplify_reads(c, self.raf)
+            return
+        held = None  # the previous chunk: its last request needs the next arrival
         for c in self.inner.chunks(chunk_requests):
-            yield amplify_reads(c, self.raf)
+            if not len(c):
+                continue
+            if held is not None:
+                yield amplify_reads(held, self.raf, "spread", int(c.time_ns[0]))
+            held = c
+        if held is not None:
+            yield amplify_reads(held, self.raf, "spread")
 
     def _compute_info(self) -> SourceInfo:
         i = self.inner.info()

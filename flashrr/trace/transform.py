@@ -68,14 +68,34 @@ def repeat(trace: Trace, n: int) -> Trace:
                  np.tile(trace.is_write, n), name=trace.name, rebase=False)
 
 
-def amplify_reads(trace: Trace, raf: int) -> Trace:
-    """Every read repeated ``raf`` times in a row at the same arrival time
-    (Cocktail's read amplification factor); writes are kept once.  ``raf=1``
-    returns an equal trace."""
+AMPLIFY_SPACINGS = ("same", "spread")
+
+
+def amplify_reads(trace: Trace, raf: int, spacing: str = "same", next_time_ns: int | None = None) -> Trace:
+    """Every read repeated ``raf`` times in a row (Cocktail's read amplification
+    factor); writes are kept once.  ``raf=1`` returns an equal trace.
+
+    ``spacing="same"``: every copy arrives at the read's time.  ``"spread"``: copy
+    ``j`` (0-based) arrives ``floor(j * gap / raf)`` ns after the read, where ``gap``
+    (ns) is the time to the next request of the trace, or to ``next_time_ns`` for the
+    trace's last request (0 when None), so the copies fill the gap evenly and stay
+    before the next request."""
     _check_trace(trace)
     raf = _positive_int(raf, "read amplification factor raf")
+    if spacing not in AMPLIFY_SPACINGS:
+        raise TraceError(f"amplify_reads: spacing must be one of {list(AMPLIFY_SPACINGS)}, got {spacing!r}")
     counts = np.where(trace.is_write, 1, raf)
-    return Trace(np.repeat(trace.time_ns, counts), np.repeat(trace.offset, counts),
+    times = np.repeat(trace.time_ns, counts)
+    if spacing == "spread" and len(trace):
+        t = trace.time_ns
+        last = int(t[-1]) if next_time_ns is None else int(next_time_ns)
+        if last < int(t[-1]):
+            raise TraceError(f"amplify_reads: next_time_ns {last} is before the last request ({int(t[-1])} ns)")
+        gap = np.diff(t, append=np.int64(last))
+        first = np.cumsum(counts) - counts  # index of each request's first copy
+        j = np.arange(len(times), dtype=np.int64) - np.repeat(first, counts)
+        times = times + (j * np.repeat(gap, counts)) // raf
+    return Trace(times, np.repeat(trace.offset, counts),
                  np.repeat(trace.size, counts), np.repeat(trace.is_write, counts), name=trace.name, rebase=False)
 
 

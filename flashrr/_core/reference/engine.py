@@ -29,6 +29,8 @@ from .redundancy import RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica import HotReplicas
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
+from .streams import Streams
+from .wpool import WritePool
 
 
 class ReferenceEngine:
@@ -65,6 +67,18 @@ class ReferenceEngine:
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         else:
             self.static = StaticDie(L) if L.static_die else None
+        spec = getattr(hooks, "write_pool", None) if hooks is not None else None
+        self.pool = WritePool(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.c, spec)
+        if self.pool.on:
+            self.rc.pool = self.pool
+        spec = getattr(hooks, "rr_streams", None) if hooks is not None else None
+        if spec is not None and self.features.group != 1:
+            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
+        self.streams = Streams(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.features.counts, self.c,
+                               spec)
+        if self.streams.on:
+            self.rc.streams = self.streams
+        self.place_on = self.pool.on or self.streams.on  # user pages take _placed_user_page (not in precondition)
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -106,14 +120,24 @@ class ReferenceEngine:
             lane = ftl.user_lane = self.static.lane_for(lpn)
             ppn = ftl.user_slot()
             self.static.written(lpn, ftl, lane)
+        elif self.place_on:
+            ppn = self._placed_user_page(lpn)
         else:
             ppn = ftl.user_slot()
         lane = ftl.kick
+        self.rc.mix.user[ppn // self.L.pages_per_block] += 1
         if lane >= 0:
             ftl.kick = -1
             self.rc.run_gc(lane, t)
         ftl.remap(lpn, ppn)
         return ppn
+
+    def _placed_user_page(self, lpn: int) -> int:
+        """Cocktail: the pool's Algorithm 1.  Streams: the page's read counter restarts."""
+        if self.pool.on:
+            return self.pool.user_slot()
+        self.streams.moved([lpn])
+        return self.ftl.user_slot()
 
     def _program_pages(self, lpns: list, t: int, cause: int) -> list:
         """Write ``lpns`` through the user frontier at ``t``; returns when each page's
@@ -271,6 +295,7 @@ class ReferenceEngine:
         dynamic = self.pv is not None and self.pv.dynamic
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
+        self.place_on = False  # the fill bypasses the write pool (it starts empty at cap_min) and the streams
         for lpn in range(fill_pages):
             self._user_page(lpn, 0)
         if dynamic:
@@ -278,6 +303,7 @@ class ReferenceEngine:
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False
+        self.place_on = self.pool.on or self.streams.on
         for name in COUNTERS:
             self.c[name] = 0
         self.rc.gc_events.clear()
@@ -348,13 +374,24 @@ class ReferenceEngine:
         sc = self.sched
         end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
         return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
-                "rr_events": [e + (x,) for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
-                "gc_events": [e + (x,) for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
+                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end}
 
     def replicas(self) -> HotReplicas:
         """The HotR replica mechanism (tests read its state)."""
         return self.hotr
+    def write_pool(self) -> WritePool:
+        """Cocktail's write pool (tests read its state)."""
+        return self.pool
+
+    def block_mix(self, name: str) -> np.ndarray:
+        """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
+        return self.rc.mix.array(name)
+
+    def rr_streams(self) -> Streams:
+        """The redFTL / IPR destination streams (tests read its state)."""
+        return self.streams
 
     def early_moves(self) -> EarlyMoves:
         """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""

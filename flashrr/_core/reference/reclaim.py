@@ -10,6 +10,7 @@ from ..invariants import EngineError
 from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
 from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler
+from .wpool import BlockMix
 
 
 class Reclaim:
@@ -26,6 +27,9 @@ class Reclaim:
         self.ws = None  # PhasedRR working sets, told of every erase (None when off)
         self.early = None  # RL-RR / Reallocation early moves, told of every erase (None when off)
         self.pv = None  # per-block program/erase latencies (PVTiming); None: the timing's constants
+        self.mix = BlockMix(L.n_blocks)  # pages programmed per block by kind since its erase (all schemes)
+        self.pool = None  # Cocktail's write pool (None when off): internal pages and RR victims
+        self.streams = None  # redFTL / IPR destination streams (None when off)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -88,6 +92,8 @@ class Reclaim:
         lane = victim // S
         kind = "rr" if is_rr else "gc"
         self.in_mig = True
+        if self.pool is not None:
+            self.pool.on_victim(victim)
         ftl.detach_frontier(victim)
         ftl.sb_state[victim] = SB_VICTIM
         reads_at_trigger = self.block_reads[victim * k:(victim + 1) * k].copy()
@@ -135,8 +141,18 @@ class Reclaim:
             i = j
         # writes: place in source order, then one program per (dest superblock, offset, die)
         new_ppns = np.empty(n, dtype=np.int64)
-        for q in range(n):
-            ppn = ftl.gc_slot(lane, int(dest[q]))
+        order = range(n)
+        if self.streams is not None:
+            self.streams.plan(victim, is_rr, lpns)
+            order = self.streams.perm
+        for q in order:
+            if self.streams is not None and self.streams.code[q] is not None:
+                ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+            elif self.streams is None and self.pool is not None and (is_rr or self.pool.gc_internal):
+                ppn = self.pool.internal_slot(lane)
+            else:
+                ppn = ftl.gc_slot(lane, int(dest[q]))
+            (self.mix.rr if is_rr else self.mix.gc)[ppn // N] += 1
             if ftl.check:
                 ftl.ppn_version[ppn] = ftl.ppn_version[ftl.l2p[lpns[q]]]
             ftl.remap(lpns[q], ppn)
@@ -166,14 +182,22 @@ class Reclaim:
             if d not in dies_seen:
                 dies_seen.append(d)
                 txns.append((PH_ERASE, d, 0, 0, L.t_erase_ns if self.pv is None else self.pv.erase_ns(victim, d), ()))
-        self.block_reads[victim * k:(victim + 1) * k] = 0
-        self.rr_threshold[victim * k:(victim + 1) * k] = L.rr_threshold_reads
+        blocks = slice(victim * k, (victim + 1) * k)
+        mix = tuple(int(a[blocks].sum()) for a in (self.mix.user, self.mix.rr, self.mix.gc))
+        for a in (self.mix.user, self.mix.rr, self.mix.gc):
+            a[blocks] = 0
+        self.block_reads[blocks] = 0
+        self.rr_threshold[blocks] = L.rr_threshold_reads
         if self.ws is not None:
             for c in range(k):
                 self.ws.on_erase(victim * k + c)
         if self.early is not None:
             for c in range(k):
                 self.early.on_erase(victim * k + c)
+        if self.streams is not None:
+            for c in range(k):
+                self.streams.on_erase(victim * k + c)
+            self.streams.moved(lpns)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.c["erases_rr"] += k
         else:
@@ -186,10 +210,16 @@ class Reclaim:
         self.c["erase_count"] += k
         self.c[kind + "_count"] += 1
         self.c[kind + "_page_moves"] += n
+        if is_rr:
+            for name, v in zip(("rr_victim_user_pages", "rr_victim_rr_pages", "rr_victim_gc_pages"), mix):
+                self.c[name] += v
+            self.c["rr_second_time"] += mix[1] > 0
         if self.check_fn is not None:
             self.check_fn()
-        (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine))
+        (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine, mix))
         self.in_mig = False
+        if self.pool is not None and not self.pool.reset_per_page:
+            self.pool.after_migration(lane)
         if not self.untimed:
             moves = [(int(new_ppns[q]), (victim * k + comps[q]) * N + offs[q]) for q in range(n)]
             self.schedule(is_rr, victim, lane, t, txns, moves)
@@ -281,6 +311,7 @@ class Reclaim:
         if ftl.check:
             ftl.ppn_version[ppn] = ftl.ppn_version[src]
         ftl.remap(lpn, ppn)
+        self.mix.rr[ppn // N] += 1
         self.c["flash_pages_programmed"] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0

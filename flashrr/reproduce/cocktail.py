@@ -1,0 +1,248 @@
+"""Reproduce the Cocktail paper (Zhang et al., TCAD 2023): Figs. 4, 5 and 8-14 and its claims.
+
+The experiments run the ten Table II traces (synthetic ``cocktail-*`` presets, with
+their RAF and repeat counts) on a scaled ``cocktail`` device:
+
+=========  ================================================================  ==============
+group      runs                                                              figures
+=========  ================================================================  ==============
+``main``   Baseline, redFTL, IPR, Cocktail (GC pages internal and separate)  10-14, claims
+``ratio``  Cocktail, Eq. 2 ratio 1, 0.75, 0.5, 0.25, 0                       8
+``share``  Cocktail, fixed RR share 1/n, n = 2, 4, 8, 16, 32, 64             9
+=========  ================================================================  ==============
+
+Fig. 4 (request popularity) is a statistic of the traces; Fig. 5 (read counts of one
+plane's blocks at the last RR, Baseline on ali206) comes from one extra run whose RR
+hook copies the plane's block read counts.
+
+Scale: the paper's device has 128 planes and its traces are not given in size.  The
+default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
+capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes, with arrival times
+stretched by ``128 / planes`` so each plane sees the paper's load, and the data cache
+scaled with the planes (16 MiB); the logical space is
+filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
+runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
+All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+
+from .common import run_plan
+from .shuffler import Runs, pivot
+
+# Fig. 4's panel order
+TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
+          "websearch")
+LABELS = {"alibaba_206": "ali206", "alibaba_188": "ali188", "systor1": "sys1", "systor2": "sys2"}
+QUICK_TRACES = ("alibaba_206", "nexus5", "msr_web")
+SCHEMES = {"baseline": "Baseline", "redftl": "redFTL", "ipr": "IPR", "cocktail": "Cocktail",
+           "cocktail-separate": "Cocktail (GC separate)"}
+MAIN = ["Baseline", "redFTL", "IPR", "Cocktail"]
+RATIOS = (1.0, 0.75, 0.5, 0.25, 0.0)
+SHARES = (2, 4, 8, 16, 32, 64)
+GROUPS = ("main", "ratio", "share")
+PAPER_PLANES = 128
+SCALED_PLANES = 8
+DEFAULT_N_REQUESTS = 50_000
+QUICK_N_REQUESTS = 3_000
+# random rewrites of this share of the logical space before the replay: a filled device (70% of its blocks,
+# OP 0.30) sits just above the 28% GC line, and the short traces would not write enough to cross it
+WARMUP_RATIO = 0.2
+# Fig. 5 needs RRs on ali206: at least the preset's own request count (1 M, about 1 s of simulation)
+FIG5_N_REQUESTS = 1_000_000
+
+
+def label(trace: str) -> str:
+    """The paper's short name of a Table II trace (``ali206``, ``sys1``, ...)."""
+    return LABELS.get(trace, trace)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run.  ``n_requests``: requests generated per trace before RAF and
+    repeats; ``repeat``: None = Table II's repeat count, else this count for every
+    trace; ``spacing``: arrival of the RAF copies (``same`` or ``spread``);
+    ``device_overrides``: extra ``(field, value)`` pairs for the device."""
+
+    traces: tuple = TRACES
+    n_requests: int = DEFAULT_N_REQUESTS
+    repeat: int | None = None
+    seeds: tuple = (0,)
+    ratios: tuple = RATIOS
+    shares: tuple = SHARES
+    spacing: str = "spread"
+    device_overrides: tuple = ()
+    trace_params: tuple = ()
+    quick: bool = False
+
+    @classmethod
+    def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
+        plan = cls()
+        if quick:
+            plan = replace(plan, traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0),
+                           shares=(2, 16, 64), quick=True)
+        if repeat is not None:
+            plan = replace(plan, repeat=int(repeat))
+        return replace(plan, **changes) if changes else plan
+
+    def raf_repeat(self, trace: str) -> tuple:
+        from ..trace.synth_presets import SYNTH_PRESETS
+
+        md = SYNTH_PRESETS[f"cocktail-{trace}"].metadata
+        return int(md["raf"]), int(self.repeat if self.repeat is not None else md["repeat"])
+
+    def device_fields(self) -> dict:
+        # 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so the
+        # cache does not swallow the short traces' writes
+        return {"preset": "cocktail", "name": "cocktail-scaled", "channels": 1, "chips_per_channel": 2,
+                "capacity_bytes": (256 << 20) * SCALED_PLANES // PAPER_PLANES, "fill_ratio": 1.0,
+                "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
+
+    def device_config(self):
+        from ..config import SimConfig
+
+        d = self.device_fields()
+        d.pop("preset")
+        return SimConfig.preset("cocktail").replace(**d)
+
+    def trace_spec(self, trace: str) -> str:
+        raf, rep = self.raf_repeat(trace)
+        g = self.device_config().geometry
+        stretch = PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
+        params = {"n_requests": int(self.n_requests), **dict(self.trace_params), "fold": "modulo",
+                  "amplify_reads": raf}
+        if raf > 1 and self.spacing != "same":
+            params["amplify_spacing"] = self.spacing
+        if stretch != 1:
+            params["scale_time"] = stretch
+        if rep > 1:
+            params["repeat"] = rep
+        return f"synth:cocktail-{trace}?{urlencode(params)}"
+
+
+def specs(plan: Plan) -> dict:
+    """The sweep spec of every group (dicts for :func:`flashrr.sweep.sweep`)."""
+    common = {"seeds": list(plan.seeds), "traces": [plan.trace_spec(t) for t in plan.traces],
+              "devices": [plan.device_fields()]}
+    return {
+        "main": {**common, "keep": ["hist"],
+                 "policies": {"baseline": {}, "redftl": {}, "ipr": {},
+                              "cocktail": {"gc_writes": ["internal", "separate"]}}},
+        "ratio": {**common, "policies": {"cocktail": {"ratio": list(plan.ratios)}}},
+        "share": {**common, "policies": {"cocktail": {"n": list(plan.shares)}}},
+    }
+
+
+def _scheme(group: str, row) -> str:
+    name = row["policy_name"]
+    if group == "ratio":
+        return f"ratio={row['param_ratio']:g}"
+    if group == "share":
+        return f"n={int(row['param_n'])}"
+    if name == "cocktail" and row.get("param_gc_writes") == "separate":
+        return SCHEMES["cocktail-separate"]
+    return SCHEMES.get(name, name)
+
+
+def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """Add ``group``, ``trace`` (short label) and ``scheme`` columns to a sweep's rows."""
+    if df.empty:
+        return df
+    names = {plan.trace_spec(t): label(t) for t in plan.traces}
+    df = df.copy()
+    df["group"] = group
+    df["trace"] = [names.get(s, s) for s in df["trace_source"]]
+    df["scheme"] = [_scheme(group, r) for _, r in df.iterrows()]
+    return df
+
+
+class CocktailRuns(Runs):
+    """:class:`~flashrr.reproduce.shuffler.Runs` with traces named by their labels."""
+
+    @property
+    def labels(self) -> list:
+        return [label(t) for t in self.plan.traces]
+
+    def table(self, group: str, metric: str, device=None, schemes=None) -> pd.DataFrame:
+        return pivot(self.frame(group), metric, self.labels, schemes)
+
+
+def run(plan: Plan, out, groups=GROUPS, **kw) -> CocktailRuns:
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress,
+    timings); the runs keep ``out`` (Fig. 5 caches its snapshot there)."""
+    runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, **kw)
+    runs.out = Path(out)
+    return runs
+
+
+def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+    """Run the experiments and write every figure, ``claims.csv``/``claims.md``,
+    ``runs.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
+    :data:`~flashrr.reproduce.cocktail_figures.FIGURES` ids (default: all).
+    Returns ``{"figures": {id: [paths]}, "claims": DataFrame, "timings": {...}}``."""
+    from .cocktail_claims import claims, write_claims
+    from .cocktail_figures import FIGURES
+    from .common import reproduce_groups
+
+    plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
+                             device_overrides=tuple(device_overrides))
+    return reproduce_groups("cocktail", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
+                            progress=progress)
+
+
+def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=None) -> pd.DataFrame:
+    """Fig. 5's data: Baseline on ``trace`` (at least :data:`FIG5_N_REQUESTS` requests); the
+    block read counts (and valid pages) of plane ``lane`` at its last RR, one row per block.  Cached as ``OUT/fig05_snapshot.csv``."""
+    import flashrr
+    from ..policy import Baseline
+
+    big = replace(plan, n_requests=max(plan.n_requests, FIG5_N_REQUESTS))
+    spec = big.trace_spec(trace)
+    cache = Path(out) / "fig05_snapshot.csv" if out is not None else None
+    if cache is not None and cache.exists():
+        df = pd.read_csv(cache)
+        if len(df) and "trace_spec" in df.columns and df["trace_spec"].iloc[0] == spec:  # the same run: resume
+            return df
+
+    class Snapshot(Baseline):
+        name = "baseline"  # the Baseline; the hook only copies state
+
+        def __init__(self):
+            super().__init__()
+            self.reads = None
+            self.rr = 0
+
+        def on_read_reclaim(self, state, sb):
+            S = state.layout.sb_per_lane
+            if sb // S == lane:
+                self.reads = state.block_reads[lane * S:(lane + 1) * S].copy()
+                self.valid = state.sb_valid[lane * S:(lane + 1) * S].copy()
+            self.rr += 1
+            return "default"
+
+    pol = Snapshot()
+    flashrr.simulate(plan.device_config(), spec, policy=pol)
+    S = plan.device_config().geometry.blocks_per_plane
+    reads = pol.reads if pol.reads is not None else np.zeros(S, np.int64)
+    valid = pol.valid if pol.reads is not None else np.zeros(S, np.int64)
+    df = pd.DataFrame({"block": np.arange(S), "block_reads": reads, "valid_pages": valid, "rr_count": pol.rr,
+                       "trace_spec": spec})
+    if cache is not None:
+        df.to_csv(cache, index=False)
+    return df
+
+
+def figure_main(fid: str, argv=None) -> None:
+    """Entry point of the per-figure scripts in ``experiments/cocktail/``:
+    ``python figNN_name.py [--quick] [--repeat N] [--jobs J] [--out DIR]``."""
+    from .cocktail_figures import FIGURES
+    from .common import figure_main as common_figure_main
+
+    common_figure_main("Cocktail", FIGURES, reproduce, "out/reproduce-cocktail", fid, argv)

@@ -1,0 +1,73 @@
+"""``flashrr reproduce cocktail``: the plan, every figure and the claims table on a
+tiny run, and the claims arithmetic on hand-made results."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from flashrr.reproduce import PAPERS, paper_module
+from flashrr.reproduce.cocktail import CocktailRuns, Plan, reproduce, specs
+from flashrr.reproduce.cocktail_claims import CLAIMS, claims, relative_change
+from flashrr.reproduce.cocktail_figures import FIGURES
+
+TINY = Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
+                 device_overrides=(("rr_threshold_reads", 400),))
+
+
+def test_registry_and_plans():
+    assert "cocktail" in PAPERS and paper_module("cocktail").reproduce is reproduce
+    assert sorted(int(f[3:]) for f in FIGURES) == [4, 5, 8, 9, 10, 11, 12, 13, 14]
+    # Table II: nexus5 has RAF 50 and 10 repeats; 8 planes of 128 -> arrivals stretched 16x
+    assert Plan().trace_spec("nexus5") == ("synth:cocktail-nexus5?n_requests=50000&fold=modulo&amplify_reads=50"
+                                           "&amplify_spacing=spread&scale_time=16.0&repeat=10")
+    assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
+    q = Plan.make(quick=True)
+    assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10
+    s = specs(Plan())
+    assert set(s) == {"main", "ratio", "share"}
+    assert s["main"]["policies"]["cocktail"] == {"gc_writes": ["internal", "separate"]}
+    assert s["ratio"]["policies"]["cocktail"]["ratio"] == [1.0, 0.75, 0.5, 0.25, 0.0]
+    g = Plan().device_config().geometry
+    assert (g.blocks_per_plane, g.pages_per_block) == (2048, 256)  # a plane as in Table I
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repro")
+    return out, reproduce(out, plan=TINY, jobs=0, progress=False)
+
+
+def test_tiny_run_writes_every_figure_and_the_claims(tiny_run):
+    out, res = tiny_run
+    assert set(res["figures"]) == set(FIGURES)
+    for fig in FIGURES.values():
+        for ext in ("png", "pdf", "csv"):
+            p = out / f"{fig.stem}.{ext}"
+            assert p.is_file() and p.stat().st_size > 0, p
+    runs = pd.read_csv(out / "runs.csv")
+    # main: 5 schemes x 2 traces; ratio 0.5 and the default n are main's Cocktail run (shared in the store)
+    assert len(runs[runs["group"] == "main"]) == 10 and len(runs[runs["group"] == "ratio"]) == 4
+    assert (out / "claims.md").read_text().startswith("# Cocktail (TCAD 2023)")
+    assert len(res["claims"]) == len(CLAIMS) + 2
+
+
+def _runs(main: pd.DataFrame) -> CocktailRuns:
+    return CocktailRuns({"main": main}, None, Plan.make(traces=("nexus5", "usr1")))
+
+
+def test_claims_average_per_trace_changes_and_give_the_ratio_of_sums():
+    # Baseline 100 and 300 RRs, Cocktail 50 and 240: per trace -50% and -20% -> mean -35%;
+    # sums 290 / 400 -> -27.5%
+    rows = [("nexus5", "Baseline", 100), ("usr1", "Baseline", 300), ("nexus5", "Cocktail", 50),
+            ("usr1", "Cocktail", 240)]
+    main = pd.DataFrame(rows, columns=["trace", "scheme", "rr_count"])
+    runs = _runs(main)
+    claim = next(c for c in CLAIMS if c.metric == "rr_count" and c.scheme == "Cocktail" and c.ref == "Baseline")
+    per, of_sums = relative_change(runs, claim)
+    assert per.tolist() == pytest.approx([-50.0, -20.0]) and of_sums == pytest.approx(-27.5)
+    table = claims(runs)
+    row = table[table["claim"] == claim.text].iloc[0]
+    assert row["flashrr_value"] == pytest.approx(-35.0) and row["holds"] is True and row["magnitude"] == "similar"
+    missing = table[table["claim"].str.contains("vs redFTL")]
+    assert missing["holds"].eq("n/a").all() and np.isnan(missing["flashrr_value"]).all()
