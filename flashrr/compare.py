@@ -74,12 +74,16 @@ class CompareError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Row:
     """One row of a comparison: ``label`` (as given, e.g. ``baseline@cocktail``), ``policy``,
-    ``preset`` (device preset name) and the policy's ``params``."""
+    ``preset`` (a device preset name, a .toml path or a SimConfig) and the policy's ``params``."""
 
     label: str
     policy: str
-    preset: str
+    preset: object
     params: dict
+
+    @property
+    def device_name(self) -> str:
+        return getattr(self.preset, "name", str(self.preset))
 
 
 def parse_value(raw: str):
@@ -116,6 +120,7 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     """The rows of a comparison, validated: each policy known, each preset known, labels unique and every
     ``params`` key naming a row.  ``policies`` is a list or a comma-separated string."""
     from . import policies as _builtin  # noqa: F401  (registers the built-in policies)
+    from .config import SimConfig
     from .policy import POLICIES
     from .presets import DEVICE_PRESETS
 
@@ -132,7 +137,7 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
         dev = dev if at else (preset or (PAPER_PRESET.get(name) if name in PAPER_PRESET else None))
         if dev is None:
             dev = paper_preset(name)
-        if not (dev in DEVICE_PRESETS or dev.endswith(".toml")):
+        if not isinstance(dev, SimConfig) and not (dev in DEVICE_PRESETS or str(dev).endswith(".toml")):
             raise CompareError(f"{label}: unknown device preset {dev!r}; expected one of "
                                f"{', '.join(DEVICE_PRESETS)} or a .toml path")
         rows.append((label, name, dev))
@@ -242,10 +247,10 @@ def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str |
     rows = plan_rows(policies, preset, params)
     tasks = _tasks(rows, trace, int(repeat), int(seed), engine)
     outcomes = _execute(tasks, jobs, progress)
-    for row, out in zip(rows, outcomes):
-        if not out.ok:
-            last = (out.error or "unknown error").strip().splitlines()[-1]
-            raise CompareError(f"compare: {row.label} on {row.preset} failed: {last}")
+    failed = [f"{row.label} on {row.device_name}: {(out.error or 'unknown error').strip().splitlines()[-1]}"
+              for row, out in zip(rows, outcomes) if not out.ok]
+    if failed:
+        raise CompareError(f"compare: {len(failed)} of {len(rows)} runs failed: " + "; ".join(failed))
     return table([o.summary for o in outcomes], [r.label for r in rows])
 
 
@@ -313,6 +318,59 @@ def plot(df: pd.DataFrame, path) -> Path:
     fig.savefig(path, dpi=130)
     plt.close(fig)
     return path
+
+
+#: Every scheme of the four RR papers and the schemes each was compared with, for :func:`cross_paper_figure`.
+CROSS_PAPER_POLICIES = ("baseline", "page", "page-8", "page-64", "shuffler", "phasedrr", "rl-rr", "reallocation",
+                        "cocktail", "redftl", "ipr", "hotr", "rails", "ttflash", "optimal")
+
+
+def cross_paper_device():
+    """The one device of the cross-paper figure: Cocktail's Table I device without its data cache.
+    Cocktail's write pool needs single-block superblocks, Rails and TTFlash need a device without data
+    cache, and RR must be on (the ``hotr`` preset has it off); this is the nearest paper preset that
+    meets all three.  Cocktail's cache holds writes only (reads are not cached), so dropping it changes
+    write buffering, not read hits (docs/compare.md)."""
+    from .config import SimConfig
+
+    return SimConfig.preset("cocktail").replace(capacity_bytes=0, name="cocktail-nocache")
+_PAPER_OF = {"shuffler": "Shuffler", "phasedrr": "PhasedRR", "cocktail": "Cocktail", "hotr": "HotR"}
+
+
+def cross_paper_figure(df: pd.DataFrame, path=None):
+    """Read latency against RR count, one point per row of a :func:`compare` frame (all on one device
+    and trace): mean read latency on the left, p99.99 on the right, points coloured by the paper whose
+    device preset the policy comes from.  Writes ``path`` when given; returns the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
+    papers = [_PAPER_OF.get(PAPER_PRESET.get(p, ""), "other") for p in df["policy"]]
+    colours = {name: f"C{i}" for i, name in enumerate(dict.fromkeys(papers))}
+    for ax, key, title in ((axes[0], "read_latency_mean_ns", "mean read latency (us)"),
+                           (axes[1], "read_latency_p9999_ns", "p99.99 read latency (us)")):
+        x = df["rr_count"].to_numpy(dtype=float)
+        y = df[key].to_numpy(dtype=float) / _NS_PER_US
+        for xi, yi, label, paper in zip(x, y, df.index, papers):
+            ax.scatter(xi, yi, color=colours[paper], s=22, label=paper)
+            ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize=6)
+        ax.set_xlabel("RR count")
+        ax.set_ylabel(title)
+        ax.set_yscale("log")
+    handles, labels = axes[0].get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    axes[1].legend(uniq.values(), uniq.keys(), fontsize=7, title="paper", title_fontsize=7)
+    first = df.iloc[0]
+    fig.suptitle(f"Every scheme on one device ({first['device']}) and trace ({first['trace']} x "
+                 f"{first['repeat']})", fontsize=9)
+    if path is not None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=130)
+        plt.close(fig)
+    return fig
 
 
 class _CallableModule(types.ModuleType):
