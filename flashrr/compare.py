@@ -285,7 +285,10 @@ def format_table(df: pd.DataFrame) -> str:
 
     first = df.iloc[0]
     out = [f"trace {first['trace']} x {first['repeat']} replays ({first['requests']:,} requests per run); "
-           f"second line of a row: change against {df.index[0]}", line(head), line(["-" * w for w in widths])]
+           f"second line of a row: change against {df.index[0]}"]
+    if df["device"].nunique() > 1:
+        out.append("rows ran on different devices: a change mixes device and scheme (docs/compare.md)")
+    out += [line(head), line(["-" * w for w in widths])]
     return "\n".join(out + [line(x).rstrip() for x in lines])
 
 
@@ -296,6 +299,8 @@ def plot(df: pd.DataFrame, path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from matplotlib.ticker import EngFormatter
 
     shown = [(k, h) for k, h in METRICS if k not in ("policy_metadata_bytes",)]
     ncols = 5
@@ -309,6 +314,7 @@ def plot(df: pd.DataFrame, path) -> Path:
         ax.set_title(head, fontsize=8)
         ax.set_xticks(range(len(df)), labels, rotation=60, ha="right", fontsize=6)
         ax.tick_params(axis="y", labelsize=6)
+        ax.yaxis.set_major_formatter(EngFormatter(sep=""))  # 5M, not a 1e6 offset label
     for ax in list(axes.flat)[len(shown):]:
         ax.set_axis_off()
     first = df.iloc[0]
@@ -346,19 +352,27 @@ def cross_paper_figure(df: pd.DataFrame, path=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
-    papers = [_PAPER_OF.get(PAPER_PRESET.get(p, ""), "other") for p in df["policy"]]
-    colours = {name: f"C{i}" for i, name in enumerate(dict.fromkeys(papers))}
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.2), layout="constrained")
+    papers = ["Baseline" if p == "baseline" else _PAPER_OF.get(PAPER_PRESET.get(p, ""), "other")
+              for p in df["policy"]]
+    colours = {name: ("black" if name == "Baseline" else f"C{i}") for i, name in enumerate(dict.fromkeys(papers))}
     for ax, key, title in ((axes[0], "read_latency_mean_ns", "mean read latency (us)"),
                            (axes[1], "read_latency_p9999_ns", "p99.99 read latency (us)")):
         x = df["rr_count"].to_numpy(dtype=float)
         y = df[key].to_numpy(dtype=float) / _NS_PER_US
+        names: dict = {}  # rows with the same point share one label
         for xi, yi, label, paper in zip(x, y, df.index, papers):
-            ax.scatter(xi, yi, color=colours[paper], s=22, label=paper)
-            ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize=6)
+            ax.scatter(xi, yi, color=colours[paper], s=22, label=paper, zorder=2 if paper != "Baseline" else 3)
+            names.setdefault((xi, yi), []).append(str(label))
+        right = x.min() + 0.7 * (x.max() - x.min())
+        for (xi, yi), labels in names.items():
+            left = xi > right  # labels of the rightmost points go to their left, inside the axes
+            ax.annotate("\n".join(labels), (xi, yi), textcoords="offset points", xytext=(-4 if left else 4, 2),
+                        ha="right" if left else "left", va="bottom", fontsize=6)
         ax.set_xlabel("RR count")
         ax.set_ylabel(title)
         ax.set_yscale("log")
+        ax.margins(x=0.08, y=0.15)
     handles, labels = axes[0].get_legend_handles_labels()
     uniq = dict(zip(labels, handles))
     axes[1].legend(uniq.values(), uniq.keys(), fontsize=7, title="paper", title_fontsize=7)
