@@ -292,9 +292,21 @@ def format_table(df: pd.DataFrame) -> str:
     return "\n".join(out + [line(x).rstrip() for x in lines])
 
 
-def plot(df: pd.DataFrame, path) -> Path:
-    """A small multi-panel bar chart of ``df`` (one panel per metric, one bar per row) written to
-    ``path`` (PNG, or any format matplotlib infers from the suffix)."""
+def _save(fig, path):
+    """Write ``fig`` to ``path`` (format from the suffix) and close it, if ``path`` is given; return ``fig``."""
+    if path is not None:
+        import matplotlib.pyplot as plt
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=130)
+        plt.close(fig)
+    return fig
+
+
+def plot(df: pd.DataFrame, path=None):
+    """A small multi-panel bar chart of ``df`` (one panel per metric, one bar per row), written to
+    ``path`` (PNG, or any format matplotlib infers from the suffix) when given; returns the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -319,11 +331,7 @@ def plot(df: pd.DataFrame, path) -> Path:
         ax.set_axis_off()
     first = df.iloc[0]
     fig.suptitle(f"{first['trace']} x {first['repeat']}", fontsize=8)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 #: Every scheme of the four RR papers and the schemes each was compared with, for :func:`cross_paper_figure`.
@@ -379,12 +387,7 @@ def cross_paper_figure(df: pd.DataFrame, path=None):
     first = df.iloc[0]
     fig.suptitle(f"Every scheme on one device ({first['device']}) and trace ({first['trace']} x "
                  f"{first['repeat']})", fontsize=9)
-    if path is not None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=130)
-        plt.close(fig)
-    return fig
+    return _save(fig, path)
 
 
 class _CallableModule(types.ModuleType):

@@ -161,3 +161,35 @@ def test_compare_on_defaults_shows_rrs_and_differences():
     assert list(rows) == list(flashrr.compare.DEFAULT_POLICIES)
     assert rows["baseline"]["rr_count"] >= 24
     assert len({x["read_latency_mean_ns"] for x in rows.values()}) == len(rows)
+
+
+def _texts_inside_canvas(fig):
+    """Everything ``fig`` draws (labels, tick labels, annotations, titles) lies inside its canvas:
+    the tight bounding box of the drawn artists is within the figure's box (no clipped label)."""
+    fig.canvas.draw()
+    tight, page = fig.get_tightbbox(fig.canvas.get_renderer()), fig.bbox_inches
+    tol = 0.02  # inches
+    assert tight.x0 >= page.x0 - tol and tight.y0 >= page.y0 - tol and tight.x1 <= page.x1 + tol \
+        and tight.y1 <= page.y1 + tol, (tight, page)
+
+
+def test_bar_chart_and_cross_paper_figure_keep_every_label_on_the_canvas(tiny_table):
+    import matplotlib.pyplot as plt
+
+    from flashrr.compare import cross_paper_figure, plot
+
+    for fig in (plot(tiny_table), cross_paper_figure(tiny_table)):
+        assert len([a for a in fig.axes if a.has_data()]) >= 2
+        _texts_inside_canvas(fig)
+        plt.close(fig)
+
+
+def test_cross_paper_device_takes_every_scheme():
+    """The cross-paper device meets what each scheme requires: single-block superblocks (Cocktail),
+    no data cache (Rails, TTFlash), read reclaim on."""
+    from flashrr.compare import CROSS_PAPER_POLICIES, cross_paper_device
+
+    dev = cross_paper_device()
+    assert dev.read_reclaim.rr_enabled and dev.cache.capacity_bytes == 0
+    for p in CROSS_PAPER_POLICIES:
+        flashrr.simulate(dev, "synth:lun0?n_requests=300", policy=p)  # raises if the policy refuses the device
