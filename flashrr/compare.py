@@ -125,7 +125,7 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     from .presets import DEVICE_PRESETS
 
     if isinstance(policies, str):
-        policies = [p for p in policies.split(",")]
+        policies = policies.split(",")
     labels = [str(p).strip() for p in policies]
     if not labels or any(not x for x in labels):
         raise CompareError(f"policies: expected a comma-separated list of policy names, got {policies!r}")
@@ -134,9 +134,8 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
         name, at, dev = label.partition("@")
         if name not in POLICIES:
             raise CompareError(f"policies: unknown policy {name!r}; expected one of {', '.join(sorted(POLICIES))}")
-        dev = dev if at else (preset or (PAPER_PRESET.get(name) if name in PAPER_PRESET else None))
-        if dev is None:
-            dev = paper_preset(name)
+        if not at:
+            dev = preset if preset is not None else paper_preset(name)
         if not isinstance(dev, SimConfig) and not (dev in DEVICE_PRESETS or str(dev).endswith(".toml")):
             raise CompareError(f"{label}: unknown device preset {dev!r}; expected one of "
                                f"{', '.join(DEVICE_PRESETS)} or a .toml path")
@@ -238,9 +237,7 @@ def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str |
     ``<metric>_pct``: its change against the first row in % (:func:`pct_change`).
     Raises :class:`CompareError` for bad input, before anything runs, and when a run fails.
     """
-    from .sweep.spec import _is_int
-
-    if not _is_int(repeat) or repeat < 1:
+    if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1:
         raise CompareError(f"repeat: expected a positive integer, got {repeat!r}")
     if not isinstance(trace, str) or not trace.strip():
         raise CompareError(f"trace: expected a trace file or 'synth:PRESET?…' spec, got {trace!r}")
