@@ -15,6 +15,7 @@ from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, Precond
 from .policy import EngineState, Policy, register_policy
 from .result import Result
 from .simulate import EngineError, InvariantError, simulate
+from . import compare  # noqa: F401  (callable module: flashrr.compare(...) is flashrr.compare.compare)
 from .sweep import load_results  # flashrr.sweep itself is callable: flashrr.sweep(spec, out)
 from .trace import Trace, TraceError, read_trace, synth_trace, trace_stats, write_trace
 
@@ -22,5 +23,5 @@ __all__ = [
     "__version__", "SimConfig", "GeometryConfig", "TimingConfig", "CacheConfig", "GCConfig", "ReadReclaimConfig",
     "ReadRetryConfig", "SuperblockConfig", "PreconditionConfig", "ConfigError", "Trace", "TraceError",
     "read_trace", "write_trace", "synth_trace", "trace_stats", "simulate", "Result", "EngineError", "InvariantError", "Policy",
-    "EngineState", "register_policy", "load_results", "sweep",
+    "EngineState", "register_policy", "load_results", "sweep", "compare",
 ]

@@ -5,6 +5,7 @@ import click
 
 from flashrr._version import __version__
 
+from .compare_cmds import compare_cmd
 from .pv_cmds import pv
 from .reproduce_cmds import reproduce_cmd
 from .run_cmds import presets_cmd, run_cmd
@@ -18,6 +19,7 @@ def main():
     """flashrr: simulate read disturb and read reclaim in NAND-flash SSDs."""
 
 
+main.add_command(compare_cmd)
 main.add_command(run_cmd)
 main.add_command(presets_cmd)
 main.add_command(trace)

@@ -10,7 +10,13 @@ import click
 from flashrr.config import ConfigError
 from flashrr.trace.core import TraceError
 
-DEFAULT_TRACE = "synth:ali0"
+from flashrr.compare import DEFAULT_REPEAT
+from flashrr.compare import DEFAULT_TRACE as _COMPARE_TRACE
+
+# The main job's trace (flashrr.compare.DEFAULT_TRACE: Shuffler's ali1 with superpage-aligned extents) replayed
+# DEFAULT_REPEAT times by the trace pipeline, so that Baseline on the shuffler preset shows about a hundred RRs
+# (one replay of the earlier default, synth:ali0, showed none).  docs/compare.md says how it was chosen.
+DEFAULT_TRACE = f"{_COMPARE_TRACE}&repeat={DEFAULT_REPEAT}"
 
 # Summary keys printed by `flashrr run` without --json, in order.
 SHOWN = ("policy", "device", "trace", "requests", "reads", "writes", "rr_count", "rr_page_moves", "gc_count",

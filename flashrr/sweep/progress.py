@@ -6,9 +6,10 @@ import sys
 
 
 class Progress:
-    """Counts finished runs; ``done_before`` runs were already stored when the sweep began."""
+    """Counts finished runs; ``done_before`` runs were already stored when the sweep began; ``desc``
+    labels the bar."""
 
-    def __init__(self, total: int, done_before: int, enabled: bool = True):
+    def __init__(self, total: int, done_before: int, enabled: bool = True, desc: str = "sweep"):
         self.total = total
         self.done = done_before
         self.failed = 0
@@ -16,7 +17,7 @@ class Progress:
         if enabled:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, initial=done_before, unit="run", desc="sweep", file=sys.stderr,
+            self._bar = tqdm(total=total, initial=done_before, unit="run", desc=desc, file=sys.stderr,
                              dynamic_ncols=True, smoothing=0.1)
             self._postfix()
 

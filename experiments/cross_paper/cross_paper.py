@@ -1,0 +1,36 @@
+"""The cross-paper figure (issue 14, item 6): every RR scheme of the four papers and its baselines on one
+device and one trace, read latency against RR count.
+
+    python experiments/cross_paper/cross_paper.py [--out DIR] [--jobs J] [--repeat N] [--preset P] [--trace T]
+
+Writes DIR/cross_paper.{png,pdf,csv} (default DIR: out/cross_paper).  The device and trace defaults, and why,
+are in docs/compare.md.
+"""
+import argparse
+from pathlib import Path
+
+from flashrr.compare import (CROSS_PAPER_POLICIES, DEFAULT_REPEAT, DEFAULT_TRACE, compare,
+                             cross_paper_device, cross_paper_figure, format_table)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="out/cross_paper")
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    ap.add_argument("--preset", default=None, help="device preset (default: cocktail without data cache)")
+    ap.add_argument("--trace", default=DEFAULT_TRACE)
+    a = ap.parse_args(argv)
+    df = compare(CROSS_PAPER_POLICIES, trace=a.trace, preset=a.preset or cross_paper_device(), repeat=a.repeat, jobs=a.jobs, progress=True)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out / "cross_paper.csv")
+    fig = cross_paper_figure(df)
+    for ext in ("png", "pdf"):
+        fig.savefig(out / f"cross_paper.{ext}", dpi=130)
+    print(format_table(df))
+    print(f"wrote {out}/cross_paper.png, .pdf, .csv")
+
+
+if __name__ == "__main__":
+    main()

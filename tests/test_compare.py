@@ -1,0 +1,195 @@
+"""`flashrr compare` and `flashrr.compare`: several policies on one trace, one table (issue 14)."""
+import json
+import math
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr.cli import main
+from flashrr.compare import METRIC_KEYS, CompareError, parse_policy_params, pct_change, plan_rows
+
+TINY = "synth:lun0?n_requests=4000&seed=3&align_bytes=32768&footprint_page_bytes=8192"
+# Every metric the issue lists, by its summary key.
+ISSUE_METRICS = ["rr_count", "rr_page_moves_all", "erase_count", "waf", "read_latency_mean_ns",
+                 "read_latency_p99_ns", "read_latency_p9999_ns", "cache_read_hit_ratio", "policy_metadata_bytes",
+                 "blocked_reads", "redirected_reads"]
+
+
+def hand_pct(value, ref):
+    if ref == 0:
+        return 0.0 if value == 0 else math.nan
+    return (value - ref) / ref * 100.0
+
+
+@pytest.fixture(scope="module")
+def small_device(tmp_path_factory):
+    """The shuffler preset with a 2 MiB cache and an RR threshold of 40 reads, so that the tiny trace
+    triggers read reclaim and the rows differ."""
+    cfg = flashrr.SimConfig.preset("shuffler").replace(rr_threshold_reads=40, capacity_bytes=2 << 20,
+                                                       name="shuffler-small")
+    path = tmp_path_factory.mktemp("dev") / "small.toml"
+    path.write_text(cfg.to_toml())
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def tiny_table(small_device):
+    return flashrr.compare("baseline,page-64,shuffler", trace=TINY, preset=small_device, repeat=2, jobs=0)
+
+
+def test_every_column_present_and_one_row_per_policy(tiny_table):
+    df = tiny_table
+    assert list(df.index) == ["baseline", "page-64", "shuffler"]
+    assert set(ISSUE_METRICS) <= set(METRIC_KEYS)
+    for k in ISSUE_METRICS:
+        assert k in df.columns and k + "_pct" in df.columns, k
+    assert (df["device"] == "shuffler-small").all() and (df["repeat"] == 2).all()
+    assert df.at["baseline", "rr_count"] > 0 and df["rr_count"].nunique() == 3  # the test exercises real RRs
+
+
+def test_pct_changes_match_a_hand_computation_from_the_rows(tiny_table):
+    df = tiny_table
+    for k in ISSUE_METRICS:
+        ref = float(df[k].iloc[0])
+        for label in df.index:
+            want, got = hand_pct(float(df.at[label, k]), ref), df.at[label, k + "_pct"]
+            assert (math.isnan(want) and math.isnan(got)) or got == pytest.approx(want, rel=1e-12, abs=1e-12), \
+                (label, k, got, want)
+    assert (df.loc["baseline", [k + "_pct" for k in ISSUE_METRICS]] == 0).all()
+
+
+def test_rows_are_the_runs_simulate_gives(tiny_table, small_device):
+    """A row holds the run of its policy on its device: the same numbers as flashrr.simulate."""
+    s = flashrr.simulate(small_device, TINY, policy="page-64", repeat=2).summary
+    for k in ISSUE_METRICS:
+        assert tiny_table.at["page-64", k] == s[k], k
+
+
+@given(st.floats(0.001, 1e9), st.floats(-99.0, 1000.0))
+def test_pct_change_inverts_a_relative_change(ref, pct):
+    assert pct_change(ref * (1 + pct / 100), ref) == pytest.approx(pct, rel=1e-9, abs=1e-6)
+
+
+def test_each_policy_runs_on_its_papers_preset():
+    # The papers' device tables: Shuffler TOS'26 (Baseline first defined there), PhasedRR MSST'24,
+    # Cocktail TCAD'23, HotR.
+    want = {"baseline": "shuffler", "page-8": "shuffler", "shuffler": "shuffler", "phasedrr": "phasedrr",
+            "rl-rr": "phasedrr", "reallocation": "phasedrr", "cocktail": "cocktail", "redftl": "cocktail",
+            "ipr": "cocktail", "hotr": "hotr", "rails": "hotr", "ttflash": "hotr", "optimal": "hotr"}
+    rows = plan_rows(list(want))
+    assert {r.policy: r.preset for r in rows} == want
+    assert {r.preset for r in plan_rows(list(want), preset="cocktail")} == {"cocktail"}
+    r = plan_rows("baseline,baseline@cocktail,shuffler", preset="shuffler-32")
+    assert [(x.label, x.preset) for x in r] == [("baseline", "shuffler-32"), ("baseline@cocktail", "cocktail"),
+                                                ("shuffler", "shuffler-32")]
+
+
+def test_device_column_names_each_rows_device():
+    df = flashrr.compare("baseline,baseline@cocktail", trace=TINY, repeat=1, jobs=2)
+    assert list(df["device"]) == ["shuffler", "cocktail"]
+
+
+def test_policy_params_reach_the_policy():
+    p = parse_policy_params(["shuffler.delta_f=0.3", "shuffler.delta_p=0.1", "page.x=abc"])
+    assert p == {"shuffler": {"delta_f": 0.3, "delta_p": 0.1}, "page": {"x": "abc"}}
+    rows = plan_rows("baseline,shuffler", params={"shuffler": {"delta_f": 0.3}})
+    assert rows[1].params == {"delta_f": 0.3} and rows[0].params == {}
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(policies="baseline,nope"), "unknown policy 'nope'; expected one of"),
+    (dict(policies="baseline,shuffler", params={"shuffler": {"bogus": 1}}), "unknown parameter 'bogus'"),
+    (dict(policies="baseline", params={"page": {"x": 1}}), "'page' is not a compared policy"),
+    (dict(policies="baseline,baseline"), "listed twice"),
+    (dict(policies="baseline@nowhere"), "unknown device preset 'nowhere'"),
+    (dict(policies="baseline", repeat=0), "repeat: expected a positive integer"),
+    (dict(policies=""), "expected a comma-separated list"),
+])
+def test_bad_input_names_what_was_expected(kwargs, msg):
+    with pytest.raises(CompareError, match=msg.replace("(", r"\(")):
+        flashrr.compare(trace=TINY, jobs=0, **kwargs)
+
+
+def test_malformed_param_and_cli_errors_are_one_line():
+    with pytest.raises(CompareError, match="expected POLICY.KEY=VALUE"):
+        parse_policy_params(["delta_f=0.3"])
+    runner = CliRunner()
+    for args, msg in ((["--policies", "baseline,nope"], "unknown policy 'nope'"),
+                      (["-p", "shuffler=1"], "expected POLICY.KEY=VALUE"),
+                      (["--trace", "missing.csv", "--policies", "baseline"], "missing.csv"),
+                      (["--json", "--csv"], "not both")):
+        r = runner.invoke(main, ["compare", "--jobs", "0", *args])
+        assert r.exit_code != 0 and msg in r.output and "Traceback" not in r.output, (args, r.output)
+
+
+def test_cli_json_csv_table_and_plot(tmp_path):
+    runner = CliRunner()
+    base = ["compare", "--policies", "baseline,page", "--preset", "shuffler", "--trace", TINY, "--jobs", "0"]
+    r = runner.invoke(main, base + ["--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    assert [x["label"] for x in rows] == ["baseline", "page"] and "rr_count_pct" in rows[1]
+    r = runner.invoke(main, base + ["--csv"])
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(__import__("io").StringIO(r.output), index_col=0)
+    assert df.at["page", "rr_count"] == rows[1]["rr_count"]
+    png = tmp_path / "cmp.png"
+    r = runner.invoke(main, base + ["--plot", str(png)])
+    assert r.exit_code == 0, r.output
+    assert "RRs" in r.output and "page moves" in r.output and "read p99.99 (us)" in r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_run_on_defaults_shows_read_reclaim():
+    """The README's `flashrr run`: Baseline on the default trace performs dozens of RRs."""
+    r = CliRunner().invoke(main, ["run", "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    assert s["policy"] == "baseline" and s["rr_count"] >= 24, s["rr_count"]
+
+
+@pytest.mark.slow
+def test_compare_on_defaults_shows_rrs_and_differences():
+    """The README's main job, `flashrr compare` with no arguments (about 30-80 s on 2 cores)."""
+    r = CliRunner().invoke(main, ["compare", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {x["label"]: x for x in json.loads(r.output)}
+    assert list(rows) == list(flashrr.compare.DEFAULT_POLICIES)
+    assert rows["baseline"]["rr_count"] >= 24
+    assert len({x["read_latency_mean_ns"] for x in rows.values()}) == len(rows)
+
+
+def _texts_inside_canvas(fig):
+    """Everything ``fig`` draws (labels, tick labels, annotations, titles) lies inside its canvas:
+    the tight bounding box of the drawn artists is within the figure's box (no clipped label)."""
+    fig.canvas.draw()
+    tight, page = fig.get_tightbbox(fig.canvas.get_renderer()), fig.bbox_inches
+    tol = 0.02  # inches
+    assert tight.x0 >= page.x0 - tol and tight.y0 >= page.y0 - tol and tight.x1 <= page.x1 + tol \
+        and tight.y1 <= page.y1 + tol, (tight, page)
+
+
+def test_bar_chart_and_cross_paper_figure_keep_every_label_on_the_canvas(tiny_table):
+    import matplotlib.pyplot as plt
+
+    from flashrr.compare import cross_paper_figure, plot
+
+    for fig in (plot(tiny_table), cross_paper_figure(tiny_table)):
+        assert len([a for a in fig.axes if a.has_data()]) >= 2
+        _texts_inside_canvas(fig)
+        plt.close(fig)
+
+
+def test_cross_paper_device_takes_every_scheme():
+    """The cross-paper device meets what each scheme requires: single-block superblocks (Cocktail),
+    no data cache (Rails, TTFlash), read reclaim on."""
+    from flashrr.compare import CROSS_PAPER_POLICIES, cross_paper_device
+
+    dev = cross_paper_device()
+    assert dev.read_reclaim.rr_enabled and dev.cache.capacity_bytes == 0
+    for p in CROSS_PAPER_POLICIES:
+        flashrr.simulate(dev, "synth:lun0?n_requests=300", policy=p)  # raises if the policy refuses the device
