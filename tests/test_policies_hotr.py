@@ -294,3 +294,27 @@ def test_static_die_placement_keeps_every_page_on_its_die(case):
     mapped = np.flatnonzero(l2p >= 0)
     dies = [eng.hotr.die_of(int(p)) for p in l2p[mapped]]
     assert np.array_equal(np.asarray(dies), mapped % layout.n_dies)
+
+
+def test_a_replica_program_queued_for_a_dropped_entry_stays_dropped():
+    """One die and one staging die, every read hot (threshold 1), no transfer time.  At
+    t = 0 reads of LPN 1 (done at 50 ns) and LPN 0 (done at 100) queue two replica
+    programs; ten more reads of LPN 1 keep the die busy until 600.  A write of LPN 0 then
+    drops its entry with its program still queued, and a new read of LPN 0 makes a new
+    entry in the freed slot and queues a new program, ready when that read is done
+    (650).  At the read at 1,000 ns the staging die programs LPN 1's replica (50..350);
+    the stale program must not then book the new entry's replica from 350 (it would end
+    at 650, before the new entry's own ready time, and count a second replica write): the
+    new program starts at 650 and ends at 950, so two replica writes by 1,000 ns either
+    way, but at 700 ns only one."""
+    cfg = tiny_config(blocks=24, pages=4, op=0.4, gc_ratio=0.1, rr_enabled=False, t_read=50, t_prog=300,
+                      t_erase=500, t_xfer=0, t_dram=10)
+    lpns = [1, 0] + [1] * 10 + [0, 0, 1]
+    writes = [False] * 12 + [True, False, False]
+    params = dict(hot_threshold=1, staging_pages=2, staging_dies=1, staging="dedicated", erase_blocks=False)
+    for last, want in ((700, 1), (1000, 2)):
+        trace = page_trace(lpns, writes=writes, times=[0] * 14 + [last])
+        runs = {e: _run(e, trace, cfg, **params) for e in ENGINES}
+        for e in ENGINES:
+            assert runs[e]["replica_invalidations"] == 1, e
+            assert runs[e]["replica_writes"] == want, (e, last)

@@ -31,6 +31,7 @@ cdef class HotReplicas:
     cdef int32_t* e_rep                # die holding the replica (staging die, or data die in op mode), -1 none,
                                        # -2 pending (its program waits for a staging die)
     cdef int64_t* e_ready              # when the replica's program ends (ns)
+    cdef int64_t* e_gen                # allocations of the slot so far: tells an entry from its slot's earlier ones
     cdef int32_t* e_prev
     cdef int32_t* e_next
     cdef int32_t head, tail, n_ent, n_free
@@ -40,7 +41,7 @@ cdef class HotReplicas:
     cdef int64_t* st_free              # [n_stage] busy-until of each staging die (own channel each)
     # ---- dedicated mode: replica programs waiting for a staging die (FIFO ring; background work)
     cdef int32_t* bq_ent
-    cdef int32_t* bq_lpn
+    cdef int64_t* bq_gen                # generation of the entry each queued program is for
     cdef int64_t* bq_ready
     cdef int64_t bq_head, bq_len, bq_cap
     # ---- per request
@@ -56,7 +57,7 @@ cdef class HotReplicas:
                          int64_t t) except -1 nogil
     cdef int after_read(self, int64_t done) except -1 nogil
     cdef int drain(self, int64_t t) except -1 nogil
-    cdef int bq_push(self, int32_t e, int32_t lpn, int64_t ready) except -1 nogil
+    cdef int bq_push(self, int32_t e, int64_t ready) except -1 nogil
     cdef void on_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil

@@ -77,6 +77,7 @@ cdef class HotReplicas:
         a = arr("e_count", self.cap, np.int32); self.e_count = <int32_t*>a.data
         a = arr("e_rep", self.cap, np.int32, -1); self.e_rep = <int32_t*>a.data
         a = arr("e_ready", self.cap, np.int64); self.e_ready = <int64_t*>a.data
+        a = arr("e_gen", self.cap, np.int64); self.e_gen = <int64_t*>a.data
         a = arr("e_prev", self.cap, np.int32, -1); self.e_prev = <int32_t*>a.data
         a = arr("e_next", self.cap, np.int32, -1); self.e_next = <int32_t*>a.data
         a = arr("free_ent", self.cap, np.int32); self.free_ent = <int32_t*>a.data
@@ -91,23 +92,23 @@ cdef class HotReplicas:
         self.reserve(64)
 
     def __dealloc__(self):
-        free(self.bq_ent); free(self.bq_lpn); free(self.bq_ready)
+        free(self.bq_ent); free(self.bq_gen); free(self.bq_ready)
 
     def _bq_grow(self):
         """Double the replica-program ring (kept in order from index 0)."""
         cdef int64_t cap = max(64, 2 * self.bq_cap), i, j
         cdef int32_t* ent = <int32_t*>realloc(NULL, sizeof(int32_t) * cap)
-        cdef int32_t* lpn = <int32_t*>realloc(NULL, sizeof(int32_t) * cap)
+        cdef int64_t* gen = <int64_t*>realloc(NULL, sizeof(int64_t) * cap)
         cdef int64_t* ready = <int64_t*>realloc(NULL, sizeof(int64_t) * cap)
-        if ent == NULL or lpn == NULL or ready == NULL:
+        if ent == NULL or gen == NULL or ready == NULL:
             raise MemoryError("flashrr replicas: out of memory")
         for i in range(self.bq_len):
             j = (self.bq_head + i) % self.bq_cap
             ent[i] = self.bq_ent[j]
-            lpn[i] = self.bq_lpn[j]
+            gen[i] = self.bq_gen[j]
             ready[i] = self.bq_ready[j]
-        free(self.bq_ent); free(self.bq_lpn); free(self.bq_ready)
-        self.bq_ent, self.bq_lpn, self.bq_ready = ent, lpn, ready
+        free(self.bq_ent); free(self.bq_gen); free(self.bq_ready)
+        self.bq_ent, self.bq_gen, self.bq_ready = ent, gen, ready
         self.bq_cap = cap
         self.bq_head = 0
 
@@ -195,7 +196,8 @@ cdef class HotReplicas:
                 self.n_free -= 1
                 e = self.free_ent[self.n_free]
                 self.e_lpn[e] = lpn
-                self.e_count[e] = 1
+                self.e_gen[e] += 1                         # a new entry: queued programs of the slot's
+                self.e_count[e] = 1                        # earlier entries no longer match it
                 self.e_rep[e] = -1
                 self.push_mru(e)
                 self.ent_of[lpn] = e + 1
@@ -248,30 +250,31 @@ cdef class HotReplicas:
                 self.cnt[C_REPLICA_WRITES] += 1
             else:
                 self.e_rep[e] = -2                         # pending: its program waits for a staging die
-                self.bq_push(e, self.pend_lpn[i], done)
+                self.bq_push(e, done)
         self.n_pend = 0
         return 0
 
-    cdef int bq_push(self, int32_t e, int32_t lpn, int64_t ready) except -1 nogil:
+    cdef int bq_push(self, int32_t e, int64_t ready) except -1 nogil:
         cdef int64_t j
         if self.bq_len == self.bq_cap:
             with gil:
                 self._bq_grow()
         j = (self.bq_head + self.bq_len) % self.bq_cap
         self.bq_ent[j] = e
-        self.bq_lpn[j] = lpn
+        self.bq_gen[j] = self.e_gen[e]
         self.bq_ready[j] = ready
         self.bq_len += 1
         return 0
 
     cdef int drain(self, int64_t t) except -1 nogil:
         """Book, in FIFO order, the queued replica programs that can start by ``t`` on the
-        staging die free first; a program whose page lost its entry meanwhile is dropped."""
+        staging die free first; a program whose entry was dropped meanwhile is dropped, even
+        when the slot now holds a new entry of the same page (the generation tells)."""
         cdef int32_t e, d, i
         cdef int64_t start, end
         while self.bq_len:
             e = self.bq_ent[self.bq_head]
-            if self.e_lpn[e] == self.bq_lpn[self.bq_head] and self.e_rep[e] == -2:
+            if self.e_gen[e] == self.bq_gen[self.bq_head] and self.e_rep[e] == -2:
                 d = 0
                 for i in range(1, self.n_stage):
                     if self.st_free[i] < self.st_free[d]:
