@@ -202,4 +202,5 @@ def test_engines_identical_with_the_matching(case):
     if isinstance(a, Exception):
         return
     event(f"idle moves: {'yes' if a.summary['idle_moves'] else 'no'}; RR: {'yes' if a.summary['rr_count'] else 'no'}")
+    event(f"a destination block filled: {'yes' if a.summary['stream_blocks'] > pol.n_dest * cfg.geometry.n_planes else 'no'}")
     assert a.summary["stream_pages"] >= a.summary["idle_moves"]
