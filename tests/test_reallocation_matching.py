@@ -29,20 +29,28 @@ def _cfg(retry=None):
                        t_erase=5_000_000)
 
 
-def greedy(budgets, weights, cold_next):
+def greedy(budgets, weights, cold_next, rooms=None):
     """An independent model of the matching: ``weights`` in placement order (hottest
     first); each page with weight goes to the largest remaining budget (first on a tie)
-    and uses it up; weight 0 goes round-robin from ``cold_next``.  Returns the slots and
-    the next cold slot.  (No block fills in these tests.)"""
-    budgets, out = list(budgets), []
+    and uses it up; weight 0 goes round-robin from ``cold_next``.  ``rooms``: free pages
+    of each slot's block (default: never fills); a block that fills is replaced by a
+    fresh one (budget H, N pages).  Returns the slots, the next cold slot and how many
+    times each slot's block was replaced before each page was placed."""
+    budgets, out, gens = list(budgets), [], []
+    rooms = list(rooms) if rooms is not None else [N * len(weights) + 1] * len(budgets)
+    gen = [0] * len(budgets)
     for w in weights:
         if w == 0:
             r, cold_next = cold_next, (cold_next + 1) % len(budgets)
         else:
             r = max(range(len(budgets)), key=lambda j: (budgets[j], -j))
-            budgets[r] -= w
+        budgets[r] -= w
+        rooms[r] -= 1
         out.append(r)
-    return out, cold_next
+        gens.append(gen[r])
+        if rooms[r] == 0:
+            budgets[r], rooms[r], gen[r] = H, N, gen[r] + 1
+    return out, cold_next, gens
 
 
 def _reads(counts: dict) -> list:
@@ -92,10 +100,10 @@ B_SLOT = {8: 3, 9: 2, 10: 1, 11: 2, 12: 2, 13: 2, 14: 3, 15: 0}
 
 def test_the_hand_counts_agree_with_the_model():
     order_a = sorted(A_COUNTS, key=lambda p: (-A_COUNTS[p], p))
-    slots, cold = greedy([H] * F, [A_COUNTS[p] for p in order_a], 0)
+    slots, cold, _ = greedy([H] * F, [A_COUNTS[p] for p in order_a], 0)
     assert dict(zip(order_a, slots)) == A_SLOT and cold == 2
     order_b = sorted(B_COUNTS, key=lambda p: (-B_COUNTS[p], p))
-    slots, _ = greedy([30, 75, 81, 84], [B_COUNTS[p] for p in order_b], cold)
+    slots, _, _ = greedy([30, 75, 81, 84], [B_COUNTS[p] for p in order_b], cold)
     assert dict(zip(order_b, slots)) == B_SLOT
 
 
@@ -115,6 +123,33 @@ def test_mandatory_rr_places_pages_by_remaining_read_budget(engine):
     assert d.slot_blocks() == slots  # no slot filled
     assert {p: slots.index(d.block_of(p)) for p in B_COUNTS} == B_SLOT
     assert all(d.block_of(p) == slots[A_SLOT[p]] for p in A_SLOT)  # A's pages stayed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_destination_block_that_fills_is_replaced_by_a_fresh_one(engine):
+    """n_dest = 2, victims A then B with A_COUNTS / B_COUNTS.  A: 0 (40) -> slot 0 (60);
+    1 (25) -> 1 (75); 2 (15) -> 1 (60); 3 (10) -> 0 (tie 60/60: 50); 4 (6) -> 1 (54);
+    5 (4) -> 1 (50); 6, 7 (0) -> 0, 1.  Slot 0 holds 3 pages, slot 1 holds 5 (3 free).
+    B, budgets 100 - 0 - 50 = 50 each: 8 (50) -> slot 0 (0); 9 (20) -> 1 (30); 10 (20) ->
+    1 (10); 11 (5) -> 1 (5), which fills slot 1's block: a fresh one (budget 100) takes
+    the slot; 12 (5) -> the fresh block (95); 13, 14, 15 (0) -> 0, 1 (fresh), 0."""
+    a_slot = {0: 0, 1: 1, 2: 1, 3: 0, 4: 1, 5: 1, 6: 0, 7: 1}
+    b_place = {8: (0, 0), 9: (1, 0), 10: (1, 0), 11: (1, 0), 12: (1, 1), 13: (0, 0), 14: (1, 1), 15: (0, 0)}
+    order_a = sorted(A_COUNTS, key=lambda p: (-A_COUNTS[p], p))
+    slots, cold, _ = greedy([H, H], [A_COUNTS[p] for p in order_a], 0)
+    assert dict(zip(order_a, slots)) == a_slot
+    order_b = sorted(B_COUNTS, key=lambda p: (-B_COUNTS[p], p))
+    slots, _, gens = greedy([50, 50], [B_COUNTS[p] for p in order_b], cold, rooms=[N - 3, N - 5])
+    assert dict(zip(order_b, zip(slots, gens))) == b_place
+    d = Driver(engine, Reallocation(start_reads=40, n_dest=2), _cfg(), fill=16)
+    d.read(_reads(A_COUNTS))
+    first = d.slot_blocks()[:2]
+    assert {p: first.index(d.block_of(p)) for p in A_COUNTS} == a_slot
+    d.read(_reads(B_COUNTS))
+    second = d.slot_blocks()[:2]
+    assert second[0] == first[0] and second[1] not in (first[1], -1)
+    blocks = [first, second]
+    assert {p: d.block_of(p) for p in B_COUNTS} == {p: blocks[g][r] for p, (r, g) in b_place.items()}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -141,7 +176,7 @@ def test_idle_moves_use_the_same_matching(engine):
     counts = {0: 20, 1: 14, 2: 10, 3: 8, 4: 5, 5: 3, 6: 0, 7: 0}
     expect = {0: 0, 1: 1, 2: 2, 3: 3, 4: 3, 5: 2}
     order = sorted(expect, key=lambda p: (-counts[p], p))
-    assert dict(zip(order, greedy([H] * F, [counts[p] for p in order], 0)[0])) == expect
+    assert dict(zip(order, greedy([H] * F, [counts[p] for p in order], 0)[0])) == expect  # the hand count
     d = Driver(engine, Reallocation(start_reads=40), _cfg(ReadRetryConfig.ldpc_progressive(85_000, 24_000, 7)), 16)
     a = d.block_of(0)
     d.read(_reads(counts))  # 60 reads of A
