@@ -184,7 +184,8 @@ class Policy:
 
     def rr_streams_spec(self) -> Optional[tuple]:
         """``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` to switch on the
-        compiled RR destination streams (flashrr/_core/streams.pyx; redFTL mode 1, IPR mode 2;
+        compiled RR destination streams (flashrr/_core/streams.pyx; redFTL mode 1, IPR mode 2,
+        Reallocation's read-budget matching mode 3;
         needs ``page_counter_group = 1`` and superblock size 1), or None."""
         return None
 

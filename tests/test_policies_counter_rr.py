@@ -111,11 +111,14 @@ def test_rl_rr_is_deterministic_per_seed():
 @st.composite
 def small_case(draw):
     """engine_helpers.draw_read_heavy_case (with a retry table whose savings can beat
-    Reallocation's move cost), one of the two policies, and a seed."""
+    Reallocation's move cost), one of the two policies, and a seed.  Reallocation's
+    destination matching (n_dest > 0) needs superblock size 1; larger superblocks run it
+    with n_dest=0 (tests/test_reallocation_matching.py draws block-level shapes)."""
     cfg, trace = draw_read_heavy_case(draw, SHAPES, ReadRetryConfig.ldpc_progressive(100, 2000, 4))
     start = draw(st.integers(1, cfg.read_reclaim.rr_threshold_reads))
+    n_dest = draw(st.integers(0, 4)) if cfg.superblock.k == 1 else 0
     pol = draw(st.sampled_from([RlRR(start_reads=start, epsilon=draw(st.sampled_from([0.05, 0.5]))),
-                                Reallocation(start_reads=start)]))
+                                Reallocation(start_reads=start, n_dest=n_dest)]))
     return cfg, trace, pol, draw(st.integers(0, 3))
 
 

@@ -14,7 +14,7 @@ cimport numpy as cnp
 from .common cimport *
 from .sched cimport IdleMove
 from .wpool cimport BlockMix, WritePool
-from .streams cimport Streams
+from .streams cimport MODE_BUDGET, Streams
 from .invariants import EngineError
 
 from .buffers import owned_array
@@ -282,7 +282,7 @@ cdef class Reclaim:
             if self.streams is not None:
                 q = self.streams.perm[qq]
                 if self.streams.code[q] >= 0:
-                    ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+                    ppn = self.streams.slot_ppn(lane, self.streams.code[q], self.m_lpn[q])
                 else:
                     ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             elif self.pool is not None and (is_rr or self.pool.gc_internal):
@@ -507,7 +507,8 @@ cdef class Reclaim:
     cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
                        int32_t cause) except -1 nogil:
         """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
-        frontier: read from ``start``, then program; the source superblock has had an RR move."""
+        frontier (or, with budget streams, to the stream block they pick): read from ``start``,
+        then program; the source superblock has had an RR move."""
         cdef int32_t k = self.k, N = self.N, lane, ddie, cross
         cdef int64_t ppn, extra, r_end
         lane = src // N // k // self.S
@@ -515,7 +516,11 @@ cdef class Reclaim:
             self.rr_touched[src // N // k] = 1
             self.cnt[C_RR_EPISODES] += 1
         self.in_mig = True
-        ppn = self.ftl.gc_slot(lane, dest)
+        if self.streams is not None and self.streams.mode == MODE_BUDGET:  # Reallocation's matching
+            ppn = self.streams.place_one(lane, lpn, src // N)
+            self.streams.moved(&lpn, 1)
+        else:
+            ppn = self.ftl.gc_slot(lane, dest)
         self.in_mig = False
         if self.ftl.check:
             self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]

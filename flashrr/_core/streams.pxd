@@ -13,6 +13,7 @@ cdef enum:
     MAX_OPEN = 8                       # open blocks per stream and lane
     MODE_REDFTL = 1                    # RR pages go one level up (x2, then x5), hottest first, balanced
     MODE_IPR = 2                       # RR pages read more than the victim's mean go to the IPR stream
+    MODE_BUDGET = 3                    # Reallocation: hot pages to the open block with the most read budget left
 
 
 @cython.final
@@ -35,13 +36,18 @@ cdef class Streams:
     cdef int32_t* open_blk             # [n_lanes*MAX_STREAMS*MAX_OPEN] open block of each slot, -1 none
     cdef int32_t* open_wp              # next page offset in it
     cdef int32_t* live                 # [n_lanes*MAX_STREAMS] live (not erased) blocks of each stream
+    cdef int64_t* given                # budget mode: page weight placed in each open slot since it opened
+    cdef int32_t* cold_next            # [n_lanes] budget mode: the slot the next cold page goes to
     # ---- the current migration's plan
     cdef int32_t* code                 # [N] per page (source order): stream*MAX_OPEN + slot, -1 = stream 0
     cdef int32_t* perm                 # [N] order in which the pages are programmed
     cdef int64_t* key                  # [2N] sort scratch
 
     cdef int plan(self, int32_t victim, bint is_rr, const int32_t* lpns, int32_t n) except -1 nogil
-    cdef int64_t slot_ppn(self, int32_t lane, int32_t code) except -1 nogil
+    cdef int64_t slot_ppn(self, int32_t lane, int32_t code, int32_t lpn) except -1 nogil
+    cdef void budgets(self, int32_t lane, int64_t* budget, int32_t* room) noexcept nogil
+    cdef int32_t pick(self, int32_t lane, int64_t w, const int64_t* budget) noexcept nogil
+    cdef int64_t place_one(self, int32_t lane, int32_t lpn, int32_t src_blk) except -1 nogil
     cdef void on_erase(self, int64_t blk) noexcept nogil
     cdef void moved(self, const int32_t* lpns, int32_t n) noexcept nogil
     cdef int32_t count(self, int32_t lpn) noexcept nogil

@@ -18,6 +18,14 @@ Per RR migration (GC migrations always use stream 0):
   this RR`` (a block that fills is replaced by a fresh one with load 0).
 * IPR (``MODE_IPR``): a page whose count exceeds the mean count of the victim's
   valid pages goes to stream 1; the others to stream 0; source order.
+* Reallocation (``MODE_BUDGET``): stream 1 has ``n_open[1]`` open blocks per
+  lane; the read budget of an open block is ``rr_threshold - block_reads - the
+  counts of the pages placed in it since it opened`` (a block yet to open has
+  ``thr0 * mult[1]``).  Pages are placed hottest first (ties in source order);
+  a page with a count goes to the block with the largest budget left (lowest
+  slot on a tie), which loses the count; a page with count 0 goes to the lane's
+  next slot round-robin.  Early (idle or forced) moves place their one page by
+  the same rule (``place_one``).
 """
 from libc.stdint cimport int8_t, int32_t, int64_t
 from libc.stdlib cimport qsort
@@ -66,12 +74,15 @@ cdef class Streams:
         a = arr("open_blk", m * MAX_OPEN, np.int32, -1); self.open_blk = <int32_t*>a.data
         a = arr("open_wp", m * MAX_OPEN, np.int32); self.open_wp = <int32_t*>a.data
         a = arr("live", m, np.int32); self.live = <int32_t*>a.data
+        a = arr("given", m * MAX_OPEN, np.int64); self.given = <int64_t*>a.data
+        a = arr("cold_next", self.n_lanes if self.on else 0, np.int32); self.cold_next = <int32_t*>a.data
         a = arr("code", self.N, np.int32, -1); self.code = <int32_t*>a.data
         a = arr("perm", self.N, np.int32); self.perm = <int32_t*>a.data
         a = arr("key", 2 * self.N, np.int64); self.key = <int64_t*>a.data
 
     def array(self, name):
-        """A NumPy view: blk_stream, open_blk / open_wp ([lane, stream, slot] flattened), live ([lane, stream])."""
+        """A NumPy view: blk_stream, open_blk / open_wp / given ([lane, stream, slot] flattened), live
+        ([lane, stream]), cold_next ([lane])."""
         return self._keep[name]
 
     cdef int32_t count(self, int32_t lpn) noexcept nogil:
@@ -103,6 +114,23 @@ cdef class Streams:
                 if <int64_t>self.count(lpns[q]) * n > total:
                     self.code[q] = 1 * MAX_OPEN
             return 0
+        for q in range(n):
+            ki[q].key = -<int64_t>self.count(lpns[q])
+            ki[q].idx = q
+        qsort(ki, n, sizeof(KeyIdx), cmp_keyidx)
+        if self.mode == MODE_BUDGET:
+            self.budgets(lane, load, room)
+            for q in range(n):
+                self.perm[q] = <int32_t>ki[q].idx
+                c = self.count(lpns[self.perm[q]])
+                best = self.pick(lane, c, load)
+                self.code[self.perm[q]] = 1 * MAX_OPEN + best
+                load[best] -= c
+                room[best] -= 1
+                if room[best] == 0:  # the block fills; a fresh one takes the slot
+                    load[best] = self.thr0 * self.mult[1]
+                    room[best] = self.cap_pages[1]
+            return 0
         # redFTL: one level up, hottest first, least-loaded open block
         s = 1 if self.blk_stream[victim] == 0 else 2
         base = (lane * MAX_STREAMS + s) * MAX_OPEN
@@ -113,10 +141,6 @@ cdef class Streams:
             else:
                 load[r] = 0
                 room[r] = self.cap_pages[s]
-        for q in range(n):
-            ki[q].key = -<int64_t>self.count(lpns[q])
-            ki[q].idx = q
-        qsort(ki, n, sizeof(KeyIdx), cmp_keyidx)
         for q in range(n):
             self.perm[q] = <int32_t>ki[q].idx
             best = 0
@@ -132,9 +156,46 @@ cdef class Streams:
                 room[best] = self.cap_pages[s]
         return 0
 
-    cdef int64_t slot_ppn(self, int32_t lane, int32_t code) except -1 nogil:
-        """The next page of slot ``code`` (stream * MAX_OPEN + slot) of ``lane``; opens a block
-        there if needed, or falls back to stream 0 when the stream is at its live cap."""
+    cdef void budgets(self, int32_t lane, int64_t* budget, int32_t* room) noexcept nogil:
+        """Budget mode: the read budget left (reads) and the free pages of each open slot of stream 1."""
+        cdef int32_t r, b, j = (lane * MAX_STREAMS + 1) * MAX_OPEN
+        for r in range(self.n_open[1]):
+            b = self.open_blk[j + r]
+            if b >= 0:
+                budget[r] = <int64_t>self.rr_threshold[b] - self.block_reads[b] - self.given[j + r]
+                room[r] = self.cap_pages[1] - self.open_wp[j + r]
+            else:
+                budget[r] = self.thr0 * self.mult[1]
+                room[r] = self.cap_pages[1]
+
+    cdef int32_t pick(self, int32_t lane, int64_t w, const int64_t* budget) noexcept nogil:
+        """Budget mode: the slot a page of count ``w`` goes to (cold pages round-robin)."""
+        cdef int32_t r, best = 0
+        if w <= 0:
+            best = self.cold_next[lane]
+            self.cold_next[lane] = (best + 1) % self.n_open[1]
+            return best
+        for r in range(1, self.n_open[1]):
+            if budget[r] > budget[best]:
+                best = r
+        return best
+
+    cdef int64_t place_one(self, int32_t lane, int32_t lpn, int32_t src_blk) except -1 nogil:
+        """Budget mode: the new page of ``lpn`` moved early out of block ``src_blk`` (a source
+        still open in the stream is closed first: it is about to be reclaimed)."""
+        cdef int64_t budget[MAX_OPEN]
+        cdef int32_t room[MAX_OPEN]
+        cdef int32_t r, j = (lane * MAX_STREAMS + 1) * MAX_OPEN
+        for r in range(self.n_open[1]):
+            if self.open_blk[j + r] == src_blk:
+                self.ftl.sb_state[src_blk] = S_CLOSED
+                self.open_blk[j + r] = -1
+        self.budgets(lane, budget, room)
+        return self.slot_ppn(lane, MAX_OPEN + self.pick(lane, self.count(lpn), budget), lpn)
+
+    cdef int64_t slot_ppn(self, int32_t lane, int32_t code, int32_t lpn) except -1 nogil:
+        """The next page of slot ``code`` (stream * MAX_OPEN + slot) of ``lane`` for ``lpn``; opens
+        a block there if needed, or falls back to stream 0 when the stream is at its live cap."""
         cdef int32_t s = code // MAX_OPEN
         cdef int32_t j = (lane * MAX_STREAMS + s) * MAX_OPEN + code % MAX_OPEN
         cdef int32_t b, wp
@@ -150,12 +211,15 @@ cdef class Streams:
             self.live[lane * MAX_STREAMS + s] += 1
             self.open_blk[j] = b
             self.open_wp[j] = 0
+            self.given[j] = 0
             self.cnt[C_STREAM_BLOCKS] += 1
         b = self.open_blk[j]
         wp = self.open_wp[j]
         ppn = <int64_t>b * self.N + wp
         wp += 1
         self.open_wp[j] = wp
+        if self.mode == MODE_BUDGET:
+            self.given[j] += self.count(lpn)
         self.cnt[C_STREAM_PAGES] += 1
         if wp == self.cap_pages[s]:
             self.ftl.sb_state[b] = S_CLOSED

@@ -155,14 +155,54 @@ class RlRR(_CounterEarlyRR):
         return (self.alpha, self.gamma, self.epsilon)
 
 
+MODE_BUDGET = 3  # flashrr/_core/streams.pyx: destination by remaining read budget
+MAX_DEST = 8  # open blocks per stream and lane the streams mechanism holds
+
+
 @register_policy
 class Reallocation(_CounterEarlyRR):
-    """Reallocation (Liao et al., TECS 2022) as a stand-in (docs/phasedrr.md): from
-    ``start_reads`` before the RR threshold, the head candidate's hottest page moves in
-    idle time when its read-retry saving ``w / sum(w) * (H - c) * retry_extra(c)`` is at
-    least the expected cost ``t_move * min(1, t_move / mean idle gap)``.  The paper's
-    matching of hot pages to destination blocks by read budget is not modelled (the
-    engine has one RR frontier per lane)."""
+    """Reallocation (Liao et al., TECS 2022) as a stand-in (docs/phasedrr.md).
+
+    Timing: from ``start_reads`` before the RR threshold, the head candidate's hottest
+    page moves in idle time when its read-retry saving ``w / sum(w) * (H - c) *
+    retry_extra(c)`` is at least the expected cost ``t_move * min(1, t_move / mean idle
+    gap)``.
+
+    Matching: every page moved by RR logic (idle moves and the mandatory RR at H) goes
+    to one of ``n_dest`` (4) open destination blocks per lane (the compiled RR streams
+    in budget mode): hottest first, each page with a read count to the block with the
+    largest read budget left (its RR threshold minus its block reads minus the counts
+    of the pages already placed in it), which the count is taken from; pages with count
+    0 round-robin.  Page counters restart when a page is programmed.  ``n_dest=0``
+    sends every page to the lane's GC/RR frontier instead.  Block-level: with
+    ``n_dest > 0`` the superblock size must be 1."""
 
     name = "reallocation"
     mode = 2
+
+    def __init__(self, start_reads: int = DEFAULT_START_READS, charge_metadata: bool = True, n_dest: int = 4):
+        super().__init__(start_reads, charge_metadata)
+        if isinstance(n_dest, bool) or not isinstance(n_dest, int) or not 0 <= n_dest <= MAX_DEST:
+            raise ValueError(f"reallocation: n_dest must be an integer from 0 to {MAX_DEST} (open destination "
+                             f"blocks per lane; 0 = the GC/RR frontier), got {n_dest!r}")
+        self.n_dest = n_dest
+        self._pages_per_block = None
+
+    def params(self) -> dict:
+        return {**super().params(), "n_dest": self.n_dest}
+
+    def bind(self, config, seed: int) -> None:
+        if config is None or not self.n_dest:
+            return
+        if config.superblock.k != 1:
+            raise ConfigError(f"reallocation: the destination matching (n_dest = {self.n_dest}) is block-level; "
+                              f"superblock size must be 1 (superblock.sb_* = 1), got {config.superblock.k}; "
+                              f"or use n_dest=0")
+        self._pages_per_block = config.geometry.pages_per_block
+
+    def rr_streams_spec(self):
+        if not self.n_dest:
+            return None
+        if self._pages_per_block is None:
+            raise ConfigError("reallocation: bind(config, seed) must be called before the engine is built")
+        return (MODE_BUDGET, 65535, ((1, self._pages_per_block, self.n_dest, -1),))

@@ -10,6 +10,7 @@ from ..invariants import EngineError
 from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
 from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler
+from .streams import MODE_BUDGET
 from .wpool import BlockMix
 
 
@@ -147,7 +148,7 @@ class Reclaim:
             order = self.streams.perm
         for q in order:
             if self.streams is not None and self.streams.code[q] is not None:
-                ppn = self.streams.slot_ppn(lane, self.streams.code[q])
+                ppn = self.streams.slot_ppn(lane, self.streams.code[q], lpns[q])
             elif self.streams is None and self.pool is not None and (is_rr or self.pool.gc_internal):
                 ppn = self.pool.internal_slot(lane)
             else:
@@ -298,7 +299,8 @@ class Reclaim:
 
     def move_page(self, die: int, lpn: int, src: int, dest: int, start: int, cause: int) -> None:
         """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
-        frontier: read from ``start``, then program; the source superblock has had an RR move."""
+        frontier (or, with budget streams, to the stream block they pick): read from ``start``,
+        then program; the source superblock has had an RR move."""
         L, ftl, sc = self.L, self.ftl, self.sched
         k, N = L.k, L.pages_per_block
         lane = src // N // k // L.sb_per_lane
@@ -306,7 +308,11 @@ class Reclaim:
             self.rr_touched[src // N // k] = 1
             self.c["rr_episodes"] += 1
         self.in_mig = True
-        ppn = ftl.gc_slot(lane, dest)
+        if self.streams is not None and self.streams.mode == MODE_BUDGET:  # Reallocation's matching
+            ppn = self.streams.place_one(lane, lpn, src // N)
+            self.streams.moved([lpn])
+        else:
+            ppn = ftl.gc_slot(lane, dest)
         self.in_mig = False
         if ftl.check:
             ftl.ppn_version[ppn] = ftl.ppn_version[src]

@@ -7,7 +7,7 @@ import numpy as np
 from ..layout import SB_CLOSED, SB_OPEN_GC, Layout
 from .ftl import Ftl
 
-MODE_REDFTL, MODE_IPR = 1, 2
+MODE_REDFTL, MODE_IPR, MODE_BUDGET = 1, 2, 3
 
 
 class Streams:
@@ -24,6 +24,8 @@ class Streams:
         n = L.n_lanes if self.on else 0
         self.open = [[[[-1, 0] for _ in range(st[2])] for st in self.streams] for _ in range(n)]  # [blk, wp]
         self.live = [[0] * len(self.streams) for _ in range(n)]
+        self.given = [[[0] * st[2] for st in self.streams] for _ in range(n)]  # budget mode: weight placed per slot
+        self.cold_next = [0] * n
         self.code: list = []
         self.perm: list = []
 
@@ -48,13 +50,24 @@ class Streams:
             total = sum(counts)
             self.code = [(1, 0) if c * n > total else None for c in counts]
             return
+        self.perm = sorted(range(n), key=lambda q: (-counts[q], q))
+        if self.mode == MODE_BUDGET:
+            budget, room = self.budgets(lane)
+            fresh, cap = self.thr0 * self.streams[1][0], self.streams[1][1]
+            for q in self.perm:
+                best = self.pick(lane, counts[q], budget)
+                self.code[q] = (1, best)
+                budget[best] -= counts[q]
+                room[best] -= 1
+                if room[best] == 0:  # the block fills; a fresh one takes the slot
+                    budget[best], room[best] = fresh, cap
+            return
         s = 1 if int(self.blk_stream[victim]) == 0 else 2
         cap = self.streams[s][1]
         load, room = [], []
         for b, wp in self.open[lane][s]:
             load.append(int(self.block_reads[b]) if b >= 0 else 0)
             room.append(cap - wp if b >= 0 else cap)
-        self.perm = sorted(range(n), key=lambda q: (-counts[q], q))
         for q in self.perm:
             best = min(range(len(load)), key=lambda r: (load[r], r))
             self.code[q] = (s, best)
@@ -64,7 +77,38 @@ class Streams:
                 load[best], room[best] = 0, cap
         return
 
-    def slot_ppn(self, lane: int, code: tuple) -> int:
+    def budgets(self, lane: int) -> tuple:
+        """Budget mode: (read budget left, free pages) of each open slot of stream 1."""
+        mult, cap = self.streams[1][0], self.streams[1][1]
+        budget, room = [], []
+        for (b, wp), given in zip(self.open[lane][1], self.given[lane][1]):
+            if b >= 0:
+                budget.append(int(self.rr_threshold[b]) - int(self.block_reads[b]) - given)
+                room.append(cap - wp)
+            else:
+                budget.append(self.thr0 * mult)
+                room.append(cap)
+        return budget, room
+
+    def pick(self, lane: int, w: int, budget: list) -> int:
+        """Budget mode: the slot a page of count ``w`` goes to (cold pages round-robin)."""
+        if w <= 0:
+            r = self.cold_next[lane]
+            self.cold_next[lane] = (r + 1) % len(budget)
+            return r
+        return max(range(len(budget)), key=lambda r: (budget[r], -r))
+
+    def place_one(self, lane: int, lpn: int, src_blk: int) -> int:
+        """Budget mode: the new page of ``lpn`` moved early out of ``src_blk`` (closed first if
+        it is still open in the stream)."""
+        for slot in self.open[lane][1]:
+            if slot[0] == src_blk:
+                self.ftl.sb_state[src_blk] = SB_CLOSED
+                slot[0] = -1
+        budget, _ = self.budgets(lane)
+        return self.slot_ppn(lane, (1, self.pick(lane, self.count(lpn), budget)), lpn)
+
+    def slot_ppn(self, lane: int, code: tuple, lpn: int) -> int:
         s, r = code
         mult, cap, _, max_live = self.streams[s]
         slot = self.open[lane][s][r]
@@ -79,10 +123,13 @@ class Streams:
             self.blk_stream[b] = s
             self.live[lane][s] += 1
             slot[0], slot[1] = b, 0
+            self.given[lane][s][r] = 0
             self.c["stream_blocks"] += 1
         b, wp = slot
         ppn = b * self.N + wp
         slot[1] = wp + 1
+        if self.mode == MODE_BUDGET:
+            self.given[lane][s][r] += self.count(lpn)
         self.c["stream_pages"] += 1
         if wp + 1 == cap:
             ftl.sb_state[b] = SB_CLOSED
@@ -101,18 +148,20 @@ class Streams:
 
     def array(self, name: str) -> np.ndarray:
         """The compiled engine's array form of the state (for tests): blk_stream, live ([lane, stream]
-        flattened over 4 streams), open_blk / open_wp ([lane, stream, slot] over 4 x 8)."""
+        flattened over 4 streams), open_blk / open_wp / given ([lane, stream, slot] over 4 x 8), cold_next."""
         if name == "blk_stream":
             return self.blk_stream
         n = len(self.live)
+        if name == "cold_next":
+            return np.array(self.cold_next, np.int32)
         if name == "live":
             out = np.zeros((n, 4), np.int32)
             for lane in range(n):
                 out[lane, :len(self.live[lane])] = self.live[lane]
             return out.ravel()
-        out = np.full((n, 4, 8), -1 if name == "open_blk" else 0, np.int32)
+        out = np.full((n, 4, 8), -1 if name == "open_blk" else 0, np.int64 if name == "given" else np.int32)
         for lane in range(n):
             for s, slots in enumerate(self.open[lane]):
                 for r, (b, wp) in enumerate(slots):
-                    out[lane, s, r] = b if name == "open_blk" else wp
+                    out[lane, s, r] = {"open_blk": b, "open_wp": wp}.get(name, self.given[lane][s][r])
         return out.ravel()
