@@ -1,18 +1,23 @@
-"""``flashrr reproduce cocktail``: the plan, every figure and the claims table on a
-tiny run, and the claims arithmetic on hand-made results."""
+"""``flashrr reproduce cocktail``: the plan, the load calibration, every figure and
+the claims table on a tiny run, and the claims arithmetic on hand-made results."""
 from __future__ import annotations
+
+import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from flashrr.reproduce import PAPERS, paper_module
+from flashrr.reproduce import cocktail as repro
 from flashrr.reproduce.cocktail import CocktailRuns, Plan, reproduce, specs
 from flashrr.reproduce.cocktail_claims import CLAIMS, claims, relative_change
 from flashrr.reproduce.cocktail_figures import FIGURES
 
+# the calibration searches a narrower range in fewer runs than the default
 TINY = Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
-                 device_overrides=(("rr_threshold_reads", 400),))
+                 device_overrides=(("rr_threshold_reads", 400),), scale_range=(0.25, 64.0), calibration_steps=8)
 
 
 def test_registry_and_plans():
@@ -30,6 +35,31 @@ def test_registry_and_plans():
     assert s["ratio"]["policies"]["cocktail"]["ratio"] == [1.0, 0.75, 0.5, 0.25, 0.0]
     g = Plan().device_config().geometry
     assert (g.blocks_per_plane, g.pages_per_block) == (2048, 256)  # a plane as in Table I
+    # a calibrated factor replaces the fixed stretch for its trace only
+    cal = Plan(scales=(("nexus5", 123.25),))
+    assert cal.trace_spec("nexus5").endswith("&scale_time=123.25&repeat=10")
+    assert cal.trace_spec("usr1") == Plan().trace_spec("usr1")
+
+
+def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monkeypatch):
+    # a made-up load falling with the factor: busy = 10 / (10 + f) is 0.5 at f = 10
+    calls = []
+
+    def busy(plan, trace, f):
+        calls.append(f)
+        return 10.0 / (10.0 + f)
+
+    monkeypatch.setattr(repro, "busiest_die_busy", busy)
+    f, b = repro.calibrate(Plan(calibration_tol=0.02), "nexus5")
+    assert abs(b - 0.5) <= 0.02 and b == pytest.approx(10.0 / (10.0 + f))
+    # the first probe is the geometric middle of the range, and the run stops at the first hit
+    lo, hi = repro.SCALE_RANGE
+    assert calls[0] == pytest.approx((lo * hi) ** 0.5, rel=1e-6)
+    assert all(abs(10 / (10 + c) - 0.5) > 0.02 for c in calls[:-1])
+    # with no tolerance it keeps halving the bracket for all its steps and ends near f = 10
+    calls.clear()
+    f, b = repro.calibrate(Plan(calibration_tol=0.0, calibration_steps=14), "nexus5")
+    assert len(calls) == 14 and f == pytest.approx(10.0, rel=0.01)
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +80,38 @@ def test_tiny_run_writes_every_figure_and_the_claims(tiny_run):
     assert len(runs[runs["group"] == "main"]) == 10 and len(runs[runs["group"] == "ratio"]) == 4
     assert (out / "claims.md").read_text().startswith("# Cocktail (TCAD 2023)")
     assert len(res["claims"]) == len(CLAIMS) + 2
+
+
+def test_calibration_meets_the_target_in_the_runs_own_baseline(tiny_run):
+    out, _ = tiny_run
+    cal = pd.read_csv(out / "calibration.csv")
+    assert list(cal["trace"]) == ["nexus5", "msr_web"] and (cal["scale_time"] > 0).all()
+    runs = pd.read_csv(out / "runs.csv")
+    base = runs[(runs["group"] == "main") & (runs["scheme"] == "Baseline")].set_index("trace")
+    for r in cal.itertuples():
+        # the sweep's own Baseline run of the trace at the calibrated factor: its busiest die is busy
+        # what the calibration measured
+        busy = 1.0 - base.loc[r.trace, "die_idle_fraction_min"]
+        assert busy == pytest.approx(r.baseline_busiest_die_busy)
+        assert f"scale_time={r.scale_time}" in base.loc[r.trace, "trace_source"]
+    # nexus5 meets the target within the tolerance; tiny msr_web does not have to: its few RRs book about
+    # 0.2 s of one die each, so its busy fraction jumps as the factor moves and the nearest probe is kept
+    busy = 1.0 - base.loc["nexus5", "die_idle_fraction_min"]
+    assert abs(busy - TINY.target_busy) <= TINY.calibration_tol, busy
+    manifest = json.loads((out / "reproduce.json").read_text())
+    assert manifest["plan"]["scale_time"] == dict(zip(cal["trace"], cal["scale_time"]))
+    assert "calibration_s" in manifest["timings_s"]
+
+
+def test_resumed_run_reuses_the_calibration(tiny_run, monkeypatch):
+    out, _ = tiny_run
+    before = (out / "calibration.csv").read_text()
+    monkeypatch.setattr(repro, "busiest_die_busy", lambda *a: pytest.fail("calibration was not reused"))
+    res = reproduce(out, plan=TINY, jobs=0, progress=False, figures=["fig10"])
+    assert list(res["figures"]) == ["fig10"] and (out / "calibration.csv").read_text() == before
+    # a changed plan calibrates again (the reuse is keyed on the plan)
+    with pytest.raises(pytest.fail.Exception, match="not reused"):
+        reproduce(out, plan=replace(TINY, target_busy=0.3), jobs=0, progress=False, figures=["fig10"])
 
 
 def _runs(main: pd.DataFrame) -> CocktailRuns:

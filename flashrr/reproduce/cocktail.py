@@ -17,23 +17,35 @@ hook copies the plane's block read counts.
 
 Scale: the paper's device has 128 planes and its traces are not given in size.  The
 default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
-capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes, with arrival times
-stretched by ``128 / planes`` so each plane sees the paper's load, and the data cache
+capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes and the data cache
 scaled with the planes (16 MiB); the logical space is
 filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
 runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
 All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
+
+Load calibration: the synthetic traces' arrival rates are assumptions, and at the
+paper-plane rate (arrivals stretched by ``128 / planes``) the RAF-amplified traces
+saturate the dies, so latency would measure queueing, not the schemes.  Before the
+sweeps, each trace's arrival time factor (``scale_time``, applied after RAF, so the
+spread copies keep filling the gap to the next request) is bisected until Baseline's
+busiest die is busy :data:`TARGET_BUSY` of the run (``1 - die_idle_fraction_min``).
+The reason: the paper's ECC-retry time is about half of the mean response time on
+ali206, sys1 and sys2 (§V-B), so queueing there is no longer than a few flash reads,
+which a die busy half of the time gives (mean wait about half a service time in an
+M/D/1 queue).  The factors go to ``OUT/calibration.csv`` (reused on resume) and
+``reproduce.json``.  ``Plan(target_busy=None)`` keeps the fixed ``128 / planes``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import time
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
 
-from .common import run_plan
+from .common import bisect_time_scale, calibration_table, run_plan
 from .shuffler import Runs, pivot
 
 # Fig. 4's panel order
@@ -56,6 +68,12 @@ QUICK_N_REQUESTS = 3_000
 WARMUP_RATIO = 0.2
 # Fig. 5 needs RRs on ali206: at least the preset's own request count (1 M, about 1 s of simulation)
 FIG5_N_REQUESTS = 1_000_000
+# the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
+# the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
+TARGET_BUSY = 0.5
+CALIBRATION_TOL = 0.02
+CALIBRATION_STEPS = 12
+SCALE_RANGE = (1 / 16, 4096.0)
 
 
 def label(trace: str) -> str:
@@ -68,7 +86,11 @@ class Plan:
     """What to run.  ``n_requests``: requests generated per trace before RAF and
     repeats; ``repeat``: None = Table II's repeat count, else this count for every
     trace; ``spacing``: arrival of the RAF copies (``same`` or ``spread``);
-    ``device_overrides``: extra ``(field, value)`` pairs for the device."""
+    ``device_overrides``: extra ``(field, value)`` pairs for the device; ``target_busy``:
+    Baseline's busiest-die busy fraction the arrival factor is calibrated to (None: the
+    fixed stretch ``128 / planes``); ``scales``: ``(trace, factor)`` pairs, filled by
+    :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
+    ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range."""
 
     traces: tuple = TRACES
     n_requests: int = DEFAULT_N_REQUESTS
@@ -79,6 +101,11 @@ class Plan:
     spacing: str = "spread"
     device_overrides: tuple = ()
     trace_params: tuple = ()
+    target_busy: float | None = TARGET_BUSY
+    calibration_tol: float = CALIBRATION_TOL
+    calibration_steps: int = CALIBRATION_STEPS
+    scale_range: tuple = SCALE_RANGE
+    scales: tuple = ()
     quick: bool = False
 
     @classmethod
@@ -111,10 +138,15 @@ class Plan:
         d.pop("preset")
         return SimConfig.preset("cocktail").replace(**d)
 
-    def trace_spec(self, trace: str) -> str:
-        raf, rep = self.raf_repeat(trace)
+    def stretch(self) -> float:
+        """The fixed arrival factor ``128 / planes``: each plane sees the paper's request rate."""
         g = self.device_config().geometry
-        stretch = PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
+        return PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
+
+    def trace_spec(self, trace: str, scale: float | None = None) -> str:
+        """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`."""
+        raf, rep = self.raf_repeat(trace)
+        stretch = scale if scale is not None else dict(self.scales).get(trace) or self.stretch()
         params = {"n_requests": int(self.n_requests), **dict(self.trace_params), "fold": "modulo",
                   "amplify_reads": raf}
         if raf > 1 and self.spacing != "same":
@@ -173,18 +205,56 @@ class CocktailRuns(Runs):
         return pivot(self.frame(group), metric, self.labels, schemes)
 
 
-def run(plan: Plan, out, groups=GROUPS, **kw) -> CocktailRuns:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress,
-    timings); the runs keep ``out`` (Fig. 5 caches its snapshot there)."""
-    runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, **kw)
+# ------------------------------------------------------------------------------ load calibration
+def busiest_die_busy(plan: Plan, trace: str, scale: float) -> float:
+    """Baseline's busiest-die busy fraction (``1 - die_idle_fraction_min``) on the plan's
+    device and ``trace`` (the run's own trace) with arrival factor ``scale``."""
+    from ..simulate import simulate
+
+    s = simulate(plan.device_config(), plan.trace_spec(trace, scale), "baseline").summary
+    return 1.0 - s["die_idle_fraction_min"]
+
+
+def calibrate(plan: Plan, trace: str) -> tuple[float, float]:
+    """``(factor, busy)``: the arrival factor that brings Baseline's busiest-die busy
+    fraction within ``plan.calibration_tol`` of ``plan.target_busy`` (or nearest it after
+    ``plan.calibration_steps`` runs).  The busy fraction falls as the factor grows."""
+    return bisect_time_scale(lambda f: busiest_die_busy(plan, trace, f), plan.target_busy, plan.scale_range,
+                             plan.calibration_steps, plan.calibration_tol)
+
+
+def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
+    """``plan`` with ``scales`` filled: every trace's calibrated factor, from
+    ``OUT/calibration.csv`` when it was made for the same plan.  Unchanged when
+    ``plan.target_busy`` is None or the plan already has its scales."""
+    if plan.target_busy is None or plan.scales:
+        return plan
+    key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
+                                                                 "scales")}
+    scales = calibration_table(Path(out) / "calibration.csv", key, plan.traces, lambda t: calibrate(plan, t),
+                               "baseline_busiest_die_busy", progress)
+    return replace(plan, scales=tuple(scales.items()))
+
+
+# ------------------------------------------------------------------------------ sweeps
+def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
+    """Calibrate the arrival factors (:func:`calibrated`), then run (or resume) the sweeps
+    of ``groups`` into ``out/store`` (``kw``: jobs, progress); the runs keep the
+    calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
+    t0 = time.perf_counter()
+    plan = calibrated(plan, out, kw.get("progress", True))
+    if timings is not None:
+        timings["calibration_s"] = round(time.perf_counter() - t0, 2)
+    runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
     runs.out = Path(out)
     return runs
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
               figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
-    """Run the experiments and write every figure, ``claims.csv``/``claims.md``,
-    ``runs.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
+    """Calibrate the load, run the experiments and write every figure,
+    ``claims.csv``/``claims.md``, ``runs.csv``, ``calibration.csv`` and ``reproduce.json``
+    (with each trace's arrival factor) into ``out``.  ``figures``: a subset of
     :data:`~flashrr.reproduce.cocktail_figures.FIGURES` ids (default: all).
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame, "timings": {...}}``."""
     from .cocktail_claims import claims, write_claims
@@ -194,7 +264,8 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
                              device_overrides=tuple(device_overrides))
     return reproduce_groups("cocktail", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
-                            progress=progress)
+                            progress=progress, claims_need_runs=True,
+                            manifest_extra=lambda runs: {"scale_time": dict(runs.plan.scales)})
 
 
 def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=None) -> pd.DataFrame:

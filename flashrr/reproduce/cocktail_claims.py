@@ -111,10 +111,14 @@ def to_markdown(table: pd.DataFrame, plan=None) -> str:
         head += [f"Traces: {', '.join(plan.traces)}; requests generated per trace: {plan.n_requests:,} (then "
                  f"Table II's RAF and repeats{'' if plan.repeat is None else f', repeat {plan.repeat}'}); "
                  f"RAF copies: {plan.spacing}; seeds: {list(plan.seeds)}; device: {plan.device_fields()}.", ""]
+        if plan.scales:
+            head += [f"Arrival time factors, calibrated so Baseline's busiest die is busy {plan.target_busy:g} of "
+                     f"the run (calibration.csv): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".", ""]
     head += ["Values are relative changes `x / ref - 1` in %, per trace and averaged over traces unless the "
              "row says ratio of sums.", ""]
     return claims_markdown(table, head)
 
 
-def write_claims(table: pd.DataFrame, out, plan=None) -> list:
-    return common.write_claims(table, out, to_markdown(table, plan))
+def write_claims(table: pd.DataFrame, out, runs=None) -> list:
+    """Write ``claims.{csv,md}``; the Markdown names ``runs.plan`` (with its calibrated factors)."""
+    return common.write_claims(table, out, to_markdown(table, getattr(runs, "plan", None)))

@@ -24,8 +24,6 @@ reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
 """
 from __future__ import annotations
 
-import json
-import math
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +31,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from .common import SweepRuns
+from .common import SweepRuns, bisect_time_scale, calibration_table
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
@@ -125,43 +123,17 @@ def calibrate(plan: Plan, name: str) -> tuple[float, float]:
     """The time factor (bisection on its log) that brings Baseline's blocked share of
     reads nearest ``plan.target_blocked``; returns ``(factor, share)``.  The share
     falls as the factor grows (sparser arrivals)."""
-    lo, hi = math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])
-    best = None
-    for _ in range(BISECTION_STEPS):
-        mid = (lo + hi) / 2
-        f = round(math.exp(mid), 6)
-        share = blocked_share(plan, name, f)
-        if best is None or abs(share - plan.target_blocked) < abs(best[1] - plan.target_blocked):
-            best = (f, share)
-        if share > plan.target_blocked:
-            lo = mid
-        else:
-            hi = mid
-    return best
+    return bisect_time_scale(lambda f: blocked_share(plan, name, f), plan.target_blocked, SCALE_RANGE,
+                             BISECTION_STEPS)
 
 
 def calibration(plan: Plan, out, progress: bool = True) -> dict:
     """``{trace: factor}``, from ``OUT/calibration.csv`` when it was made for this plan."""
-    path = Path(out) / "calibration.csv"
-    key = json.dumps({"n_requests": plan.n_requests, "calibration_requests": plan.calibration_requests,
-                      "target_blocked": plan.target_blocked, "trace_params": list(plan.trace_params),
-                      "device_overrides": list(plan.device_overrides)}, sort_keys=True)
-    done = {}
-    if path.exists():
-        old = pd.read_csv(path)
-        done = {r.trace: r.scale_time for r in old.itertuples() if r.plan_key == key}
-    rows = []
-    for name in plan.traces:
-        if name in done:
-            f = float(done[name])
-            share = float(old[(old.trace == name) & (old.plan_key == key)].blocked_share.iloc[0])
-        else:
-            if progress:
-                print(f"calibrating the time scale of {name} ...", flush=True)
-            f, share = calibrate(plan, name)
-        rows.append({"trace": name, "scale_time": f, "blocked_share": share, "plan_key": key})
-    pd.DataFrame(rows).to_csv(path, index=False)
-    return {r["trace"]: r["scale_time"] for r in rows}
+    key = {"n_requests": plan.n_requests, "calibration_requests": plan.calibration_requests,
+           "target_blocked": plan.target_blocked, "trace_params": list(plan.trace_params),
+           "device_overrides": list(plan.device_overrides)}
+    return calibration_table(Path(out) / "calibration.csv", key, plan.traces, lambda name: calibrate(plan, name),
+                             "blocked_share", progress)
 
 
 # ------------------------------------------------------------------------------ sweeps
