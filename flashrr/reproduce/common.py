@@ -298,15 +298,21 @@ def change_row(figure: str, claim: str, metric: str, aggregate: str, paper: floa
             "magnitude": magnitude(expect, value, paper, ok), "n_traces": n_traces}
 
 
+def format_claim_values(paper: float, value: float, unit: str) -> tuple:
+    """The paper's and flashrr's value of a claim as table text: signed for a
+    ``% change``, blank / ``n/a`` when missing."""
+    pct = unit == "% change"
+    p = "" if not np.isfinite(paper) else f"{paper:+.3g}" if pct else f"{paper:g}"
+    v = "n/a" if not np.isfinite(value) else f"{value:+.2f}" if pct else f"{value:.4g}"
+    return p, v
+
+
 def claims_markdown(table: pd.DataFrame, head: list) -> str:
     """The claims table as Markdown under the lines ``head``, with a count of the claims that hold."""
     lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
              "|---|---|---:|---:|---|---|---|---|"]
     for r in table.itertuples(index=False):
-        paper = "" if not np.isfinite(r.paper_value) else f"{r.paper_value:+.3g}" if r.unit == "% change" \
-            else f"{r.paper_value:g}"
-        mine = "n/a" if not np.isfinite(r.flashrr_value) else f"{r.flashrr_value:+.2f}" if r.unit == "% change" \
-            else f"{r.flashrr_value:.4g}"
+        paper, mine = format_claim_values(r.paper_value, r.flashrr_value, r.unit)
         lines.append(f"| {r.figure} | {r.claim} | {paper} | {mine} | {r.unit} | {r.aggregate} | {r.holds} "
                      f"| {r.magnitude} |")
     n_yes = int((table["holds"] == True).sum())  # noqa: E712  (column holds bools and "n/a")
