@@ -106,7 +106,7 @@ def read_section(out, run: PaperRun) -> Section:
         except ValueError:
             meta = {}
     figures = []
-    for fid, fig in figure_registry(run.paper).items():
+    for fid, fig in (figure_registry(run.paper).items() if run.status == "ok" else ()):
         png = d / f"{fig.stem}.png"
         figures.append((fid, fig.title, f"{run.paper}/{fig.stem}.png", png.exists()))
     wall = run.wall_s if run.wall_s is not None else meta.get("timings_s", {}).get("total_s")
