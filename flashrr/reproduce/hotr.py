@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pandas as pd
 
-from .common import SweepRuns
+from .common import SweepRuns, plan_variant
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
@@ -66,12 +66,8 @@ class Plan:
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
-        plan = cls()
-        if quick:
-            plan = replace(plan, n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION, quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        fast = dict(n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION)
+        return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
         params = {}
