@@ -271,3 +271,12 @@ def test_all_five_papers_at_tiny_plans(tmp_path):
         assert page.rows[(p, "claims")] == hand["claims"] > 0
         row = {c[0]: c for c in page.cells}[p]
         assert row[2:4] == [f"{hand['holds']} of {hand['claims']}", f"{hand['within_half']} of {hand['sized']}"]
+
+
+def test_an_unreadable_paper_directory_is_reported_not_raised(tmp_path):
+    _fake_paper(tmp_path, "shuffler", [])
+    (tmp_path / "hotr").mkdir()
+    (tmp_path / "hotr" / "claims.csv").write_text("figure,claim\nfig05,no other columns\n")
+    md, _, sections = write_report(tmp_path, [PaperRun("hotr"), PaperRun("shuffler")])
+    assert [s.run.status for s in sections] == ["failed", "ok"]
+    assert "report: cannot read" in sections[0].run.error and "| shuffler | ok | 4 of 6 | 1 of 4 |" in md.read_text()

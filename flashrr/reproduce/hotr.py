@@ -191,21 +191,15 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
 
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
         timings: dict | None = None) -> Runs:
-    from ..sweep import sweep
+    from .common import run_sweeps
 
     t0 = time.perf_counter()
     scales = calibration(plan, out, progress)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
-    store = Path(out) / "store"
-    frames = {}
-    all_specs = specs(plan, scales)
-    for g in groups:
-        t1 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan, scales)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t1, 2)
-    return Runs(frames, store, plan, scales=scales)
+    frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
+                        timings)
+    return Runs(frames, Path(out) / "store", plan, scales=scales)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,

@@ -113,6 +113,17 @@ def read_section(out, run: PaperRun) -> Section:
     return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall)
 
 
+def _safe_section(out, run: PaperRun) -> Section:
+    """:func:`read_section`, or a failed section naming the error if the paper's
+    output cannot be read (the report of the other papers is still written)."""
+    try:
+        return read_section(out, run)
+    except Exception as exc:  # noqa: BLE001  (one unreadable paper must not lose the others' report)
+        bad = PaperRun(run.paper, "failed", f"report: cannot read {Path(out) / run.paper}: "
+                                            f"{type(exc).__name__}: {exc}", run.wall_s)
+        return Section(run.paper, run.paper, bad, None, claim_counts(None), [], {}, run.wall_s)
+
+
 def _plan_value(v) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(_plan_value(x) for x in v) if not any(isinstance(x, (list, tuple)) for x in v) \
@@ -235,7 +246,7 @@ def write_report(out, runs: list, quick: bool | None = None) -> tuple:
     (:class:`PaperRun`); returns their paths and the sections."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    sections = [read_section(out, r) for r in runs]
+    sections = [_safe_section(out, r) for r in runs]
     md, page = out / "report.md", out / "index.html"
     md.write_text(report_markdown(sections, quick))
     page.write_text(report_html(sections, quick))
