@@ -13,31 +13,21 @@ import pandas as pd
 
 from . import plots
 from .cocktail import MAIN, SCHEMES, label, last_rr_snapshot
-from .common import Figure, tail_cdf_figure
+from .common import Figure, normalized, tail_cdf_figure
 from .common import need as _need
 
 BARS = MAIN + [SCHEMES["cocktail-separate"]]
-
-
-def _normalized(runs, metric, schemes=BARS):
-    t = runs.table("main", metric, schemes=schemes)
-    _need(not t.empty and "Baseline" in t.columns, metric, "no Baseline runs in group 'main'")
-    norm = t.div(t["Baseline"].where(t["Baseline"] != 0), axis=0)
-    long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
-    long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
-    return t, norm, long.assign(metric=metric)
 
 
 def _bars(runs, metrics, ylabels, titles=None, extra=None):
     fig, axes = plots.figure(nrows=len(metrics), width_in=9.0)
     frames = []
     for i, (metric, ylabel) in enumerate(zip(metrics, ylabels)):
-        t, norm, long = _normalized(runs, metric)
-        plots.normalized_bars(axes[i, 0], norm, "Baseline", t["Baseline"], ylabel=ylabel,
-                              title=(titles or [""] * 9)[i])
+        norm, base, long = normalized(runs, "main", metric, None, "Baseline", BARS)
+        plots.normalized_bars(axes[i, 0], norm, "Baseline", base, ylabel=ylabel, title=(titles or [""] * 9)[i])
         if extra is not None:
-            extra(axes[i, 0], metric, t, norm)
-        frames.append(long)
+            extra(axes[i, 0], metric, runs.table("main", metric, schemes=BARS), norm)
+        frames.append(long.rename(columns={metric: "value"}).assign(metric=metric))
     axes[0, 0].legend(fontsize=6, frameon=False, ncol=5)
     return fig, pd.concat(frames, ignore_index=True)
 
