@@ -1,4 +1,5 @@
-"""``flashrr reproduce PAPER``: run a paper's experiments and regenerate its figures."""
+"""``flashrr reproduce PAPER``: run a paper's experiments and regenerate its figures;
+``flashrr reproduce all``: every paper, then one report (index.html, report.md)."""
 from __future__ import annotations
 
 import click
@@ -7,14 +8,15 @@ from flashrr.reproduce import PAPERS
 
 
 @click.command("reproduce")
-@click.argument("paper", type=click.Choice(sorted(PAPERS)))
+@click.argument("paper", type=click.Choice(sorted(PAPERS) + ["all"]))
 @click.option("--quick", is_flag=True, help="Few traces, short traces, few replays: checks the pipeline in minutes.")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Replays of each trace (default: the paper module's; the paper used 128).")
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
               help="Worker processes (default: all CPUs; 0 = run in this process).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Output directory (default: out/reproduce-PAPER).")
+              help="Output directory (default: out/reproduce-PAPER; for all: out/reproduce-all, "
+                   "one subdirectory per paper).")
 @click.option("--figure", "figures", multiple=True, metavar="ID",
               help="Only this figure, e.g. fig05 (repeatable; claims are written only for a full run).")
 @click.option("--trace-param", "trace_params", multiple=True, metavar="KEY=VALUE",
@@ -30,7 +32,17 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
 
     Finished runs are stored under OUT/store, so an interrupted reproduction
     resumes where it stopped and a second call only redraws the figures.
+
+    PAPER "all" runs every paper into OUT/<paper>/ and writes OUT/report.md and
+    OUT/index.html (claims, figures, settings and wall time of each; a paper
+    that fails is reported as failed and the others still run).
     """
+    if paper == "all":
+        if figures or trace_params or device_params:
+            raise click.UsageError("--figure, --trace-param and --device-param are per paper; "
+                                   "they do not apply to 'reproduce all'")
+        _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress)
+        return
     from flashrr.cli.run_cmds import parse_param
     from flashrr.reproduce import paper_module
     from flashrr.sweep import StoreError, SweepFailed
@@ -50,6 +62,25 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
         n_yes = int((table["holds"] == True).sum())  # noqa: E712  (holds mixes bools and "n/a")
         click.echo(f"claims: direction holds for {n_yes} of {len(table)} (see {out_dir}/claims.md)")
     click.echo(f"total time {res['timings'].get('total_s', 0):.0f} s")
+
+
+def _reproduce_all(quick, repeat, jobs, out_dir, progress):
+    from flashrr.reproduce.report import reproduce_all
+
+    def announce(p, i, n):
+        click.echo(f"[{i + 1}/{n}] reproduce {p} -> {out_dir}/{p}", err=True)
+
+    res = reproduce_all(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=progress, on_paper=announce)
+    for s in res["sections"]:
+        c = s.counts
+        state = f"failed: {s.run.error}" if s.run.status != "ok" else \
+            f"direction holds for {c['holds']} of {c['claims']}, within half for {c['within_half']} of {c['sized']}"
+        click.echo(f"{s.paper}: {state} ({s.wall_s or 0:.0f} s)")
+    md, page = res["report"]
+    click.echo(f"report: {page} and {md}")
+    failed = [r.paper for r in res["runs"] if r.status != "ok"]
+    if failed:
+        raise click.ClickException(f"reproduction failed for {', '.join(failed)} (see {md})")
 
 
 reproduce = reproduce_cmd

@@ -45,8 +45,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 
-from .common import bisect_time_scale, calibration_table, run_plan
-from .shuffler import Runs, pivot
+from .common import SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, run_plan, tidy_rows
 
 # Fig. 4's panel order
 TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
@@ -110,13 +109,8 @@ class Plan:
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
-        plan = cls()
-        if quick:
-            plan = replace(plan, traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0),
-                           shares=(2, 16, 64), quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        fast = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64))
+        return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def raf_repeat(self, trace: str) -> tuple:
         from ..trace.synth_presets import SYNTH_PRESETS
@@ -184,18 +178,11 @@ def _scheme(group: str, row) -> str:
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """Add ``group``, ``trace`` (short label) and ``scheme`` columns to a sweep's rows."""
-    if df.empty:
-        return df
-    names = {plan.trace_spec(t): label(t) for t in plan.traces}
-    df = df.copy()
-    df["group"] = group
-    df["trace"] = [names.get(s, s) for s in df["trace_source"]]
-    df["scheme"] = [_scheme(group, r) for _, r in df.iterrows()]
-    return df
+    return tidy_rows(group, df, plan, _scheme, label)
 
 
-class CocktailRuns(Runs):
-    """:class:`~flashrr.reproduce.shuffler.Runs` with traces named by their labels."""
+class CocktailRuns(SweepRuns):
+    """:class:`~flashrr.reproduce.common.SweepRuns` with traces named by their labels."""
 
     @property
     def labels(self) -> list:

@@ -17,8 +17,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import claims_markdown, magnitude
-from .common import holds as _holds
+from .common import claims_markdown
 from .cocktail import MAIN, SCHEMES
 
 
@@ -95,12 +94,9 @@ def claims(runs) -> pd.DataFrame:
     for c in CLAIMS:
         per, of_sums = relative_change(runs, c)
         value = of_sums if c.agg == "sum" else (float(per.mean()) if len(per) else np.nan)
-        holds = _holds(c.expect, value, c.paper_pct)
-        rows.append({"figure": c.figure, "claim": c.text, "metric": c.metric,
-                     "aggregate": "ratio of sums" if c.agg == "sum" else "mean over traces",
-                     "paper_value": c.paper_pct, "flashrr_value": value, "unit": "% change", "expected": c.expect,
-                     "holds": holds, "magnitude": magnitude(c.expect, value, c.paper_pct, holds),
-                     "n_traces": len(per)})
+        rows.append(common.change_row(c.figure, c.text, c.metric,
+                                      "ratio of sums" if c.agg == "sum" else "mean over traces", c.paper_pct, value,
+                                      c.expect, len(per)))
     rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
     return pd.DataFrame(rows, columns=COLUMNS)
 

@@ -13,36 +13,21 @@ import pandas as pd
 
 from . import plots
 from .cocktail import MAIN, SCHEMES, label, last_rr_snapshot
-from .common import Figure
-from .shuffler_figures import FigureDataError, tail_cdf
+from .common import Figure, normalized, tail_cdf_figure
+from .common import need as _need
 
 BARS = MAIN + [SCHEMES["cocktail-separate"]]
-
-
-def _need(ok, figure: str, what: str) -> None:
-    if not ok:
-        raise FigureDataError(f"{figure}: cannot be drawn: {what}")
-
-
-def _normalized(runs, metric, schemes=BARS):
-    t = runs.table("main", metric, schemes=schemes)
-    _need(not t.empty and "Baseline" in t.columns, metric, "no Baseline runs in group 'main'")
-    norm = t.div(t["Baseline"].where(t["Baseline"] != 0), axis=0)
-    long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
-    long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
-    return t, norm, long.assign(metric=metric)
 
 
 def _bars(runs, metrics, ylabels, titles=None, extra=None):
     fig, axes = plots.figure(nrows=len(metrics), width_in=9.0)
     frames = []
     for i, (metric, ylabel) in enumerate(zip(metrics, ylabels)):
-        t, norm, long = _normalized(runs, metric)
-        plots.normalized_bars(axes[i, 0], norm, "Baseline", t["Baseline"], ylabel=ylabel,
-                              title=(titles or [""] * 9)[i])
+        norm, base, long = normalized(runs, "main", metric, None, "Baseline", BARS)
+        plots.normalized_bars(axes[i, 0], norm, "Baseline", base, ylabel=ylabel, title=(titles or [""] * 9)[i])
         if extra is not None:
-            extra(axes[i, 0], metric, t, norm)
-        frames.append(long)
+            extra(axes[i, 0], metric, runs.table("main", metric, schemes=BARS), norm)
+        frames.append(long.rename(columns={metric: "value"}).assign(metric=metric))
     axes[0, 0].legend(fontsize=6, frameon=False, ncol=5)
     return fig, pd.concat(frames, ignore_index=True)
 
@@ -144,26 +129,8 @@ def fig11(runs):
 def fig12(runs):
     """The slowest 1% of I/O response times: CDF from the 99th percentile up (x in ms)."""
     df = runs.frame("main")
-    by_trace: dict = {}
-    rows = []
-    for _, r in df.iterrows():
-        if r["scheme"] not in MAIN:
-            continue
-        h = runs.artifacts(r["key"]).get("hist")
-        if h is None:
-            continue
-        x, y = tail_cdf(np.asarray(h["io"]))
-        by_trace.setdefault(r["trace"], {})[r["scheme"]] = (x / 1e6, y)
-        rows += [{"trace": r["trace"], "scheme": r["scheme"], "latency_ns": a, "cdf": b} for a, b in zip(x, y)]
-    traces = [t for t in runs.labels if t in by_trace]
-    _need(traces, "fig12", "no latency histograms in the 'main' runs")
-    fig, axes = plots.panel_grid(len(traces))
-    for ax, trace in zip(axes, traces):
-        plots.lines(ax, {s: by_trace[trace][s] for s in MAIN if s in by_trace[trace]},
-                    xlabel="response time (ms)", ylabel="CDF", title=trace, step=True)
-        ax.set_ylim(0.99, 1.0005)
-    axes[0].legend(fontsize=5, frameon=False)
-    return fig, pd.DataFrame(rows, columns=["trace", "scheme", "latency_ns", "cdf"])
+    rows = df[df["scheme"].isin(MAIN)] if not df.empty else df
+    return tail_cdf_figure(runs, rows, runs.labels, MAIN, "fig12")
 
 
 def fig13(runs):

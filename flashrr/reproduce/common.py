@@ -159,12 +159,14 @@ def synth_spec(preset: str, n_requests: int | None, trace_params) -> str:
     return f"synth:{preset}" + (f"?{urlencode(params)}" if params else "")
 
 
-def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable) -> pd.DataFrame:
+def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable,
+              trace_label: Callable | None = None) -> pd.DataFrame:
     """A sweep's result rows with ``group``, ``trace`` (the plan's trace name of
-    ``trace_source``) and ``scheme`` (``scheme_label(group, row)``) columns added."""
+    ``trace_source``, or ``trace_label(name)`` when given) and ``scheme``
+    (``scheme_label(group, row)``) columns added."""
     if df.empty:
         return df
-    label = {plan.trace_spec(t): t for t in plan.traces}
+    label = {plan.trace_spec(t): trace_label(t) if trace_label else t for t in plan.traces}
     df = df.copy()
     df["group"] = group
     df["trace"] = [label.get(s, s) for s in df["trace_source"]]
@@ -221,6 +223,44 @@ def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None,
         plots.normalized_bars(axes[i, 0], norm, ref, shown, ylabel=ylabel, title=(titles or [""] * len(metrics))[i])
         frames.append(long.assign(metric=metric, device=device).rename(columns={metric: "value"}))
     return fig, pd.concat(frames, ignore_index=True)
+
+
+def tail_cdf(hist: np.ndarray, from_q: float = 0.99) -> tuple[np.ndarray, np.ndarray]:
+    """(latency ns, CDF) of the slowest ``1 - from_q`` of a latency histogram."""
+    from .._core.layout import hist_bucket_bounds
+
+    nz = np.flatnonzero(hist)
+    if nz.size == 0:
+        return np.zeros(0), np.zeros(0)
+    _, hi = hist_bucket_bounds(nz)
+    cdf = np.cumsum(hist[nz]) / hist.sum()
+    keep = cdf >= from_q
+    first = max(int(np.argmax(keep)) - 1, 0)
+    return (hi[first:] - 1).astype(float), cdf[first:]
+
+
+def tail_cdf_figure(runs, rows: pd.DataFrame, traces, schemes, fid: str):
+    """One panel per trace: the CDF of the slowest 1% of I/O response times (x
+    in ms) of each scheme of ``schemes``, from the kept ``hist`` of the runs
+    ``rows``; data columns trace, scheme, latency_ns, cdf."""
+    by_trace: dict = {}
+    data = []
+    for _, r in rows.iterrows():
+        h = runs.artifacts(r["key"]).get("hist")
+        if h is None:
+            continue
+        x, y = tail_cdf(np.asarray(h["io"]))
+        by_trace.setdefault(r["trace"], {})[r["scheme"]] = (x / 1e6, y)
+        data += [{"trace": r["trace"], "scheme": r["scheme"], "latency_ns": a, "cdf": b} for a, b in zip(x, y)]
+    shown = [t for t in traces if t in by_trace]
+    need(shown, fid, "no latency histograms in the 'main' runs")
+    fig, axes = plots.panel_grid(len(shown))
+    for ax, trace in zip(axes, shown):
+        series = {s: by_trace[trace][s] for s in schemes if s in by_trace[trace]}
+        plots.lines(ax, series, xlabel="response time (ms)", ylabel="CDF", title=trace, step=True)
+        ax.set_ylim(0.99, 1.0005)
+    axes[0].legend(fontsize=5, frameon=False)
+    return fig, pd.DataFrame(data, columns=["trace", "scheme", "latency_ns", "cdf"])
 
 
 def figure_main(paper: str, figures: dict, reproduce: Callable, default_out: str, fid: str, argv=None) -> None:
@@ -349,15 +389,21 @@ def change_row(figure: str, claim: str, metric: str, aggregate: str, paper: floa
             "magnitude": magnitude(expect, value, paper, ok), "n_traces": n_traces}
 
 
+def format_claim_values(paper: float, value: float, unit: str) -> tuple:
+    """The paper's and flashrr's value of a claim as table text: signed for a
+    ``% change``, blank / ``n/a`` when missing."""
+    pct = unit == "% change"
+    p = "" if not np.isfinite(paper) else f"{paper:+.3g}" if pct else f"{paper:g}"
+    v = "n/a" if not np.isfinite(value) else f"{value:+.2f}" if pct else f"{value:.4g}"
+    return p, v
+
+
 def claims_markdown(table: pd.DataFrame, head: list) -> str:
     """The claims table as Markdown under the lines ``head``, with a count of the claims that hold."""
     lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
              "|---|---|---:|---:|---|---|---|---|"]
     for r in table.itertuples(index=False):
-        paper = "" if not np.isfinite(r.paper_value) else f"{r.paper_value:+.3g}" if r.unit == "% change" \
-            else f"{r.paper_value:g}"
-        mine = "n/a" if not np.isfinite(r.flashrr_value) else f"{r.flashrr_value:+.2f}" if r.unit == "% change" \
-            else f"{r.flashrr_value:.4g}"
+        paper, mine = format_claim_values(r.paper_value, r.flashrr_value, r.unit)
         lines.append(f"| {r.figure} | {r.claim} | {paper} | {mine} | {r.unit} | {r.aggregate} | {r.holds} "
                      f"| {r.magnitude} |")
     n_yes = int((table["holds"] == True).sum())  # noqa: E712  (column holds bools and "n/a")

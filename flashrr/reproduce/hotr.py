@@ -25,13 +25,13 @@ reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pandas as pd
 
-from .common import SweepRuns, bisect_time_scale, calibration_table
+from .common import SweepRuns, bisect_time_scale, calibration_table, plan_variant
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
@@ -64,12 +64,8 @@ class Plan:
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
-        plan = cls()
-        if quick:
-            plan = replace(plan, n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION, quick=True)
-        if repeat is not None:
-            plan = replace(plan, repeat=int(repeat))
-        return replace(plan, **changes) if changes else plan
+        fast = dict(n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION)
+        return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
         params = {}
@@ -167,21 +163,15 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
 
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
         timings: dict | None = None) -> Runs:
-    from ..sweep import sweep
+    from .common import run_sweeps
 
     t0 = time.perf_counter()
     scales = calibration(plan, out, progress)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
-    store = Path(out) / "store"
-    frames = {}
-    all_specs = specs(plan, scales)
-    for g in groups:
-        t1 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress), plan, scales)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t1, 2)
-    return Runs(frames, store, plan, scales=scales)
+    frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
+                        timings)
+    return Runs(frames, Path(out) / "store", plan, scales=scales)
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,

@@ -13,20 +13,13 @@ import pandas as pd
 from ..result import hist_percentile
 from . import plots
 from .common import Figure
+from .common import FigureDataError  # noqa: F401  (raised by need; re-exported)
+from .common import need as _need
 from .hotr import FLASH, SCHEMES
 
 ALL = list(SCHEMES.values())
 PERCENTILES = (95, 97, 98, 99, 99.5)
 RI_WI_FRACTION = 0.9  # a page is read- (write-) intensive when >= 90% of its accesses are reads (writes)
-
-
-class FigureDataError(ValueError):
-    """A figure cannot be drawn because the runs hold no data for it."""
-
-
-def _need(ok, figure: str, what: str) -> None:
-    if not ok:
-        raise FigureDataError(f"{figure}: cannot be drawn: {what}")
 
 
 OFF_SCALE = 2.5  # normalised bars above this are cut and labelled with their value (TTFlash)

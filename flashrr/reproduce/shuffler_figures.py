@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .common import Figure, FigureDataError, bar_figure, need, normalized  # noqa: F401  (FigureDataError: re-exported)
+from .common import (Figure, FigureDataError, bar_figure, need, normalized,  # noqa: F401  (re-exported)
+                     tail_cdf, tail_cdf_figure)
 from .shuffler import SCHEMES, pivot
 
 ALL = list(SCHEMES.values())
@@ -212,42 +213,11 @@ def fig12(runs):
                                         ("shuffler", "cache_write_hit_ratio", "(b) write hits")])
 
 
-def tail_cdf(hist: np.ndarray, from_q: float = 0.99) -> tuple[np.ndarray, np.ndarray]:
-    """(latency ns, CDF) of the slowest ``1 - from_q`` of a latency histogram."""
-    from .._core.layout import hist_bucket_bounds
-
-    nz = np.flatnonzero(hist)
-    if nz.size == 0:
-        return np.zeros(0), np.zeros(0)
-    _, hi = hist_bucket_bounds(nz)
-    cdf = np.cumsum(hist[nz]) / hist.sum()
-    keep = cdf >= from_q
-    first = max(int(np.argmax(keep)) - 1, 0)
-    return (hi[first:] - 1).astype(float), cdf[first:]
-
-
 def fig13(runs):
     """CDF of I/O response time for the slowest 1% of I/Os (x in ms)."""
     df = runs.frame("main")
-    by_trace: dict = {}
-    rows = []
-    if not df.empty:
-        for _, r in df[df["device"] == "shuffler"].iterrows():
-            h = runs.artifacts(r["key"]).get("hist")
-            if h is None:
-                continue
-            x, y = tail_cdf(np.asarray(h["io"]))
-            by_trace.setdefault(r["trace"], {})[r["scheme"]] = (x / 1e6, y)
-            rows += [{"trace": r["trace"], "scheme": r["scheme"], "latency_ns": a, "cdf": b} for a, b in zip(x, y)]
-    traces = [t for t in runs.plan.traces if t in by_trace]
-    _need(traces, "fig13", "no latency histograms in the 'main' runs")
-    fig, axes = plots.panel_grid(len(traces))
-    for ax, trace in zip(axes, traces):
-        series = {s: by_trace[trace][s] for s in ALL if s in by_trace[trace]}
-        plots.lines(ax, series, xlabel="response time (ms)", ylabel="CDF", title=trace, step=True)
-        ax.set_ylim(0.99, 1.0005)
-    axes[0].legend(fontsize=5, frameon=False)
-    return fig, pd.DataFrame(rows, columns=["trace", "scheme", "latency_ns", "cdf"])
+    rows = df[df["device"] == "shuffler"] if not df.empty else df
+    return tail_cdf_figure(runs, rows, runs.plan.traces, ALL, "fig13")
 
 
 def fig14(runs):

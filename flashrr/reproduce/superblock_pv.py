@@ -33,6 +33,8 @@ TABLE1 = ("Sequential", "ERS-LTN", "PGM-LTN", "Optimal (8)", "LWL-rank (8)", "PW
           "STR-MED (4)")
 TABLE2 = ("STR-rank (8)", "STR-rank (6)", "STR-rank (4)", "STR-rank (2)")
 TABLE5 = ("Random", "Sequential", "Optimal (8)", "QSTR-MED (4)", "STR-MED (4)")
+# No traces: ``flashrr reproduce all --repeat N`` does not pass ``repeat`` here.
+HAS_TRACES = False
 TABLES = {"table1": ("table1_directions", TABLE1), "table2": ("table2_str_rank_window", TABLE2),
           "table5": ("table5_extra_latency", TABLE5)}
 

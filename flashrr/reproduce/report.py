@@ -1,0 +1,297 @@
+"""``flashrr reproduce all``: every paper's reproduction, then one report.
+
+:func:`reproduce_all` runs each paper of :data:`flashrr.reproduce.PAPERS` into
+``OUT/<paper>/`` (each paper's own store resumes an interrupted run) and writes
+``OUT/report.md`` and ``OUT/index.html`` after every paper, so a report exists
+as soon as the first paper is done and a later failure loses nothing.  A paper
+whose reproduction raises is recorded as failed, with its error (and the
+traceback in ``OUT/<paper>/error.txt``); the others still run.
+
+The report has, at the top, one summary row per paper (:func:`claim_counts`):
+
+* **direction holds**: claims whose ``holds`` column is True, out of all the
+  paper's claims (``n/a`` rows, which lack a value, count as not holding);
+* **within half**: claims with a size (``expected`` is ``lower`` or
+  ``higher`` and ``paper_value`` is a finite, non-zero change) where
+  ``|flashrr_value - paper_value| <= |paper_value| / 2``, out of the claims
+  with a size.  Such a claim always points the paper's way.
+
+and then, per paper: its claims table (paper, flashrr, holds, magnitude), every
+figure of its figure registry (relative image paths, so ``index.html`` opens
+from disk without a server or network; a figure whose PNG is missing is named
+as missing), the plan it ran (device and trace settings, from
+``reproduce.json``) and its wall time (s).
+"""
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import PAPERS, paper_module
+from .common import format_claim_values
+
+WITHIN_FRACTION = 0.5  # "within half the paper's magnitude"
+
+
+@dataclass
+class PaperRun:
+    """How one paper's reproduction went in this call: ``status`` is ``ok`` or
+    ``failed`` (``error`` says why); ``wall_s`` is its wall time (s), None
+    when the report is built from an existing directory without running."""
+
+    paper: str
+    status: str = "ok"
+    error: str = ""
+    wall_s: float | None = None
+
+
+def claim_counts(table: pd.DataFrame) -> dict:
+    """``{"claims", "holds", "sized", "within_half"}`` of a claims table (the
+    columns of :data:`~flashrr.reproduce.common.CLAIM_COLUMNS`, as written to or
+    read back from ``claims.csv``); see the module docstring for the rules."""
+    if table is None or table.empty:
+        return {"claims": 0, "holds": 0, "sized": 0, "within_half": 0}
+    ok = table["holds"].astype(str) == "True"
+    paper = pd.to_numeric(table["paper_value"], errors="coerce")
+    ours = pd.to_numeric(table["flashrr_value"], errors="coerce")
+    sized = table["expected"].isin(["lower", "higher"]) & np.isfinite(paper) & (paper != 0)
+    within = sized & np.isfinite(ours) & ((ours - paper).abs() <= WITHIN_FRACTION * paper.abs())
+    return {"claims": len(table), "holds": int(ok.sum()), "sized": int(sized.sum()),
+            "within_half": int(within.sum())}
+
+
+def figure_registry(paper: str) -> dict:
+    """The ``FIGURES`` registry (id -> :class:`~flashrr.reproduce.common.Figure`) of ``paper``."""
+    return importlib.import_module(PAPERS[paper] + "_figures").FIGURES
+
+
+@dataclass
+class Section:
+    """What the report shows of one paper, read from its output directory."""
+
+    paper: str
+    title: str
+    run: PaperRun
+    claims: pd.DataFrame | None
+    counts: dict
+    figures: list  # (id, title, png path relative to the report dir, exists)
+    plan: dict
+    wall_s: float | None
+
+
+def read_section(out, run: PaperRun) -> Section:
+    """Read ``out/<paper>/`` (claims.csv, claims.md, reproduce.json, figure PNGs)."""
+    out = Path(out)
+    d = out / run.paper
+    claims = None
+    title = run.paper
+    if run.status == "ok" and (d / "claims.csv").exists():
+        claims = pd.read_csv(d / "claims.csv", dtype={"holds": str})
+    if (d / "claims.md").exists():
+        first = (d / "claims.md").read_text().splitlines()[:1]
+        if first and first[0].startswith("# "):
+            title = first[0][2:].split(":")[0].strip() or run.paper
+    meta = {}
+    if (d / "reproduce.json").exists():
+        try:
+            meta = json.loads((d / "reproduce.json").read_text())
+        except ValueError:
+            meta = {}
+    figures = []
+    for fid, fig in (figure_registry(run.paper).items() if run.status == "ok" else ()):
+        png = d / f"{fig.stem}.png"
+        figures.append((fid, fig.title, f"{run.paper}/{fig.stem}.png", png.exists()))
+    wall = run.wall_s if run.wall_s is not None else meta.get("timings_s", {}).get("total_s")
+    return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall)
+
+
+def _safe_section(out, run: PaperRun) -> Section:
+    """:func:`read_section`, or a failed section naming the error if the paper's
+    output cannot be read (the report of the other papers is still written)."""
+    try:
+        return read_section(out, run)
+    except Exception as exc:  # noqa: BLE001  (one unreadable paper must not lose the others' report)
+        bad = PaperRun(run.paper, "failed", f"report: cannot read {Path(out) / run.paper}: "
+                                            f"{type(exc).__name__}: {exc}", run.wall_s)
+        return Section(run.paper, run.paper, bad, None, claim_counts(None), [], {}, run.wall_s)
+
+
+def _plan_value(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_plan_value(x) for x in v) if not any(isinstance(x, (list, tuple)) for x in v) \
+            else "; ".join("=".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x) for x in v)
+    if isinstance(v, dict):
+        return json.dumps(v, default=str)
+    return str(v)
+
+
+def _claim_rows(table: pd.DataFrame) -> list:
+    """(figure, claim, paper, flashrr, unit, holds, magnitude) strings per claim."""
+    rows = []
+    for r in table.itertuples(index=False):
+        paper, ours = format_claim_values(float(r.paper_value), float(r.flashrr_value), r.unit)
+        rows.append((r.figure, r.claim, paper, ours, r.unit, str(r.holds), str(r.magnitude)))
+    return rows
+
+
+def _fmt_wall(s) -> str:
+    return "n/a" if s is None else f"{float(s):.0f} s"
+
+
+def _summary_cells(s: Section) -> tuple:
+    c = s.counts
+    if s.run.status != "ok":
+        return (s.paper, "failed", "-", "-", _fmt_wall(s.wall_s))
+    if s.claims is None:
+        return (s.paper, "ok (no claims.csv)", "-", "-", _fmt_wall(s.wall_s))
+    return (s.paper, "ok", f"{c['holds']} of {c['claims']}", f"{c['within_half']} of {c['sized']}",
+            _fmt_wall(s.wall_s))
+
+
+SUMMARY_HEAD = ("paper", "status", "direction holds", "within half the paper's change", "wall time")
+CLAIM_HEAD = ("figure", "claim", "paper", "flashrr", "unit", "holds", "magnitude")
+DEFINITIONS = ("*Direction holds*: claims whose `holds` is True, out of all claims. *Within half*: claims with a "
+               "size (expected lower/higher, non-zero paper value) where |flashrr - paper| <= |paper| / 2, out of "
+               "the claims with a size. Values are % changes unless the unit says otherwise.")
+
+
+def _md_table(head, rows) -> list:
+    esc = [[str(x).replace("|", "\\|") for x in r] for r in rows]
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in esc]
+
+
+def report_markdown(sections: list, quick: bool | None = None) -> str:
+    """The report as Markdown (figures as relative image links)."""
+    total = sum(float(s.wall_s) for s in sections if s.wall_s is not None)
+    lines = ["# flashrr: the five papers' reproductions", ""]
+    if quick is not None:
+        lines += [f"Mode: {'--quick' if quick else 'full'}; total wall time {total:.0f} s.", ""]
+    lines += _md_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections]) + ["", DEFINITIONS, ""]
+    for s in sections:
+        lines += [f"## {s.paper}: {s.title}", "", f"Wall time: {_fmt_wall(s.wall_s)}.", ""]
+        if s.run.status != "ok":
+            lines += ["**Reproduction failed:**", "", "```", s.run.error, "```", "",
+                      f"(traceback: `{s.paper}/error.txt`)", ""]
+            continue
+        if s.claims is not None:
+            lines += ["### Claims", ""] + _md_table(CLAIM_HEAD, _claim_rows(s.claims)) + [""]
+        lines += ["### Figures", ""]
+        for fid, title, rel, exists in s.figures:
+            lines += [f"![{title}]({rel})", ""] if exists else [f"*{fid} ({title}): missing, no `{rel}`*", ""]
+        if s.plan:
+            lines += ["### Settings (device and traces)", ""]
+            lines += _md_table(("setting", "value"), [(k, _plan_value(v)) for k, v in s.plan.items()]) + [""]
+    return "\n".join(lines)
+
+
+def _html_table(head, rows, cls="") -> str:
+    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in head)
+    b = "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in r) + "</tr>" for r in rows)
+    return f'<table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>'
+
+
+CSS = ("body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}"
+       "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;font-size:90%}"
+       "img{max-width:100%;border:1px solid #eee}.failed{color:#a00}pre{background:#f6f6f6;padding:0.5em;"
+       "overflow-x:auto}figure{margin:1em 0}")
+
+
+def report_html(sections: list, quick: bool | None = None) -> str:
+    """The report as one HTML page; images are relative files, no external resources."""
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>flashrr: the five papers' reproductions</title>", f"<style>{CSS}</style></head><body>",
+             "<h1>flashrr: the five papers' reproductions</h1>"]
+    if quick is not None:
+        parts.append(f"<p>Mode: {'--quick' if quick else 'full'}.</p>")
+    parts.append(_html_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections], "summary"))
+    parts.append(f"<p>{e(DEFINITIONS.replace('*', '').replace('`', ''))}</p>")
+    for s in sections:
+        parts.append(f'<section class="paper" id="{e(s.paper)}"><h2>{e(s.paper)}: {e(s.title)}</h2>')
+        parts.append(f"<p>Wall time: {e(_fmt_wall(s.wall_s))}.</p>")
+        if s.run.status != "ok":
+            parts.append(f'<p class="failed">Reproduction failed:</p><pre>{e(s.run.error)}</pre>'
+                         f'<p>Traceback: <a href="{e(s.paper)}/error.txt">{e(s.paper)}/error.txt</a></p></section>')
+            continue
+        if s.claims is not None:
+            parts.append("<h3>Claims</h3>" + _html_table(CLAIM_HEAD, _claim_rows(s.claims), "claims"))
+        parts.append("<h3>Figures</h3>")
+        for fid, title, rel, exists in s.figures:
+            if exists:
+                pdf = rel[:-4] + ".pdf"
+                csv = rel[:-4] + ".csv"
+                parts.append(f'<figure><img src="{e(rel)}" alt="{e(title)}"><figcaption>{e(title)} '
+                             f'(<a href="{e(pdf)}">PDF</a>, <a href="{e(csv)}">data</a>)</figcaption></figure>')
+            else:
+                parts.append(f'<p class="failed">{e(fid)} ({e(title)}): missing, no {e(rel)}</p>')
+        if s.plan:
+            parts.append("<h3>Settings (device and traces)</h3>"
+                         + _html_table(("setting", "value"), [(k, _plan_value(v)) for k, v in s.plan.items()],
+                                       "settings"))
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(out, runs: list, quick: bool | None = None) -> tuple:
+    """Write ``out/report.md`` and ``out/index.html`` for the papers of ``runs``
+    (:class:`PaperRun`); returns their paths and the sections."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    sections = [_safe_section(out, r) for r in runs]
+    md, page = out / "report.md", out / "index.html"
+    md.write_text(report_markdown(sections, quick))
+    page.write_text(report_html(sections, quick))
+    return md, page, sections
+
+
+def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
+                  progress: bool = True, papers=None, plans: dict | None = None, on_paper=None) -> dict:
+    """Run every paper of ``papers`` (default: all of :data:`PAPERS`) into
+    ``out/<paper>/`` and write the report after each.  ``plans``: a plan per
+    paper (passed as ``plan=``; overrides ``quick``/``repeat``).  ``repeat`` is
+    not passed to papers without traces (``HAS_TRACES = False``).
+    ``on_paper(paper, index, count)`` is called before each paper.
+    Returns ``{"runs": [PaperRun], "report": (md, html), "sections": [...]}``."""
+    out = Path(out)
+    papers = list(PAPERS) if papers is None else list(papers)
+    unknown = [p for p in papers if p not in PAPERS]
+    if unknown:
+        raise ValueError(f"reproduce all: unknown paper(s) {unknown}; expected some of {list(PAPERS)}")
+    plans = plans or {}
+    done: list = []
+    md = page = sections = None
+    for i, paper in enumerate(papers):
+        if on_paper is not None:
+            on_paper(paper, i, len(papers))
+        d = out / paper
+        d.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        try:
+            mod = paper_module(paper)
+            kw = {"quick": quick, "jobs": jobs, "progress": progress}
+            if repeat is not None and getattr(mod, "HAS_TRACES", True):
+                kw["repeat"] = repeat
+            if paper in plans:
+                kw["plan"] = plans[paper]
+            mod.reproduce(d, **kw)
+            run = PaperRun(paper, "ok", "", round(time.perf_counter() - t0, 2))
+            (d / "error.txt").unlink(missing_ok=True)
+        except Exception as exc:  # noqa: BLE001  (any failure of one paper is reported; the others still run)
+            (d / "error.txt").write_text(traceback.format_exc())
+            run = PaperRun(paper, "failed", f"{type(exc).__name__}: {exc}", round(time.perf_counter() - t0, 2))
+        done.append(run)
+        md, page, sections = write_report(out, done, quick)
+    return {"runs": done, "report": (md, page), "sections": sections}
+
+
+__all__ = ["PaperRun", "Section", "claim_counts", "figure_registry", "read_section", "report_html",
+           "report_markdown", "reproduce_all", "write_report", "WITHIN_FRACTION"]

@@ -1,0 +1,282 @@
+"""``flashrr reproduce all``: the report's structure (every paper, every claims
+table, every linked file exists, nothing fetched from a network), summary
+counts against hand counts, a failing paper next to one that runs, and the CLI."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+import types
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from flashrr.cli.reproduce_cmds import reproduce_cmd
+from flashrr.reproduce import PAPERS, superblock_pv
+from flashrr.reproduce.common import CLAIM_COLUMNS
+from flashrr.reproduce.report import PaperRun, claim_counts, figure_registry, reproduce_all, write_report
+
+PV_TINY = superblock_pv.Plan(dies=2, blocks=40, pe_points=(0, 3000), seed=1)
+
+# (expected, paper_value, flashrr_value, holds) rows whose counts are known by hand:
+# holds True in rows 0, 1, 3, 4 -> 4 of 6; a size (lower/higher, finite non-zero paper value)
+# in rows 0, 1, 2, 5 -> 4; within half: row 0 only (|-6 - -10| = 4 <= 5; row 1: 6 > 5; row 2 opposite; row 5 no value)
+HAND_ROWS = [("lower", -10.0, -6.0, True), ("lower", -10.0, -4.0, True), ("higher", 10.0, -1.0, False),
+             ("parity", 0.0, 0.5, True), ("lower", float("nan"), -3.0, True), ("lower", -10.0, float("nan"), "n/a")]
+HAND_COUNTS = {"claims": 6, "holds": 4, "sized": 4, "within_half": 1}
+
+
+class Page(HTMLParser):
+    """Collects, per ``<section id=...>``, its tables (by class) and the files its links point to."""
+
+    def __init__(self):
+        super().__init__()
+        self.section = None
+        self.sections: dict = {}
+        self.tables: dict = {}  # section (None: top) -> [class, ...]
+        self.rows: dict = {}  # (section, class) -> number of body rows
+        self.cells: list = []  # cells of the summary table's body rows
+        self.links: list = []  # (section, tag, target)
+        self._table = None
+        self._in_body = False
+        self._in_td = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.section = a["id"]
+            self.sections[self.section] = True
+        elif tag == "table":
+            self._table = a.get("class", "")
+            self.tables.setdefault(self.section, []).append(self._table)
+        elif tag == "tbody":
+            self._in_body = True
+        elif tag == "tr" and self._in_body:
+            key = (self.section, self._table)
+            self.rows[key] = self.rows.get(key, 0) + 1
+            if self._table == "summary":
+                self.cells.append([])
+        elif tag == "td" and self._table == "summary":
+            self._in_td = True
+            self.cells[-1].append("")
+        elif tag in ("img", "a", "link", "script"):
+            target = a.get("src") or a.get("href")
+            if target:
+                self.links.append((self.section, tag, target))
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.section = None
+        elif tag == "tbody":
+            self._in_body = False
+        elif tag == "td":
+            self._in_td = False
+
+    def handle_data(self, data):
+        if self._in_td:
+            self.cells[-1][-1] += data
+
+
+def parse(path: Path) -> Page:
+    p = Page()
+    p.feed(path.read_text())
+    return p
+
+
+def _png(path: Path) -> None:
+    matplotlib.image.imsave(path, np.zeros((4, 4)))
+
+
+def _fake_paper(out: Path, paper: str, with_png) -> None:
+    """A paper's output directory: claims.csv from HAND_ROWS, reproduce.json, PNGs of ``with_png`` figure ids."""
+    d = out / paper
+    d.mkdir(parents=True)
+    rows = [{**dict.fromkeys(CLAIM_COLUMNS, ""), "figure": f"fig{i:02d}", "claim": f"claim {i} | piped",
+             "metric": "rr_count", "aggregate": "mean", "paper_value": p, "flashrr_value": v, "unit": "% change",
+             "expected": e, "holds": h, "magnitude": "-", "n_traces": 2}
+            for i, (e, p, v, h) in enumerate(HAND_ROWS)]
+    pd.DataFrame(rows, columns=CLAIM_COLUMNS).to_csv(d / "claims.csv", index=False)
+    (d / "claims.md").write_text(f"# The {paper} paper: paper claims vs flashrr\n")
+    (d / "reproduce.json").write_text(json.dumps({"paper": paper, "plan": {"traces": ["t1", "t2"], "repeat": 3,
+                                                                           "device_overrides": [["x", 1]]},
+                                                  "timings_s": {"total_s": 12.5}}))
+    reg = figure_registry(paper)
+    for fid in with_png:
+        _png(d / f"{reg[fid].stem}.png")
+
+
+def _hand_count(claims_csv: Path) -> dict:
+    """The summary's counts straight from a claims CSV, by the documented rules."""
+    n = holds = sized = within = 0
+    with open(claims_csv, newline="") as f:
+        for r in csv.DictReader(f):
+            n += 1
+            holds += r["holds"] == "True"
+            p = float(r["paper_value"]) if r["paper_value"] else math.nan
+            v = float(r["flashrr_value"]) if r["flashrr_value"] else math.nan
+            if r["expected"] in ("lower", "higher") and math.isfinite(p) and p != 0:
+                sized += 1
+                within += math.isfinite(v) and abs(v - p) <= abs(p) / 2
+    return {"claims": n, "holds": holds, "sized": sized, "within_half": within}
+
+
+def _check_links(out: Path, page: Page) -> None:
+    for _, tag, target in page.links:
+        assert "://" not in target and not target.startswith("/"), f"{tag} {target} is not a relative file"
+        assert (out / target).is_file(), f"{tag} links {target}, which does not exist"
+
+
+def test_counts_follow_the_documented_rules():
+    t = pd.DataFrame([{"expected": e, "paper_value": p, "flashrr_value": v, "holds": h} for e, p, v, h in HAND_ROWS])
+    assert claim_counts(t) == HAND_COUNTS
+    assert claim_counts(pd.DataFrame()) == {"claims": 0, "holds": 0, "sized": 0, "within_half": 0}
+
+
+def test_report_from_paper_directories(tmp_path):
+    papers = list(PAPERS)
+    shown = {p: list(figure_registry(p))[:2] for p in papers}
+    for p in papers[:-1]:
+        _fake_paper(tmp_path, p, shown[p])
+    failed = papers[-1]
+    runs = [PaperRun(p) for p in papers[:-1]] + [PaperRun(failed, "failed", "RuntimeError: disk on fire", 3.0)]
+    (tmp_path / failed).mkdir()
+    (tmp_path / failed / "error.txt").write_text("Traceback ...")
+    md, html_path, _ = write_report(tmp_path, runs, quick=True)
+    page = parse(html_path)
+
+    assert list(page.sections) == papers
+    assert page.tables[None] == ["summary"]
+    for p in papers[:-1]:
+        assert page.tables[p] == ["claims", "settings"]
+        assert page.rows[(p, "claims")] == len(HAND_ROWS)
+        imgs = [t for s, tag, t in page.links if s == p and tag == "img"]
+        assert imgs == [f"{p}/{figure_registry(p)[f].stem}.png" for f in shown[p]]
+    assert failed not in page.tables  # a failed paper shows its error, not stale tables
+    assert "disk on fire" in html_path.read_text()
+    # every image exists; the PDF/CSV links of the fake figures do not, so check images and error.txt only
+    for s, tag, t in page.links:
+        if tag == "img" or t.endswith("error.txt"):
+            assert (tmp_path / t).is_file() and "://" not in t
+    summary = {c[0]: c for c in page.cells}
+    assert list(summary) == papers
+    for p in papers[:-1]:
+        assert summary[p][1:4] == ["ok", "4 of 6", "1 of 4"]
+        assert summary[p][4] == "12 s"  # the plan's total_s (12.5 s) when this call did not run the paper
+    assert summary[failed][1] == "failed"
+    # the missing figures are named as missing, in both documents
+    n_missing = sum(len(figure_registry(p)) - 2 for p in papers[:-1])
+    assert html_path.read_text().count("missing, no ") == n_missing
+    text = md.read_text()
+    assert text.count("missing, no ") == n_missing
+    for p in papers:
+        assert f"\n## {p}: " in text
+    assert "| claim 0 \\| piped |" in text  # a | inside a cell does not break the Markdown table
+    for target in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
+        assert (tmp_path / target).is_file()
+
+
+@pytest.fixture
+def broken_first():
+    """PAPERS holding a paper that always fails, then superblock-pv at a tiny plan."""
+    mod = types.ModuleType("flashrr_test_broken_paper")
+
+    def reproduce(out, **kw):
+        raise RuntimeError("disk on fire")
+
+    mod.reproduce = reproduce
+    saved = dict(PAPERS)
+    sys.modules[mod.__name__] = mod
+    PAPERS.clear()
+    PAPERS.update({"broken": mod.__name__, "superblock-pv": saved["superblock-pv"]})
+    try:
+        yield
+    finally:
+        PAPERS.clear()
+        PAPERS.update(saved)
+        del sys.modules[mod.__name__]
+
+
+def test_a_failing_paper_is_reported_and_the_next_still_runs(tmp_path, broken_first):
+    seen = []
+
+    def on_paper(p, i, n):  # the report after paper i-1 is on disk before paper i starts
+        seen.append((p, (tmp_path / "report.md").read_text() if i else None))
+
+    res = reproduce_all(tmp_path, plans={"superblock-pv": PV_TINY}, jobs=0, progress=False, on_paper=on_paper)
+    assert [r.status for r in res["runs"]] == ["failed", "ok"]
+    assert res["runs"][0].error == "RuntimeError: disk on fire"
+    assert "disk on fire" in (tmp_path / "broken" / "error.txt").read_text()
+    assert seen[1][0] == "superblock-pv" and "| broken | failed |" in seen[1][1]
+
+    page = parse(tmp_path / "index.html")
+    assert list(page.sections) == ["broken", "superblock-pv"]
+    _check_links(tmp_path, page)
+    pv = tmp_path / "superblock-pv"
+    imgs = {t for s, tag, t in page.links if tag == "img"}
+    assert imgs == {f"superblock-pv/{f.stem}.png" for f in figure_registry("superblock-pv").values()}
+    hand = _hand_count(pv / "claims.csv")
+    assert hand["claims"] == len(pd.read_csv(pv / "claims.csv")) and hand["sized"] > 0
+    row = {c[0]: c for c in page.cells}["superblock-pv"]
+    assert row[2] == f"{hand['holds']} of {hand['claims']}" and row[3] == f"{hand['within_half']} of {hand['sized']}"
+    assert page.rows[("superblock-pv", "claims")] == hand["claims"]
+    # the settings come from reproduce.json's plan
+    assert "| dies | 2 |" in (tmp_path / "report.md").read_text()
+
+
+def test_cli_reproduce_all(tmp_path, broken_first, monkeypatch):
+    monkeypatch.setattr(superblock_pv.Plan, "make", classmethod(lambda cls, quick=False, **kw: PV_TINY))
+    r = CliRunner().invoke(reproduce_cmd, ["all", "--quick", "--no-progress", "--repeat", "3",
+                                           "--out", str(tmp_path)])
+    assert r.exit_code == 1  # a failed paper fails the command, after the report is written
+    assert "reproduction failed for broken" in r.output and "superblock-pv: direction holds for" in r.output
+    assert (tmp_path / "index.html").is_file() and (tmp_path / "superblock-pv" / "claims.csv").is_file()
+    r = CliRunner().invoke(reproduce_cmd, ["all", "--figure", "fig05", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "do not apply to 'reproduce all'" in r.output
+
+
+@pytest.mark.slow
+def test_all_five_papers_at_tiny_plans(tmp_path):
+    """The five real reproductions at the tiny plans of their own tests: every figure
+    of every paper exists and is linked, every paper has its claims table."""
+    from flashrr.reproduce import cocktail, hotr, phasedrr, shuffler
+
+    plans = {
+        "shuffler": shuffler.Plan.make(traces=("ali0", "gen1"), n_requests=4000, repeat=2, delta_f_values=(0.2, 0.3),
+                                       delta_p_values=(0.05, 0.1), device_overrides=(("rr_threshold_reads", 15),
+                                                                                     ("capacity_bytes", 1 << 20))),
+        "phasedrr": phasedrr.Plan.make(traces=("ws_1", "web_0", "ali"), n_requests=20_000, repeat=2, rr_threshold=200,
+                                       delta_reads=4, delta_values=(2, 4, 8), start_reads=40,
+                                       device_overrides=(("capacity_bytes", 1 << 20),)),
+        "cocktail": cocktail.Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5),
+                                       shares=(2, 64), device_overrides=(("rr_threshold_reads", 400),)),
+        "hotr": hotr.Plan.make(traces=("fin2", "hpc_28"), n_requests=3000, calibration_requests=1500,
+                               device_overrides=(("blocks_per_plane", 64),)),
+        "superblock-pv": PV_TINY,
+    }
+    res = reproduce_all(tmp_path, plans=plans, jobs=0, progress=False)
+    assert [r.status for r in res["runs"]] == ["ok"] * 5, [r.error for r in res["runs"]]
+    page = parse(tmp_path / "index.html")
+    assert sorted(page.sections) == sorted(plans)
+    _check_links(tmp_path, page)
+    imgs = {t for s, tag, t in page.links if tag == "img"}
+    for p in plans:
+        assert {f"{p}/{f.stem}.png" for f in figure_registry(p).values()} <= imgs
+        hand = _hand_count(tmp_path / p / "claims.csv")
+        assert page.rows[(p, "claims")] == hand["claims"] > 0
+        row = {c[0]: c for c in page.cells}[p]
+        assert row[2:4] == [f"{hand['holds']} of {hand['claims']}", f"{hand['within_half']} of {hand['sized']}"]
+
+
+def test_an_unreadable_paper_directory_is_reported_not_raised(tmp_path):
+    _fake_paper(tmp_path, "shuffler", [])
+    (tmp_path / "hotr").mkdir()
+    (tmp_path / "hotr" / "claims.csv").write_text("figure,claim\nfig05,no other columns\n")
+    md, _, sections = write_report(tmp_path, [PaperRun("hotr"), PaperRun("shuffler")])
+    assert [s.run.status for s in sections] == ["failed", "ok"]
+    assert "report: cannot read" in sections[0].run.error and "| shuffler | ok | 4 of 6 | 1 of 4 |" in md.read_text()
