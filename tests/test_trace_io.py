@@ -376,3 +376,14 @@ def test_blockwise_fallback_matches_the_reference_parser(tmp_path, monkeypatch, 
     assert [m.split(":")[0] for m in blockwise[2]] == [f"{p} line 6", f"{p} line 124", f"{p} line 125"]
     with pytest.raises(TraceError, match=r"sprinkled\.mqsim line 6: expected 5 whitespace-separated fields"):
         read_trace(p, cache=False)
+
+
+def test_a_trace_survives_pickling_with_its_name_and_stays_immutable():
+    import pickle
+
+    tr = Trace([5, 7, 9], [0, 4096, 8192], [4096, 512, 4096], [True, False, True], name="pick")
+    back = pickle.loads(pickle.dumps(tr))
+    assert back == tr and back.name == "pick" and list(back.time_ns) == [0, 2, 4]
+    with pytest.raises(AttributeError):
+        back.name = "other"
+    assert not back.offset.flags.writeable

@@ -69,6 +69,11 @@ class Trace:
     def __setattr__(self, key, value):
         raise AttributeError("Trace is immutable; build a new one")
 
+    def __reduce__(self):
+        # pickling (process pools, Dask, saved notebooks) rebuilds through the
+        # trusted path: the columns were validated when this Trace was made
+        return (Trace.trusted, (self.time_ns, self.offset, self.size, self.is_write, self.name))
+
     def __len__(self) -> int:
         return len(self.time_ns)
 
