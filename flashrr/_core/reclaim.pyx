@@ -22,6 +22,7 @@ from .buffers import owned_array
 cnp.import_array()
 
 DEF PPM_C = 1000000
+DEF MIG_PREFETCH = 16     # pages; mapping entries a migration keeps in flight ahead of its remap
 
 cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
     """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
@@ -237,7 +238,6 @@ cdef class Reclaim:
             for c in range(k):
                 lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
                 if lpn >= 0:
-                    prefetch(&self.ftl.lmap[2 * lpn])   # remapped below: a miss on large footprints
                     self.m_comp[n] = c
                     self.m_off[n] = off
                     self.m_lpn[n] = lpn
@@ -278,6 +278,14 @@ cdef class Reclaim:
         if self.streams is not None:
             self.streams.plan(victim, is_rr, self.m_lpn, n)
         for qq in range(n):
+            # the remap below loads each page's mapping entry, a DRAM miss on large
+            # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
+            # the core's miss buffers and are dropped)
+            if qq + MIG_PREFETCH < n:
+                q = qq + MIG_PREFETCH
+                if self.streams is not None:
+                    q = self.streams.perm[q]
+                prefetch(&self.ftl.lmap[2 * self.m_lpn[q]])
             q = qq
             if self.streams is not None:
                 q = self.streams.perm[qq]
