@@ -41,7 +41,10 @@ def extensions():
         "initializedcheck": DEBUG,
     }
     print(f"flashrr: building compiled extensions {names} (debug checks: {DEBUG})", file=sys.stderr)
-    return cythonize(exts, compiler_directives=directives)
+    return cythonize(exts, compiler_directives=directives, nthreads=JOBS)
 
 
-setup(ext_modules=extensions())
+# Cython and the C compiler run one module per core: the install of the README's
+# main command is mostly this build
+JOBS = os.cpu_count() or 1
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": JOBS}})
