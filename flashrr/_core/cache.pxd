@@ -8,32 +8,36 @@ cimport cython
 from .common cimport *
 
 
+ctypedef struct Slot:                  # one cached page; 16 bytes, so an LRU step touches one line
+    int32_t prev                       # towards the head (most recent), -1 none
+    int32_t next                       # towards the tail (least recent), -1 none
+    int32_t lpn                        # -1 free
+    int32_t dirty                      # 1: written since it came from flash
+
+
 @cython.final
 cdef class Cache:
     cdef int32_t cap                   # pages
     cdef int32_t* lmap                 # the FTL's lmap (borrowed): lmap[2*lpn+1] = slot or -1
-    cdef int32_t* slot_lpn             # [cap]
-    cdef int8_t* slot_dirty            # [cap]
-    cdef int32_t* slot_prev            # [cap] towards the head (most recent)
-    cdef int32_t* slot_next            # [cap] towards the tail (least recent)
+    cdef Slot* slot                    # [cap]
     cdef int32_t head, tail, size
     cdef object _keep                  # NumPy arrays that own the memory above
 
     cdef inline void unlink(self, int32_t s) noexcept nogil:
-        cdef int32_t p = self.slot_prev[s], q = self.slot_next[s]
+        cdef int32_t p = self.slot[s].prev, q = self.slot[s].next
         if p >= 0:
-            self.slot_next[p] = q
+            self.slot[p].next = q
         else:
             self.head = q
         if q >= 0:
-            self.slot_prev[q] = p
+            self.slot[q].prev = p
         else:
             self.tail = p
     cdef inline void push_head(self, int32_t s) noexcept nogil:
-        self.slot_prev[s] = -1
-        self.slot_next[s] = self.head
+        self.slot[s].prev = -1
+        self.slot[s].next = self.head
         if self.head >= 0:
-            self.slot_prev[self.head] = s
+            self.slot[self.head].prev = s
         self.head = s
         if self.tail < 0:
             self.tail = s
@@ -41,6 +45,8 @@ cdef class Cache:
         if self.head != s:
             self.unlink(s)
             self.push_head(s)
+    cdef inline void mark_dirty(self, int32_t s) noexcept nogil:
+        self.slot[s].dirty = 1
     cdef inline void prefetch_victims(self, int32_t n, const int32_t* p2l) noexcept nogil:
         """Prefetch what evicting the next 2n LRU victims touches (no effect on results):
         the mapping entries of victims n..2n-1, and for the dirty ones among victims 0..n-1,
@@ -49,12 +55,12 @@ cdef class Cache:
         cdef int32_t s = self.tail, i = 0, ppn
         while i < 2 * n and s >= 0:
             if i >= n:
-                prefetch(&self.lmap[2 * self.slot_lpn[s]])
-            elif self.slot_dirty[s]:
-                ppn = self.lmap[2 * self.slot_lpn[s]]
+                prefetch(&self.lmap[2 * self.slot[s].lpn])
+            elif self.slot[s].dirty:
+                ppn = self.lmap[2 * self.slot[s].lpn]
                 if ppn >= 0:
                     prefetch(&p2l[ppn])
-            s = self.slot_prev[s]
+            s = self.slot[s].prev
             i += 1
     cdef inline int32_t insert(self, int32_t lpn, int8_t dirty, int32_t* evicted, int32_t n_ev) noexcept nogil:
         """Insert lpn as most recent; a dirty LRU victim is appended to evicted.  Returns the new n_ev."""
@@ -62,15 +68,15 @@ cdef class Cache:
         if self.size >= self.cap:
             s = self.tail
             self.unlink(s)
-            self.lmap[2 * self.slot_lpn[s] + 1] = -1
-            if self.slot_dirty[s]:
-                evicted[n_ev] = self.slot_lpn[s]
+            self.lmap[2 * self.slot[s].lpn + 1] = -1
+            if self.slot[s].dirty:
+                evicted[n_ev] = self.slot[s].lpn
                 n_ev += 1
         else:
             s = self.size
             self.size += 1
-        self.slot_lpn[s] = lpn
-        self.slot_dirty[s] = dirty
+        self.slot[s].lpn = lpn
+        self.slot[s].dirty = dirty
         self.lmap[2 * lpn + 1] = s
         self.push_head(s)
         return n_ev

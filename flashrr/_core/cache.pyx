@@ -16,10 +16,10 @@ cdef class Cache:
         self.cap = cap
         self._keep = keep = {"lmap": lmap}
         self.lmap = <int32_t*>lmap.data
-        a = keep["slot_lpn"] = np.full(max(cap, 1), -1, np.int32); self.slot_lpn = <int32_t*>a.data
-        a = keep["slot_dirty"] = np.zeros(max(cap, 1), np.int8); self.slot_dirty = <int8_t*>a.data
-        a = keep["slot_prev"] = np.full(max(cap, 1), -1, np.int32); self.slot_prev = <int32_t*>a.data
-        a = keep["slot_next"] = np.full(max(cap, 1), -1, np.int32); self.slot_next = <int32_t*>a.data
+        # (prev, next, lpn, dirty) per slot, as int32 columns of one (cap, 4) array
+        a = keep["slots"] = np.full((max(cap, 1), 4), -1, np.int32)
+        a[:, 3] = 0
+        self.slot = <Slot*>a.data
         self.head = -1
         self.tail = -1
         self.size = 0

@@ -358,7 +358,7 @@ cdef class CompiledEngine:
             for lpn in range(lpn0, lpn1 + 1):
                 s = self.ftl.lmap[2 * lpn + 1]
                 if s >= 0:
-                    self.cache.slot_dirty[s] = 1
+                    self.cache.mark_dirty(s)
                     self.cache.touch(s)
                     self.cnt[C_CACHE_WRITE_HITS] += 1
                 else:
