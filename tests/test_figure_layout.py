@@ -30,8 +30,11 @@ METRICS = {
     "writes": 2e5, "rr_episodes": 400, "rr_page_moves_all": 30_000, "erases_gc": 1_500, "erases_rr": 500,
     "ws_htt": 1_000, "ws_htr": 1_000, "ws_tpd": 1_000, "ws_peak_bytes": 60_000, "ws_classify_scans": 5e5,
     "gc_count": 1_200, "pages_moved_per_erase": 40, "retry_time_ns": 1e9, "requests": 1e6, "cost": 1.2,
+    "policy_metadata_bytes": 1.6e7, "io_latency_p99_ns": 2e6, "io_latency_p9999_ns": 8e6, "blocked_reads": 3e5,
+    "redirected_reads": 1e5,
 }
-RATIOS = ("cache_read_hit_ratio", "cache_write_hit_ratio", "blocked_share", "redirected_share")
+RATIOS = ("cache_read_hit_ratio", "cache_write_hit_ratio", "blocked_share", "redirected_share",
+          "die_idle_fraction_mean")
 
 
 def _rows(rng, group, traces, schemes, devices=("d",), **fixed):
