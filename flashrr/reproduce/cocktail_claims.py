@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import claims_markdown
+from .common import change_row, claims_head, claims_markdown, reduce_changes, value_row
 from .cocktail import MAIN, SCHEMES
 
 
@@ -71,20 +71,15 @@ def _special_rows(runs) -> list:
     rows = []
     ratio = runs.table("ratio", "rr_count")
     if not ratio.empty and "ratio=0.5" in ratio.columns:
-        best = ratio.min(axis=1)
-        share = float(100.0 * (ratio["ratio=0.5"] <= best).mean())
-        rows.append({"figure": "fig08", "claim": "ratio 0.5 gives the fewest RRs (share of traces)",
-                     "metric": "rr_count", "aggregate": "share of traces", "paper_value": np.nan,
-                     "flashrr_value": share, "unit": "% of traces", "expected": "most",
-                     "holds": bool(share > 50.0), "n_traces": len(ratio)})
+        share = float(100.0 * (ratio["ratio=0.5"] <= ratio.min(axis=1)).mean())
+        rows.append(value_row("fig08", "ratio 0.5 gives the fewest RRs (share of traces)", "rr_count",
+                              "share of traces", np.nan, share, "% of traces", "most", bool(share > 50.0), len(ratio)))
     main = runs.table("main", "rr_count", schemes=MAIN)
     if not main.empty and "Cocktail" in main.columns:
-        others = main.drop(columns="Cocktail")
-        share = float(100.0 * (main["Cocktail"] <= others.min(axis=1)).mean())
-        rows.append({"figure": "fig10", "claim": "Cocktail has the fewest RRs of the four schemes (share of traces)",
-                     "metric": "rr_count", "aggregate": "share of traces", "paper_value": 80.0,
-                     "flashrr_value": share, "unit": "% of traces", "expected": "most",
-                     "holds": bool(share > 50.0), "n_traces": len(main)})
+        share = float(100.0 * (main["Cocktail"] <= main.drop(columns="Cocktail").min(axis=1)).mean())
+        rows.append(value_row("fig10", "Cocktail has the fewest RRs of the four schemes (share of traces)",
+                              "rr_count", "share of traces", 80.0, share, "% of traces", "most", bool(share > 50.0),
+                              len(main)))
     return rows
 
 
@@ -93,26 +88,24 @@ def claims(runs) -> pd.DataFrame:
     rows = []
     for c in CLAIMS:
         per, of_sums = relative_change(runs, c)
-        value = of_sums if c.agg == "sum" else (float(per.mean()) if len(per) else np.nan)
-        rows.append(common.change_row(c.figure, c.text, c.metric,
-                                      "ratio of sums" if c.agg == "sum" else "mean over traces", c.paper_pct, value,
-                                      c.expect, len(per)))
-    rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
-    return pd.DataFrame(rows, columns=COLUMNS)
+        value = of_sums if c.agg == "sum" else reduce_changes(per)
+        rows.append(change_row(c.figure, c.text, c.metric, "ratio of sums" if c.agg == "sum" else "mean over traces",
+                               c.paper_pct, value, c.expect, len(per)))
+    return pd.DataFrame(rows + _special_rows(runs), columns=COLUMNS)
 
 
 def to_markdown(table: pd.DataFrame, plan=None) -> str:
-    head = ["# Cocktail (TCAD 2023): paper claims vs flashrr", ""]
+    context = []
     if plan is not None:
-        head += [f"Traces: {', '.join(plan.traces)}; requests generated per trace: {plan.n_requests:,} (then "
-                 f"Table II's RAF and repeats{'' if plan.repeat is None else f', repeat {plan.repeat}'}); "
-                 f"RAF copies: {plan.spacing}; seeds: {list(plan.seeds)}; device: {plan.device_fields()}.", ""]
+        context.append(f"Traces: {', '.join(plan.traces)}; requests generated per trace: {plan.n_requests:,} (then "
+                       f"Table II's RAF and repeats{'' if plan.repeat is None else f', repeat {plan.repeat}'}); "
+                       f"RAF copies: {plan.spacing}; seeds: {list(plan.seeds)}; device: {plan.device_fields()}.")
         if plan.scales:
-            head += [f"Arrival time factors, calibrated so Baseline's busiest die is busy {plan.target_busy:g} of "
-                     f"the run (calibration.csv): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".", ""]
-    head += ["Values are relative changes `x / ref - 1` in %, per trace and averaged over traces unless the "
-             "row says ratio of sums.", ""]
-    return claims_markdown(table, head)
+            context.append(f"Arrival time factors, calibrated so Baseline's busiest die is busy {plan.target_busy:g} "
+                           f"of the run (calibration.csv): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".")
+    return claims_markdown(table, claims_head(
+        "Cocktail (TCAD 2023)", context, "Values are relative changes `x / ref - 1` in %, per trace and averaged "
+        "over traces unless the row says ratio of sums."))
 
 
 def write_claims(table: pd.DataFrame, out, runs=None) -> list:

@@ -380,13 +380,33 @@ def magnitude(expect: str, value: float, paper: float, holds) -> str:
     return "weaker" if ratio < 0.5 else "stronger" if ratio > 2 else "similar"
 
 
-def change_row(figure: str, claim: str, metric: str, aggregate: str, paper: float, value: float, expect: str,
-               n_traces: int) -> dict:
-    """A claims-table row for a relative change in % (``holds`` and ``magnitude`` filled in)."""
-    ok = holds(expect, value, paper)
+def value_row(figure: str, claim: str, metric: str, aggregate: str, paper: float, value: float, unit: str,
+              expected: str = "-", ok: object = None, n: int = 0, sized: bool = False,
+              n_key: str = "n_traces") -> dict:
+    """A claims-table row (columns :data:`CLAIM_COLUMNS`, with the count under
+    ``n_key``).  ``holds`` is ``ok`` when given (a paper-specific test, such as a
+    share of traces above 50%); otherwise :func:`holds` of ``expected`` (one of
+    its rules), or ``"-"`` when ``expected`` is ``"-"`` (a value reported without
+    a direction to check).  ``magnitude`` is :func:`magnitude` for a ``sized``
+    claim (a change whose size the paper states), else ``"-"``."""
+    if ok is None:
+        ok = "-" if expected == "-" else holds(expected, value, paper)
     return {"figure": figure, "claim": claim, "metric": metric, "aggregate": aggregate, "paper_value": paper,
-            "flashrr_value": value, "unit": "% change", "expected": expect, "holds": ok,
-            "magnitude": magnitude(expect, value, paper, ok), "n_traces": n_traces}
+            "flashrr_value": value, "unit": unit, "expected": expected, "holds": ok,
+            "magnitude": magnitude(expected, value, paper, ok) if sized else "-", n_key: n}
+
+
+def change_row(figure: str, claim: str, metric: str, aggregate: str, paper: float, value: float, expect: str,
+               n_traces: int, n_key: str = "n_traces") -> dict:
+    """A claims-table row for a relative change in % (``holds`` and ``magnitude`` filled in)."""
+    return value_row(figure, claim, metric, aggregate, paper, value, "% change", expect, n=n_traces, sized=True,
+                     n_key=n_key)
+
+
+def reduce_changes(changes: pd.Series, how: str = "mean") -> float:
+    """Per-trace changes reduced the way the paper words the claim (``mean``, ``min``
+    for "up to" a reduction, ``max``), as a float; NaN when there are none."""
+    return float(getattr(changes, how)()) if len(changes) else np.nan
 
 
 def format_claim_values(paper: float, value: float, unit: str) -> tuple:
@@ -398,8 +418,21 @@ def format_claim_values(paper: float, value: float, unit: str) -> tuple:
     return p, v
 
 
+def claims_head(title: str, context, method: str) -> list:
+    """The lines above a paper's claims table in ``claims.md``: ``# <title>: paper
+    claims vs flashrr``, then each paragraph of ``context`` (what was run; a str, a
+    list of str, or None when the plan is unknown), then ``method`` (how the values
+    were computed)."""
+    paragraphs = [context] if isinstance(context, str) else list(context or [])
+    head = [f"# {title}: paper claims vs flashrr", ""]
+    for p in paragraphs + [method]:
+        head += [p, ""]
+    return head
+
+
 def claims_markdown(table: pd.DataFrame, head: list) -> str:
-    """The claims table as Markdown under the lines ``head``, with a count of the claims that hold."""
+    """The claims table as Markdown under the lines ``head`` (see :func:`claims_head`),
+    with a count of the claims that hold."""
     lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
              "|---|---|---:|---:|---|---|---|---|"]
     for r in table.itertuples(index=False):

@@ -19,8 +19,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import claims_markdown, magnitude
-from .common import holds as _holds
+from .common import change_row, claims_head, claims_markdown, reduce_changes, value_row
 
 # (figure, text, table, scheme, ref, paper %, expect, aggregate); table: "rt" response time,
 # "clp" cost-latency product, "p99" 99th percentile I/O latency, "speedup" Fig. 9
@@ -119,32 +118,26 @@ def claims(runs) -> pd.DataFrame:
             rel = pd.Series(dtype=float)
         else:
             rel = (100.0 * (t[scheme] / t[ref].where(t[ref] != 0) - 1.0)).dropna()
-        value = float(getattr(rel, agg)()) if len(rel) else np.nan
-        h = _holds(expect, value, paper)
-        rows.append({"figure": fig, "claim": text, "metric": kind, "aggregate": f"{agg} over traces",
-                     "paper_value": paper, "flashrr_value": value, "unit": "% change", "expected": expect,
-                     "holds": h, "magnitude": magnitude(expect, value, paper, h), "n_traces": len(rel)})
+        rows.append(change_row(fig, text, kind, f"{agg} over traces", paper, reduce_changes(rel, agg), expect,
+                               len(rel)))
     for fig, text, paper, value, expect, agg, n in _shares(runs):
-        h = _holds(expect, value, paper)
-        rows.append({"figure": fig, "claim": text, "metric": "share", "aggregate": f"{agg} over traces",
-                     "paper_value": paper, "flashrr_value": value, "unit": "%", "expected": expect, "holds": h,
-                     "magnitude": magnitude(expect, value, paper, h) if expect != "below" else "-", "n_traces": n})
+        rows.append(value_row(fig, text, "share", f"{agg} over traces", paper, value, "%", expect, n=n,
+                              sized=expect != "below"))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def to_markdown(table: pd.DataFrame, runs=None) -> str:
-    head = ["# HotR (DATE 2019): paper claims vs flashrr", ""]
+    context = None
     if runs is not None:
         p = runs.plan
         scales = ", ".join(f"{t} x{f:g}" for t, f in runs.scales.items())
-        head += [f"Traces: {', '.join(p.traces)} (synthetic Table III presets); requests per trace: "
-                 f"{p.n_requests or 'Table III count'}; time scales (calibrated so Baseline blocks "
-                 f"{100 * p.target_blocked:g}% of reads on the first {p.calibration_requests} requests): {scales}.",
-                 ""]
-    head += ["`% change` rows are `x / ref - 1` per trace, aggregated over traces; `%` rows are shares. "
-             "Cost-latency product = cost factor (Baseline 1.00, HotR 1.10, Rails 2.00, TTFlash 1.25) x "
-             "response time / Baseline's.", ""]
-    return claims_markdown(table, head)
+        context = (f"Traces: {', '.join(p.traces)} (synthetic Table III presets); requests per trace: "
+                   f"{p.n_requests or 'Table III count'}; time scales (calibrated so Baseline blocks "
+                   f"{100 * p.target_blocked:g}% of reads on the first {p.calibration_requests} requests): {scales}.")
+    return claims_markdown(table, claims_head(
+        "HotR (DATE 2019)", context, "`% change` rows are `x / ref - 1` per trace, aggregated over traces; `%` rows "
+        "are shares. Cost-latency product = cost factor (Baseline 1.00, HotR 1.10, Rails 2.00, TTFlash 1.25) x "
+        "response time / Baseline's."))
 
 
 def write_claims(table: pd.DataFrame, out, runs=None) -> list:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import change_row, claims_markdown, relative_change
+from .common import change_row, claims_head, claims_markdown, reduce_changes, relative_change, value_row
 from .phasedrr import DEVICE, SCHEMES, WITH_OVERHEAD, WITHOUT_OVERHEAD
 from .phasedrr_figures import ACCURACY_CLASSES, accuracy, overhead
 
@@ -48,12 +48,6 @@ def _changes(runs, metric: str, ref: str, exclude=()) -> pd.Series:
     return relative_change(_main(runs), metric, traces, "PhasedRR", ref)
 
 
-def _info(figure, claim, metric, aggregate, paper, value, unit, expected="-", ok="-", n=0) -> dict:
-    return {"figure": figure, "claim": claim, "metric": metric, "aggregate": aggregate, "paper_value": paper,
-            "flashrr_value": value, "unit": unit, "expected": expected, "holds": ok, "magnitude": "-",
-            "n_traces": n}
-
-
 def _change_rows(runs) -> list:
     rows = []
     for figure, name, metric, papers in CHANGE_CLAIMS:
@@ -62,7 +56,7 @@ def _change_rows(runs) -> list:
             if not np.isfinite(paper):
                 continue
             rel = _changes(runs, metric, ref)
-            value = float(rel.mean()) if len(rel) else np.nan
+            value = reduce_changes(rel)
             means.append((paper, value, len(rel)))
             rows.append(change_row(figure, f"{name}, PhasedRR vs {ref}", metric, "mean over traces", paper, value,
                                    "lower", len(rel)))
@@ -74,16 +68,16 @@ def _change_rows(runs) -> list:
                                    "mean of the three means", paper, value, "lower", min(m[2] for m in means)))
     rel = _changes(runs, "read_latency_mean_ns", "Baseline", exclude=("ws_1",))
     rows.append(change_row("fig05", "read latency, PhasedRR vs Baseline, without ws_1", "read_latency_mean_ns",
-                           "mean over traces", -24.5, float(rel.mean()) if len(rel) else np.nan, "lower", len(rel)))
+                           "mean over traces", -24.5, reduce_changes(rel), "lower", len(rel)))
     ups = [_changes(runs, "erase_count", ref) for ref in COUNTERPARTS]
     ups = pd.concat(ups) if any(len(u) for u in ups) else pd.Series(dtype=float)
     rows.append(change_row("fig08", "block erases, up to (§V)", "erase_count", "min over traces and counterparts",
-                           -37.8, float(ups.min()) if len(ups) else np.nan, "lower",
+                           -37.8, reduce_changes(ups, "min"), "lower",
                            len(set(ups.index)) if len(ups) else 0))
     for ref in ("RL-RR", "Reallocation"):
         rel = _changes(runs, "erases_gc", ref)
         rows.append(change_row("fig08", f"GC erases, PhasedRR fewer than {ref}", "erases_gc", "mean over traces",
-                               np.nan, float(rel.mean()) if len(rel) else np.nan, "lower", len(rel)))
+                               np.nan, reduce_changes(rel), "lower", len(rel)))
     return rows
 
 
@@ -118,44 +112,43 @@ def _phasedrr_rows(runs) -> list:
     pooled = acc.groupby("class", sort=False)[["identified", "hot"]].sum()
     for label, _, _ in ACCURACY_CLASSES:
         n, hot = pooled.loc[label, "identified"], pooled.loc[label, "hot"]
-        rows.append(_info("fig09", f"identification accuracy, {label}", f"ws_{label.lower()}_hot",
-                          "pooled over traces", PAPER_ACCURACY[label], 100.0 * hot / n if n else np.nan, "%",
-                          n=n_tr))
+        rows.append(value_row("fig09", f"identification accuracy, {label}", f"ws_{label.lower()}_hot",
+                              "pooled over traces", PAPER_ACCURACY[label], 100.0 * hot / n if n else np.nan, "%",
+                              n=n_tr))
     n, hot = pooled["identified"].sum(), pooled["hot"].sum()
-    rows.append(_info("fig09", "identification accuracy, overall", "ws_*_hot", "pooled over traces",
-                      PAPER_ACCURACY["overall"], 100.0 * hot / n if n else np.nan, "%", n=n_tr))
+    rows.append(value_row("fig09", "identification accuracy, overall", "ws_*_hot", "pooled over traces",
+                          PAPER_ACCURACY["overall"], 100.0 * hot / n if n else np.nan, "%", n=n_tr))
     by_class = [100.0 * pooled.loc[c, "hot"] / pooled.loc[c, "identified"] if pooled.loc[c, "identified"] else np.nan
                 for c, _, _ in ACCURACY_CLASSES]
     ordered = bool(np.all(np.isfinite(by_class))) and by_class[0] >= by_class[1] >= by_class[2]
-    rows.append(_info("fig09", "accuracy ordered HTT >= HTR >= TPD", "ws_*_hot", "pooled over traces", np.nan,
-                      np.nan, "order", "ordered", ordered if np.all(np.isfinite(by_class)) else "n/a", n_tr))
+    rows.append(value_row("fig09", "accuracy ordered HTT >= HTR >= TPD", "ws_*_hot", "pooled over traces", np.nan,
+                          np.nan, "order", "ordered", ordered if np.all(np.isfinite(by_class)) else "n/a", n_tr))
     per_trace = acc.groupby("trace")[["identified", "hot"]].sum()
     per_trace = per_trace[per_trace["identified"] > 0]
     if "web_0" in per_trace.index and len(per_trace) > 1:
         overall = per_trace["hot"] / per_trace["identified"]
-        rows.append(_info("fig09", "lowest accuracy on web_0", "ws_*_hot", "per trace", np.nan,
-                          100.0 * float(overall["web_0"]), "% (web_0)", "lowest",
-                          bool(overall["web_0"] <= overall.min()), len(per_trace)))
+        rows.append(value_row("fig09", "lowest accuracy on web_0", "ws_*_hot", "per trace", np.nan,
+                              100.0 * float(overall["web_0"]), "% (web_0)", "lowest",
+                              bool(overall["web_0"] <= overall.min()), len(per_trace)))
     ov = overhead(p)
     peak_kb = float(ov["ws_peak_kb"].max())
-    rows.append(_info("fig10", "peak working-set memory", "ws_peak_bytes", "max over traces", PAPER_WS_KB, peak_kb,
-                      "KB", "below", common.holds("below", peak_kb, PAPER_WS_KB), len(ov)))
+    rows.append(value_row("fig10", "peak working-set memory", "ws_peak_bytes", "max over traces", PAPER_WS_KB, peak_kb,
+                          "KB", "below", n=len(ov)))
     base = main[main["scheme"] == "Baseline"]
     cache = float(base["cache_pages"].max()) * PAGE_BYTES if len(base) else np.nan  # DRAM without metadata
     share = 100.0 * float(ov["ws_peak_bytes"].max()) / cache if cache else np.nan
-    rows.append(_info("fig10", "peak working-set memory, share of DRAM", "ws_peak_bytes", "max over traces",
-                      PAPER_WS_SHARE_PCT, share, "% of DRAM", "below", common.holds("below", share,
-                                                                                   PAPER_WS_SHARE_PCT + 1e-9),
-                      len(ov)))
+    rows.append(value_row("fig10", "peak working-set memory, share of DRAM", "ws_peak_bytes", "max over traces",
+                          PAPER_WS_SHARE_PCT, share, "% of DRAM", "below", common.holds("below", share,
+                                                                                       PAPER_WS_SHARE_PCT + 1e-9),
+                          len(ov)))
     t_share = float(ov["time_share_pct"].max())
-    rows.append(_info("fig10", "modelled time overhead, share of I/O time", "ws_classify_scans", "max over traces",
-                      PAPER_TIME_SHARE_PCT, t_share, "%", "below", common.holds("below", t_share,
-                                                                               PAPER_TIME_SHARE_PCT), len(ov)))
+    rows.append(value_row("fig10", "modelled time overhead, share of I/O time", "ws_classify_scans", "max over traces",
+                          PAPER_TIME_SHARE_PCT, t_share, "%", "below", n=len(ov)))
     rl = main[main["scheme"] == "RL-RR"]
     if len(rl):
         mb = float(rl["policy_metadata_bytes"].max()) / (1 << 20)
-        rows.append(_info("§II", "page-counter memory (RL-RR, Reallocation)", "policy_metadata_bytes", "max",
-                          PAPER_COUNTER_MB, mb, "MiB", n=int(rl["trace"].nunique())))
+        rows.append(value_row("§II", "page-counter memory (RL-RR, Reallocation)", "policy_metadata_bytes", "max",
+                              PAPER_COUNTER_MB, mb, "MiB", n=int(rl["trace"].nunique())))
     return rows
 
 
@@ -164,25 +157,24 @@ def _share_rows(runs) -> list:
     rr = runs.table("main", "rr_episodes", DEVICE, list(SCHEMES.values()))
     if "Reallocation" in rr.columns and len(rr.columns) > 1:
         best = float((rr["Reallocation"] <= rr.drop(columns="Reallocation").min(axis=1)).mean() * 100)
-        rows.append(_info("fig06", "Reallocation has the fewest RR operations", "rr_episodes", "share of traces",
-                          100.0, best, "% of traces", "most", best > 50, len(rr)))
+        rows.append(value_row("fig06", "Reallocation has the fewest RR operations", "rr_episodes", "share of traces",
+                              100.0, best, "% of traces", "most", best > 50, len(rr)))
     plan = runs.plan
     labels = [plan.delta_label(d) for d in plan.delta_values]
     lat = runs.table("sens", "io_latency_mean_ns", DEVICE, labels)
     default = plan.delta_label(plan.delta_reads)
     if default in lat.columns and len(lat.columns) > 1:
         best = float((lat[default] <= lat.min(axis=1)).mean() * 100)
-        rows.append(_info("fig04", f"default {default} gives the lowest I/O latency on most traces",
-                          "io_latency_mean_ns", "share of traces", np.nan, best, "% of traces", "most", best > 50,
-                          len(lat)))
+        rows.append(value_row("fig04", f"default {default} gives the lowest I/O latency on most traces",
+                              "io_latency_mean_ns", "share of traces", np.nan, best, "% of traces", "most", best > 50,
+                              len(lat)))
     if "ws_1" in plan.traces:
         ws = _main(runs)
         ws = ws[ws["trace"] == "ws_1"] if not ws.empty else ws
         if len(ws):
             n = float(ws["rr_page_moves_all"].sum())
-            rows.append(_info("fig05", "ws_1 fits in the cache: no RR page move for any scheme",
-                              "rr_page_moves_all", "sum over schemes", 0.0, n, "pages", "zero",
-                              common.holds("zero", n, 0.0), 1))
+            rows.append(value_row("fig05", "ws_1 fits in the cache: no RR page move for any scheme",
+                                  "rr_page_moves_all", "sum over schemes", 0.0, n, "pages", "zero", n=1))
     return rows
 
 
@@ -202,13 +194,12 @@ def idle_table(runs) -> pd.DataFrame:
 def to_markdown(table: pd.DataFrame, plan=None, idle: pd.DataFrame | None = None) -> str:
     """The claims table as Markdown, with a header on how it was computed and the
     runs' die idle fractions."""
-    head = ["# PhasedRR (MSST 2024): paper claims vs flashrr", ""]
-    if plan is not None:
-        head += [f"Traces: {', '.join(plan.traces)}; requests per trace: {plan.n_requests or 'paper count'}; "
-                 f"replays: {plan.repeat}; seeds: {list(plan.seeds)}; RR threshold {plan.rr_threshold:,} reads, "
-                 f"Delta {plan.delta_reads}; trace parameters: {dict(plan.trace_params) or 'none'}.", ""]
-    head += ["Change rows are `PhasedRR / X - 1` in % per trace, averaged over traces; `-` in holds: a value "
-             "reported without a direction to check.", ""]
+    context = None if plan is None else (
+        f"Traces: {', '.join(plan.traces)}; requests per trace: {plan.n_requests or 'paper count'}; "
+        f"replays: {plan.repeat}; seeds: {list(plan.seeds)}; RR threshold {plan.rr_threshold:,} reads, "
+        f"Delta {plan.delta_reads}; trace parameters: {dict(plan.trace_params) or 'none'}.")
+    head = claims_head("PhasedRR (MSST 2024)", context, "Change rows are `PhasedRR / X - 1` in % per trace, averaged "
+                       "over traces; `-` in holds: a value reported without a direction to check.")
     md = claims_markdown(table, head)
     if idle is not None and not idle.empty:
         lines = ["## Die idle fraction of every run (mean over dies)", "",

@@ -5,6 +5,12 @@ to a reference scheme, with the reference's absolute value printed under each
 trace name.  :func:`normalized_bars` draws that; the other helpers cover box
 plots, floating range bars, line panels and CDF panels.  Every figure is saved
 as PNG and PDF by :func:`save`.
+
+Figures from :func:`figure` and :func:`panel_grid` use matplotlib's constrained
+layout (:data:`LAYOUT`): it makes room for every axis label, tick label, title,
+legend, colorbar and the figure's suptitle at draw time.  It cannot shrink a
+label longer than its axes: keep y labels short (put the rest in the title).
+``tests/test_figure_layout.py`` checks that no text leaves the canvas.
 """
 from __future__ import annotations
 
@@ -30,6 +36,8 @@ STYLE = {
     "RL-RR": ("#dd8452", "//"),
     "Reallocation": ("#55a868", "\\\\"),
 }
+LAYOUT = "constrained"
+"""The layout engine of every paper figure (see the module docstring)."""
 _FALLBACK = ["#64b5cd", "#da8bc3", "#8c8c8c", "#ccb974", "#4c72b0", "#dd8452", "#55a868", "#c44e52"]
 
 
@@ -50,7 +58,9 @@ def fmt_abs(v: float) -> str:
 
 
 def figure(ncols: int = 1, nrows: int = 1, width_in: float = 7.0, height_in: float = 2.6, **kw):
-    """A new figure with ``nrows x ncols`` axes (sizes in inches per row)."""
+    """A new figure with ``nrows x ncols`` axes (sizes in inches per row), in
+    constrained layout unless ``layout=`` says otherwise."""
+    kw.setdefault("layout", LAYOUT)
     fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height_in * nrows), squeeze=False, **kw)
     return fig, axes
 
@@ -181,7 +191,7 @@ def panel_grid(n: int, ncols: int = 5, width_in: float = 10.0, height_in: float 
     ncols = max(1, min(ncols, n))
     nrows = max(1, -(-n // ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(max(width_in * ncols / 5, 4.0), height_in * nrows),
-                             squeeze=False)
+                             squeeze=False, layout=LAYOUT)
     flat = axes.ravel()
     for ax in flat[n:]:
         ax.set_visible(False)
@@ -205,13 +215,10 @@ def lines(ax, data: dict, xlabel: str = "", ylabel: str = "", title: str = "", s
 
 def save(fig, out_dir, stem: str) -> list[Path]:
     """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; close the figure.
-    A figure without a layout engine is laid out tightly first; one made with
-    ``layout="constrained"`` keeps its engine."""
+    The figure keeps its own layout engine (constrained, from :func:`figure`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{stem}.png", out_dir / f"{stem}.pdf"]
-    if fig.get_layout_engine() is None:
-        fig.tight_layout()
     fig.savefig(paths[0], dpi=150)
     fig.savefig(paths[1])
     plt.close(fig)

@@ -24,8 +24,7 @@ import pandas as pd
 
 from . import common
 from .common import CLAIM_COLUMNS as COLUMNS
-from .common import PARITY_TOL_PCT, claims_markdown
-from .common import holds as _holds
+from .common import PARITY_TOL_PCT, change_row, claims_head, claims_markdown, reduce_changes, value_row
 from .shuffler import SCHEMES
 
 
@@ -99,30 +98,25 @@ def _special_rows(runs) -> list:
     if not cache.empty and dev32 in set(cache["device"]):
         page = cache[(cache["device"] == dev32) & (cache["policy_name"] == "page")]
         if len(page):
-            pages = float(page["cache_pages"].max())
-            rows.append({"figure": "fig16", "claim": "Page has no data cache left with a 32 MB cache",
-                         "metric": "cache_pages", "aggregate": "max", "paper_value": 0.0, "flashrr_value": pages,
-                         "unit": "pages", "expected": "zero", "holds": _holds("zero", pages, 0.0),
-                         "n_traces": int(page["trace"].nunique())})
+            rows.append(value_row("fig16", "Page has no data cache left with a 32 MB cache", "cache_pages", "max",
+                                  0.0, float(page["cache_pages"].max()), "pages", "zero",
+                                  n=int(page["trace"].nunique())))
     sb32 = runs.frame("sb32")
     if not sb32.empty:
         s = sb32[sb32["policy_name"] == "shuffler"]
         if len(s):
             total = s["io_latency_mean_ns"] * (s["reads"] + s["writes"]) / 1e9
             share = float((100 * s["policy_time_s"] / total.where(total > 0)).mean())
-            rows.append({"figure": "fig19", "claim": "time in Shuffler's code, share of total I/O response time "
-                                                     "(32-block SB)", "metric": "policy_time_s", "aggregate": "mean",
-                         "paper_value": 0.043, "flashrr_value": share, "unit": "%", "expected": "below",
-                         "holds": _holds("below", share, 0.043), "n_traces": int(s["trace"].nunique())})
+            rows.append(value_row("fig19", "time in Shuffler's code, share of total I/O response time (32-block SB)",
+                                  "policy_time_s", "mean", 0.043, share, "%", "below", n=int(s["trace"].nunique())))
     main = runs.frame("main")
     if not main.empty:
         t = runs.table("main", "erase_count", "shuffler", list(SCHEMES.values()))
         if "Shuffler" in t.columns and len(t.columns) > 1:
             best = (t["Shuffler"] <= t.drop(columns="Shuffler").min(axis=1)).mean() * 100
-            rows.append({"figure": "fig09", "claim": "Shuffler has the fewest block erases on every trace",
-                         "metric": "erase_count", "aggregate": "share of traces", "paper_value": 100.0,
-                         "flashrr_value": float(best), "unit": "% of traces", "expected": "all",
-                         "holds": bool(best == 100.0), "n_traces": len(t)})
+            rows.append(value_row("fig09", "Shuffler has the fewest block erases on every trace", "erase_count",
+                                  "share of traces", 100.0, float(best), "% of traces", "all", bool(best == 100.0),
+                                  len(t)))
     return rows
 
 
@@ -131,22 +125,19 @@ def claims(runs) -> pd.DataFrame:
     rows = []
     for c in CLAIMS:
         rel = relative_change(runs, c)
-        value = float(getattr(rel, c.agg)()) if len(rel) else np.nan
-        rows.append(common.change_row(c.figure, c.text, c.metric, f"{c.agg} over traces", c.paper_pct, value,
-                                      c.expect, len(rel)))
-    rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
-    return pd.DataFrame(rows, columns=COLUMNS)
+        rows.append(change_row(c.figure, c.text, c.metric, f"{c.agg} over traces", c.paper_pct,
+                               reduce_changes(rel, c.agg), c.expect, len(rel)))
+    return pd.DataFrame(rows + _special_rows(runs), columns=COLUMNS)
 
 
 def to_markdown(table: pd.DataFrame, plan=None) -> str:
     """The claims table as Markdown, with a header on how it was computed."""
-    head = ["# Shuffler (TOS 2026): paper claims vs flashrr", ""]
-    if plan is not None:
-        head += [f"Traces: {', '.join(plan.traces)}; requests per trace: "
-                 f"{plan.n_requests or 'paper count'}; replays: {plan.repeat}; seeds: {list(plan.seeds)}.", ""]
-    head += ["Values are relative changes `x / ref - 1` in % per trace, aggregated over traces as stated; "
-             f"`parity` holds within ±{PARITY_TOL_PCT:g}%.", ""]
-    return claims_markdown(table, head)
+    context = None if plan is None else (f"Traces: {', '.join(plan.traces)}; requests per trace: "
+                                         f"{plan.n_requests or 'paper count'}; replays: {plan.repeat}; "
+                                         f"seeds: {list(plan.seeds)}.")
+    return claims_markdown(table, claims_head(
+        "Shuffler (TOS 2026)", context, "Values are relative changes `x / ref - 1` in % per trace, aggregated over "
+        f"traces as stated; `parity` holds within ±{PARITY_TOL_PCT:g}%."))
 
 
 def write_claims(table: pd.DataFrame, out, plan=None) -> list:

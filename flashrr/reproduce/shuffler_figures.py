@@ -185,7 +185,7 @@ def fig09(runs):
 
 
 def fig10(runs):
-    return _bar_figure(runs, "main", "shuffler", ["read_latency_mean_ns"], ["read latency (norm.; Baseline ns under names)"])
+    return _bar_figure(runs, "main", "shuffler", ["read_latency_mean_ns"], ["read latency (norm.)"])
 
 
 def fig11(runs):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import common
-from .common import CLAIM_COLUMNS, claims_markdown, holds, magnitude
+from .common import CLAIM_COLUMNS, change_row, claims_head, claims_markdown, value_row
 from .superblock_pv import paper_values
 
 COLUMNS = CLAIM_COLUMNS[:-1] + ["n_superblocks"]
@@ -76,31 +76,25 @@ def _value(runs, label, metric):
 
 
 def _special_rows(runs) -> list:
-    rows = []
     q = runs.results.get("QSTR-MED (4)")
-    if q is not None:
-        rows.append({"figure": "sec6", "claim": "metadata per block (block sum + eigen sequence)",
-                     "metric": "metadata_bytes_per_block", "aggregate": "per block", "paper_value": 52.0,
-                     "flashrr_value": float(q["metadata_bytes_per_block"]), "unit": "bytes", "expected": "equal",
-                     "holds": bool(q["metadata_bytes_per_block"] == 52), "n_superblocks": q["n_superblocks"]})
-        sb = pd.DataFrame(q["per_sb"])
-        pe = sb.groupby("pe")[["extra_pgm_us", "extra_ers_us"]].mean()
-        if len(pe) > 1:
-            for col, name in (("extra_pgm_us", "PGM"), ("extra_ers_us", "ERS")):
-                dev = float(100 * (pe[col] / pe[col].iloc[0] - 1).abs().max())
-                rows.append({"figure": "fig15", "claim": f"QSTR-MED extra {name} flat over P/E cycles "
-                                                         f"(largest change from the first point)",
-                             "metric": col, "aggregate": "max over P/E points", "paper_value": FLAT_PCT,
-                             "flashrr_value": dev, "unit": "%", "expected": "below",
-                             "holds": holds("below", dev, FLAT_PCT), "n_superblocks": q["n_superblocks"]})
-        r = runs.results.get("Random")
-        if r is not None:
-            med = 100 * (np.median(q["per_sb"]["extra_pgm_us"]) / np.median(r["per_sb"]["extra_pgm_us"]) - 1)
-            rows.append({"figure": "fig13", "claim": "median extra PGM per superblock, QSTR-MED vs Random "
-                                                     "(distribution moves left)",
-                         "metric": "extra_pgm_us", "aggregate": "median over superblocks", "paper_value": np.nan,
-                         "flashrr_value": med, "unit": "% change", "expected": "lower",
-                         "holds": holds("lower", med, np.nan), "n_superblocks": q["n_superblocks"]})
+    if q is None:
+        return []
+    n = {"n": q["n_superblocks"], "n_key": "n_superblocks"}
+    rows = [value_row("sec6", "metadata per block (block sum + eigen sequence)", "metadata_bytes_per_block",
+                      "per block", 52.0, float(q["metadata_bytes_per_block"]), "bytes", "equal",
+                      bool(q["metadata_bytes_per_block"] == 52), **n)]
+    pe = pd.DataFrame(q["per_sb"]).groupby("pe")[["extra_pgm_us", "extra_ers_us"]].mean()
+    if len(pe) > 1:
+        for col, name in (("extra_pgm_us", "PGM"), ("extra_ers_us", "ERS")):
+            dev = float(100 * (pe[col] / pe[col].iloc[0] - 1).abs().max())
+            rows.append(value_row("fig15", f"QSTR-MED extra {name} flat over P/E cycles (largest change from the "
+                                  "first point)", col, "max over P/E points", FLAT_PCT, dev, "%", "below", **n))
+    r = runs.results.get("Random")
+    if r is not None:
+        med = 100 * (np.median(q["per_sb"]["extra_pgm_us"]) / np.median(r["per_sb"]["extra_pgm_us"]) - 1)
+        rows.append(value_row("fig13", "median extra PGM per superblock, QSTR-MED vs Random (distribution moves "
+                              "left)", "extra_pgm_us", "median over superblocks", np.nan, med, "% change", "lower",
+                              **n))
     return rows
 
 
@@ -110,25 +104,21 @@ def claims(runs) -> pd.DataFrame:
     for c in CLAIMS:
         a, b = _value(runs, c.label, c.metric), _value(runs, c.ref, c.metric)
         value = 100 * (a / b - 1) if np.isfinite(a) and np.isfinite(b) and b != 0 else np.nan
-        h = holds(c.expect, value, c.paper_pct)
         n = runs.results[c.label]["n_superblocks"] if c.label in runs.results else 0
-        rows.append({"figure": c.figure, "claim": c.text, "metric": c.metric, "aggregate": "mean per superblock",
-                     "paper_value": c.paper_pct, "flashrr_value": value, "unit": "% change", "expected": c.expect,
-                     "holds": h, "magnitude": magnitude(c.expect, value, c.paper_pct, h), "n_superblocks": n})
-    rows += [{**r, "magnitude": "-"} for r in _special_rows(runs)]
-    return pd.DataFrame(rows, columns=COLUMNS)
+        rows.append(change_row(c.figure, c.text, c.metric, "mean per superblock", c.paper_pct, value, c.expect, n,
+                               n_key="n_superblocks"))
+    return pd.DataFrame(rows + _special_rows(runs), columns=COLUMNS)
 
 
 def to_markdown(table: pd.DataFrame, runs=None) -> str:
-    head = ["# Are Superpages Super-fast? (superblock PV): paper claims vs flashrr", ""]
-    if runs is not None:
-        p = runs.plan
-        head += [f"PV model: {p.dies} dies x {p.planes} planes x {p.blocks} blocks, seed {p.seed}, "
-                 f"P/E points {list(p.pe_points)}, re-assembled at every point; all superblocks pooled.", ""]
-    head += ["Values are relative changes `x / ref - 1` in % of the mean per superblock unless a unit says "
-             f"otherwise; `parity` holds within ±{common.PARITY_TOL_PCT:g}%. The paper's erase headline is Table "
-             "V's -39.82% (its text also prints -59.82% and -34.55%).", ""]
-    return claims_markdown(table, head)
+    p = getattr(runs, "plan", None)
+    context = None if p is None else (f"PV model: {p.dies} dies x {p.planes} planes x {p.blocks} blocks, seed "
+                                      f"{p.seed}, P/E points {list(p.pe_points)}, re-assembled at every point; all "
+                                      "superblocks pooled.")
+    return claims_markdown(table, claims_head(
+        "Are Superpages Super-fast? (superblock PV)", context, "Values are relative changes `x / ref - 1` in % of "
+        f"the mean per superblock unless a unit says otherwise; `parity` holds within ±{common.PARITY_TOL_PCT:g}%. "
+        "The paper's erase headline is Table V's -39.82% (its text also prints -59.82% and -34.55%)."))
 
 
 def write_claims(table: pd.DataFrame, out, runs=None) -> list:

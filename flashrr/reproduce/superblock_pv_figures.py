@@ -1,7 +1,7 @@
 """Figures 6 and 12-15 of the superblock PV paper, from the pooled runs of
 :mod:`flashrr.reproduce.superblock_pv`.  Each figure function takes a
 :class:`~flashrr.reproduce.superblock_pv.Runs` and returns (figure, data);
-latencies are µs per superblock.  Figures use constrained layout."""
+latencies are µs per superblock."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +15,7 @@ FIVE = list(TABLE5)  # Random, Sequential, Optimal (8), QSTR-MED (4), STR-MED (4
 
 
 def _figure(nrows=1, ncols=1, width_in=7.0, height_in=2.6):
-    return plots.figure(ncols=ncols, nrows=nrows, width_in=width_in, height_in=height_in, layout="constrained")
+    return plots.figure(ncols=ncols, nrows=nrows, width_in=width_in, height_in=height_in)
 
 
 def _pe_means(runs, labels) -> pd.DataFrame:
