@@ -69,7 +69,17 @@ cdef class Ftl:
         if wp == (q + 1) * k:  # the superpage is complete
             self.user_lane = (lane + 1) % self.n_lanes
         return ppn
-    cdef int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil     # next GC/RR-frontier ppn of comp c
+    cdef inline int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil:
+        """Next GC/RR-frontier ppn of component c.  Inline: the common case, where c still
+        writes its lane's oldest open superblock (so none can be closed) and it has room;
+        the rest is gc_slot_full."""
+        cdef int32_t i = lane * self.k + c
+        cdef int32_t o = self.gc_off[i]
+        if self.gc_pos[i] == 0 and self.gc_len[lane] > 0 and o < self.N:
+            self.gc_off[i] = o + 1
+            return (<int64_t>self.gc_open[lane * GC_MAX] * self.k + c) * self.N + o
+        return self.gc_slot_full(lane, c)
+    cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil
     cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock
     cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
     cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:

@@ -97,7 +97,7 @@ cdef class Ftl:
         self.free_ring[lane * self.S + (self.free_head[lane] + self.free_cnt[lane]) % self.S] = sb
         self.free_cnt[lane] += 1
 
-    cdef int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil:
+    cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil:
         cdef int32_t k = self.k, N = self.N
         cdef int32_t* pos = self.gc_pos + lane * k
         cdef int32_t* off = self.gc_off + lane * k
