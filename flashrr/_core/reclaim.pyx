@@ -23,6 +23,7 @@ cnp.import_array()
 
 DEF PPM_C = 1000000
 DEF MIG_PREFETCH = 16     # pages; mapping entries a migration keeps in flight ahead of its remap
+DEF MAX_RANKED = 8        # destination superblocks a migration's program keys rank (more: raw ids)
 
 cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
     """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
@@ -54,6 +55,38 @@ cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
         shift += 11
     if src != a:
         memcpy(a, src, sizeof(KeyIdx) * n)
+
+
+cdef int32_t _dest_superblocks(Ftl ftl, const int64_t* ppns, int32_t n, int64_t* sbs) noexcept nogil:
+    """The distinct superblocks of ppns[0:n] into sbs, ascending; returns how many, or 0
+    when there are more than MAX_RANKED (then keys use superblock ids as they are)."""
+    cdef int32_t i, j, m = 0
+    cdef int64_t sb, last = -1
+    for i in range(n):
+        sb = ftl.div_k(ftl.div_N(ppns[i]))
+        if sb == last:
+            continue
+        last = sb
+        for j in range(m):
+            if sbs[j] == sb:
+                break
+        else:
+            if m == MAX_RANKED:
+                return 0
+            j = m                                          # insertion into the sorted list
+            while j > 0 and sbs[j - 1] > sb:
+                sbs[j] = sbs[j - 1]
+                j -= 1
+            sbs[j] = sb
+            m += 1
+    return m
+
+
+cdef inline int64_t _rank(const int64_t* sbs, int32_t m, int64_t sb) noexcept nogil:
+    cdef int32_t j = 0
+    while sbs[j] != sb:
+        j += 1
+    return j
 
 
 cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
@@ -227,6 +260,8 @@ cdef class Reclaim:
         cdef int32_t dies_seen[64]
         cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef KeyIdx* ki = <KeyIdx*>self.m_key
+        cdef int64_t sbs[MAX_RANKED], last_sb, last_rank
+        cdef int32_t nsb
         self.in_mig = True
         if self.pool is not None:
             self.pool.on_victim(victim)
@@ -305,9 +340,21 @@ cdef class Reclaim:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
+        # program keys (superblock, offset, die); the superblock enters as its rank among the
+        # few this migration writes, which keeps the order and shortens the radix sort
+        nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
+        last_sb = -1
+        last_rank = -1
         for q in range(n):
             ppn = self.m_newppn[q]
-            ki[q].key = ((ppn // N // k) * N + ppn % N) * self.n_dies + self.comp_die[base + self.m_dest[q]]
+            b = self.ftl.div_N(ppn)
+            key = self.ftl.div_k(b)
+            if nsb > 0:
+                if key != last_sb:                         # runs of one superblock are the rule
+                    last_sb = key
+                    last_rank = _rank(sbs, nsb, key)
+                key = last_rank
+            ki[q].key = (key * N + (ppn - b * N)) * self.n_dies + self.comp_die[base + self.m_dest[q]]
             ki[q].idx = q
         # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
         # usually sorted already; sort only when a placement hook scattered them
