@@ -373,6 +373,24 @@ def test_random_parameters_give_valid_traces_with_the_requested_read_ratio(kw):
     assert synth_trace(**kw) == tr
 
 
+def _size_tolerance(tr, cv: float) -> float:
+    """Relative tolerance of the mean read size: TOL_SIZE, or four standard errors when the
+    draw is noisier.  Extent sizes are drawn independently with coefficient of variation at
+    most ``cv`` (clipping only narrows it), and a read's size is its extent's, so the mean
+    over reads is a weighted mean of the extent sizes with weights = reads per extent; its
+    relative standard error is cv / sqrt(n_eff), n_eff = (sum w)^2 / sum w^2."""
+    w = _read_extents(tr)[1]
+    n_eff = float(w.sum()) ** 2 / float((w.astype(np.float64) ** 2).sum())
+    return max(TOL_SIZE, 4 * cv / math.sqrt(n_eff))
+
+
+def _read_extents(tr):
+    """(size in bytes, reads) of each distinct read extent (offset) of ``tr``."""
+    reads = ~np.asarray(tr.is_write)
+    off, first, w = np.unique(np.asarray(tr.offset)[reads], return_index=True, return_counts=True)
+    return np.asarray(tr.size)[reads][first], w
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(read_ratio=st.floats(0.3, 1.0), mean_kib=st.floats(4.0, 64.0), cv=st.floats(0.0, 2.0),
        hot=st.floats(0.05, 0.95), skew=st.floats(0.0, 1.5), seed=st.integers(0, 1000))
@@ -381,9 +399,13 @@ def test_random_parameters_hit_mean_size_hot_ratio_and_footprint(read_ratio, mea
     kw = dict(n_requests=n, read_ratio=read_ratio, read_size_mean_bytes=mean_kib * KiB, read_size_cv=cv,
               hot_set_ratio=hot, hot_skew=skew, seed=seed, write_region_fraction=(1 - read_ratio) / 2,
               footprint_bytes=n * read_ratio / 8 * (mean_kib + 8) * KiB)  # about 8 reads per read extent
-    s = trace_stats(synth_trace(**kw))
+    tr = synth_trace(**kw)
+    s = trace_stats(tr)
     assert s["read_ratio"] == pytest.approx(read_ratio, abs=TOL_READ_RATIO)
-    assert s["avg_read_size_bytes"] == pytest.approx(mean_kib * KiB, rel=TOL_SIZE)
+    assert s["avg_read_size_bytes"] == pytest.approx(mean_kib * KiB, rel=_size_tolerance(tr, cv))
+    # the read extents themselves: each drawn once, so the plain mean is the tighter check
+    sizes = _read_extents(tr)[0]
+    assert sizes.mean() == pytest.approx(mean_kib * KiB, rel=max(TOL_SIZE, 4 * cv / math.sqrt(len(sizes))))
     assert s["hot_ratio"] == pytest.approx(hot, abs=TOL_HOT)
     assert s["footprint_bytes"] == pytest.approx(kw["footprint_bytes"], rel=TOL_FOOTPRINT)
 
