@@ -11,6 +11,9 @@ from setuptools import setup
 
 NO_EXT = os.environ.get("FLASHRR_NO_EXTENSIONS", "") not in ("", "0")
 DEBUG = os.environ.get("FLASHRR_CYTHON_DEBUG", "") not in ("", "0")
+# Cython and the C compiler run one module per core: the install of the README's
+# main command is mostly this build
+JOBS = os.cpu_count() or 1
 
 
 def extensions():
@@ -44,7 +47,4 @@ def extensions():
     return cythonize(exts, compiler_directives=directives, nthreads=JOBS)
 
 
-# Cython and the C compiler run one module per core: the install of the README's
-# main command is mostly this build
-JOBS = os.cpu_count() or 1
 setup(ext_modules=extensions(), options={"build_ext": {"parallel": JOBS}})

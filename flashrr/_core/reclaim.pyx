@@ -82,7 +82,8 @@ cdef int32_t _dest_superblocks(Ftl ftl, const int64_t* ppns, int32_t n, int64_t*
     return m
 
 
-cdef inline int64_t _rank(const int64_t* sbs, int32_t m, int64_t sb) noexcept nogil:
+cdef inline int64_t _rank(const int64_t* sbs, int64_t sb) noexcept nogil:
+    """Position of sb in sbs (it is there)."""
     cdef int32_t j = 0
     while sbs[j] != sb:
         j += 1
@@ -352,7 +353,7 @@ cdef class Reclaim:
             if nsb > 0:
                 if key != last_sb:                         # runs of one superblock are the rule
                     last_sb = key
-                    last_rank = _rank(sbs, nsb, key)
+                    last_rank = _rank(sbs, key)
                 key = last_rank
             ki[q].key = (key * N + (ppn - b * N)) * self.n_dies + self.comp_die[base + self.m_dest[q]]
             ki[q].idx = q
