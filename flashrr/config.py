@@ -304,7 +304,7 @@ PV_MODELS = ("off", "generative")
 PV_SCALES = ("relative", "absolute")
 PV_ROW_ORDERS = ("shuffled", "assembly")
 PV_PE_MAX = 3000  # the model's P/E drift is defined over 0..3000 cycles
-PLACEMENTS = ("dynamic", "static_die")
+PLACEMENTS = ("dynamic", "static_die", "static_lane")
 
 
 @dataclass(frozen=True)
@@ -345,7 +345,12 @@ class SuperblockConfig:
     LPN ``l`` on die ``l mod n_dies`` (the MSR DiskSim SSD model's static
     striping of pages over elements), round-robin over that die's lanes; it
     needs every superblock inside one die (``sb_dies = sb_chips =
-    sb_channels = 1``).
+    sb_channels = 1``).  ``"static_lane"`` writes LPN ``l`` on lane
+    ``(l // k) mod n_lanes``, the lane the sequential fill gives it; lanes are
+    numbered channel-fastest, so with ``k = 1`` this is MQSim's static CWDP
+    plane allocation.  Under a uniform workload the lanes then fill at
+    random, independent paces, as MQSim's planes do; ``"dynamic"`` keeps every
+    lane at the same pace, so their GCs fall due together.
     """
 
     _section = "superblock"

@@ -2,7 +2,8 @@
 
 Hypothesis draws small devices (every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
-acknowledgements, destage buffer sizes and urgent-GC thresholds) and small
+acknowledgements, destage buffer sizes, urgent-GC thresholds and the dynamic
+and static-lane placements) and small
 traces; both engines must produce the same summary, the same RR and GC event
 tables (with erase times) and the same latency histograms.  A test policy
 exercises every hook path (placement, routine labels, GC victim choice, page
@@ -118,7 +119,8 @@ def device_and_trace(draw):
               channel_model=draw(st.sampled_from(["gap-fill", "busy-until"])),
               write_ack=draw(st.sampled_from(["insert", "program"])),
               destage_buffer_pages=draw(st.sampled_from([0, 1, 3])),
-              gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])))
+              gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])),
+              placement=draw(st.sampled_from(["dynamic", "dynamic", "static_lane"])))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)

@@ -14,7 +14,7 @@ from .common cimport *
 from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .pvtiming cimport PVTiming
-from .placement cimport PLACE_MOD, PLACE_RAID5, StaticDie
+from .placement cimport PLACE_LANE, PLACE_MOD, PLACE_RAID5, StaticDie
 from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica cimport HotReplicas
 from .wpool cimport WritePool
@@ -24,6 +24,7 @@ from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
+from .reference.placement import STATIC_WITH_POLICY_PLACEMENT
 
 cnp.import_array()
 
@@ -127,12 +128,12 @@ cdef class CompiledEngine:
         self.red = Redundancy(L, self.sched, self.ftl, A["counters"], A["comp_die"], spec)
         self.red_on = spec is not None
         self.redirect_on = self.hotr_on or self.red_on
-        self.static_on = L.static_die or (self.red_on and spec[0] != RED_OPTIMAL)
+        self.static_on = L.static_die or L.static_lane or (self.red_on and spec[0] != RED_OPTIMAL)
         if self.red_on and spec[0] != RED_OPTIMAL:
             rails = spec[0] == RED_RAILS
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         elif self.static_on:
-            self.static = StaticDie(L)
+            self.static = StaticDie(L, PLACE_LANE if L.static_lane else PLACE_MOD)
         spec = getattr(hooks, "write_pool", None) if hooks is not None else None
         self.pool = WritePool(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
                               A["counters"], spec)
@@ -146,6 +147,8 @@ cdef class CompiledEngine:
         if sspec is not None:
             self.rc.streams = self.streams
         self.place_on = spec is not None or sspec is not None
+        if self.place_on and (L.static_die or L.static_lane):
+            raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 

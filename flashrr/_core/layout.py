@@ -76,6 +76,7 @@ class Layout:
     comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
     pv: object = None  # flashrr.pv.engine_tables.EngineTables when superblock.pv_model is on, else None
     static_die: bool = False  # superblock.placement == "static_die": LPN l lives on die l mod n_dies
+    static_lane: bool = False  # superblock.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
 
     @property
     def n_superblocks(self) -> int:
@@ -143,7 +144,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
         retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64), comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
         pv=_pv_tables(config, comp_die, comp_plane, n_lanes, k),
-        static_die=sb.placement == "static_die",
+        static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
     )
 
 

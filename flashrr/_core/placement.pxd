@@ -1,6 +1,6 @@
-# Static die placement of user pages (superblock.placement = "static_die", and the
-# redundancy schemes of redundancy.pyx): LPN l is always written on one die,
-# rotating over that die's lanes.  Twin: reference/placement.py.  docs/hotr.md
+# Static placement of user pages (superblock.placement = "static_die" or
+# "static_lane", and the redundancy schemes of redundancy.pyx): LPN l is always
+# written on one die, rotating over that die's lanes, or on one lane.  Twin: reference/placement.py.  docs/hotr.md
 # gives the model.
 
 from libc.stdint cimport int32_t, int64_t
@@ -14,6 +14,7 @@ cdef enum:
     # placement modes
     PLACE_MOD = 0                      # die = lpn mod n_data (n_data = n_dies, or the Rails half)
     PLACE_RAID5 = 1                    # TTFlash 4+1 stripes with rotated parity (raid5_data_die)
+    PLACE_LANE = 2                     # lane = (lpn / k) mod n_lanes: MQSim's static CWDP allocation
 
 
 cdef inline int32_t ppn_die(int64_t ppn, const int32_t* comp_die, int32_t N_shift, int32_t N, int32_t k_shift,
@@ -62,7 +63,7 @@ cdef inline int32_t raid5_parity_die(int64_t stripe, int32_t n_groups) noexcept 
 
 @cython.final
 cdef class StaticDie:
-    cdef int32_t mode, n_data, n_groups, lanes_per_die, k
+    cdef int32_t mode, n_data, n_groups, lanes_per_die, k, n_lanes
     cdef int32_t* die_lanes            # [n_dies*lanes_per_die] lanes of each die, in lane order
     cdef int32_t* rot                  # [n_dies] index of the die's lane that takes its next user page
     cdef object _keep
@@ -73,12 +74,15 @@ cdef class StaticDie:
         return <int32_t>(lpn % self.n_data)
     cdef inline int32_t lane_for(self, int64_t lpn) noexcept nogil:
         """The lane that takes the next user page of ``lpn``."""
-        cdef int32_t d = self.die_for(lpn)
+        cdef int32_t d
+        if self.mode == PLACE_LANE:
+            return <int32_t>((lpn // self.k) % self.n_lanes)
+        d = self.die_for(lpn)
         return self.die_lanes[d * self.lanes_per_die + self.rot[d]]
     cdef inline void written(self, int64_t lpn, Ftl ftl, int32_t lane) noexcept nogil:
         """After a user page of ``lpn`` went to ``lane``: the die moves to its next lane
         once the lane's superpage is complete."""
         cdef int32_t d
-        if ftl.uf_wp[lane] % self.k == 0:
+        if self.mode != PLACE_LANE and ftl.uf_wp[lane] % self.k == 0:
             d = self.die_for(lpn)
             self.rot[d] = (self.rot[d] + 1) % self.lanes_per_die

@@ -1,6 +1,11 @@
 # cython: language_level=3
 """Static die placement (compiled; twin ``reference/placement.py``).
 
+With ``superblock.placement = "static_lane"`` LPN ``l`` goes to lane
+``(l / k) mod n_lanes``, the lane the sequential fill gives it.  Lanes are
+numbered channel-fastest, then chip, die and plane group, so with ``k = 1``
+this is MQSim's static CWDP plane allocation (``allocate_plane_for_user_write``).
+
 With ``superblock.placement = "static_die"`` the user frontier writes LPN ``l``
 on die ``l mod n_dies`` (``l mod n_data`` for the Rails half, the stripe member's
 die for TTFlash: ``raid5_data_die`` in placement.pxd) (the MSR DiskSim SSD model's static striping of pages
@@ -21,10 +26,12 @@ cnp.import_array()
 
 cdef class StaticDie:
     def __init__(self, layout, int mode=PLACE_MOD, int n_data=0):
-        """``mode``: PLACE_MOD (die = lpn mod ``n_data``, default all dies) or PLACE_RAID5."""
+        """``mode``: PLACE_MOD (die = lpn mod ``n_data``, default all dies), PLACE_RAID5,
+        or PLACE_LANE (lane = (lpn / k) mod n_lanes; lanes may span dies)."""
         cdef cnp.ndarray a
-        table = lanes_by_die(layout)
+        table = lanes_by_die(layout) if mode != PLACE_LANE else np.zeros((layout.n_dies, 1), np.int32)
         self.mode = mode
+        self.n_lanes = layout.n_lanes
         self.n_data = n_data or layout.n_dies
         self.n_groups = layout.n_dies // 5
         self.lanes_per_die = table.shape[1]

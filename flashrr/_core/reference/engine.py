@@ -24,7 +24,7 @@ from .ftl import Ftl
 from .early import EarlyMoves
 from .phased import WorkingSets
 from .pvtiming import PVTiming
-from .placement import PLACE_MOD, PLACE_RAID5, StaticDie
+from .placement import PLACE_LANE, PLACE_MOD, PLACE_RAID5, STATIC_WITH_POLICY_PLACEMENT, StaticDie
 from .redundancy import RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica import HotReplicas
 from .reclaim import Reclaim
@@ -66,7 +66,8 @@ class ReferenceEngine:
             rails = spec[0] == RED_RAILS
             self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
         else:
-            self.static = StaticDie(L) if L.static_die else None
+            self.static = (StaticDie(L, PLACE_LANE if L.static_lane else PLACE_MOD)
+                           if L.static_die or L.static_lane else None)
         spec = getattr(hooks, "write_pool", None) if hooks is not None else None
         self.pool = WritePool(L, self.ftl, self.rc.block_reads, self.rc.rr_threshold, self.c, spec)
         if self.pool.on:
@@ -79,6 +80,8 @@ class ReferenceEngine:
         if self.streams.on:
             self.rc.streams = self.streams
         self.place_on = self.pool.on or self.streams.on  # user pages take _placed_user_page (not in precondition)
+        if self.place_on and (L.static_die or L.static_lane):
+            raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0

@@ -1,6 +1,8 @@
 """Static die placement (twin of ``placement.pyx``): with
 ``superblock.placement = "static_die"`` LPN ``l`` is written on die
-``l mod n_dies``, dealt over that die's lanes one superpage per lane.  The
+``l mod n_dies``, dealt over that die's lanes one superpage per lane; with
+``"static_lane"`` it goes to lane ``(l / k) mod n_lanes`` (MQSim's static CWDP
+allocation when ``k = 1``).  The
 redundancy schemes use ``l mod n_data`` (Rails: the first half of the dies) or
 the TTFlash stripe layout (``raid5_data_die``)."""
 from __future__ import annotations
@@ -9,7 +11,9 @@ import numpy as np
 
 from ..layout import Layout
 
-PLACE_MOD, PLACE_RAID5 = 0, 1
+PLACE_MOD, PLACE_RAID5, PLACE_LANE = 0, 1, 2
+STATIC_WITH_POLICY_PLACEMENT = ("superblock.placement: a static placement cannot be combined with a policy that "
+                                "places user pages itself (write pool or RR streams); use placement 'dynamic'")
 
 
 def raid5_parity_pos(stripe: int, n_groups: int) -> int:
@@ -59,8 +63,8 @@ def lanes_by_die(layout: Layout) -> np.ndarray:
 
 class StaticDie:
     def __init__(self, layout: Layout, mode: int = PLACE_MOD, n_data: int = 0):
-        self.table = lanes_by_die(layout)
-        self.lanes_per_die = self.table.shape[1]
+        self.table = lanes_by_die(layout) if mode != PLACE_LANE else np.zeros((layout.n_dies, 1), np.int32)
+        self.lanes_per_die, self.n_lanes = self.table.shape[1], layout.n_lanes
         self.mode, self.n_data, self.n_groups = mode, n_data or layout.n_dies, layout.n_dies // 5
         self.k = layout.k
         self.rot = [0] * layout.n_dies
@@ -72,12 +76,14 @@ class StaticDie:
 
     def lane_for(self, lpn: int) -> int:
         """The lane that takes the next user page of ``lpn``."""
+        if self.mode == PLACE_LANE:
+            return (lpn // self.k) % self.n_lanes
         d = self.die_for(lpn)
         return int(self.table[d, self.rot[d]])
 
     def written(self, lpn: int, ftl, lane: int) -> None:
         """After a user page of ``lpn`` went to ``lane``: the die moves to its next lane
         once the lane's superpage is complete."""
-        if ftl.uf_wp[lane] % self.k == 0:
+        if self.mode != PLACE_LANE and ftl.uf_wp[lane] % self.k == 0:
             d = self.die_for(lpn)
             self.rot[d] = (self.rot[d] + 1) % self.lanes_per_die

@@ -1,0 +1,98 @@
+"""``superblock.placement = "static_lane"``: LPN l always lives on lane (l // k) mod n_lanes.
+
+The defining behaviour (every mapped page sits on its LPN's lane after any run,
+GC and RR included), a hand-counted case against ``"dynamic"``, the lane
+order (channel first, as MQSim's CWDP), and the clear error when a policy
+places user pages itself.  Twin equivalence under this placement is drawn in
+test_engine_equivalence.py."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr._core.layout import build_layout
+from flashrr.config import SimConfig
+
+from engine_helpers import CAPACITY_ERROR, build_engine, page_trace, tiny_config
+from test_engine_equivalence import SHAPES
+
+
+def lane_of_ppn(layout, ppn):
+    """Lane of physical page(s) ``ppn`` (ids as in layout.py: ppn = (sb * k + c) * N + offset, sb = lane * S + row)."""
+    return np.asarray(ppn) // layout.pages_per_block // layout.k // layout.sb_per_lane
+
+
+def test_writes_go_to_their_lpns_lane_not_the_next_one():
+    # 4 lanes of one block each (k = 1).  LPNs 0, 4, 8 all belong to lane 0: static_lane puts
+    # them there at offsets 0, 1, 2 of one block; dynamic deals them to lanes 0, 1, 2.
+    cfg = tiny_config(channels=4, blocks=16, pages=8)
+    tr = page_trace([0, 4, 8], writes=[1, 1, 1])
+    where = {}
+    for placement in ("dynamic", "static_lane"):
+        eng = build_engine("reference", cfg.replace(placement=placement), "baseline", fill=0)
+        eng.run(tr.time_ns, tr.offset, tr.size, tr.is_write.astype(np.uint8))
+        layout = build_layout(cfg)
+        where[placement] = lane_of_ppn(layout, eng.ftl.l2p[[0, 4, 8]]).tolist()
+    assert where == {"dynamic": [0, 1, 2], "static_lane": [0, 0, 0]}
+
+
+def test_lanes_are_numbered_channel_first_as_mqsims_cwdp():
+    # 2 channels x 2 chips, k = 1: consecutive LPNs alternate channels first (CWDP), then chips
+    cfg = tiny_config(channels=2, chips=2, blocks=16, pages=8).replace(placement="static_lane")
+    layout = build_layout(cfg)
+    eng = build_engine("reference", cfg, "baseline", fill=0)
+    tr = page_trace([0, 1, 2, 3], writes=[1, 1, 1, 1])
+    eng.run(tr.time_ns, tr.offset, tr.size, tr.is_write.astype(np.uint8))
+    lanes = lane_of_ppn(layout, eng.ftl.l2p[:4])
+    assert np.asarray(layout.comp_chan)[lanes].tolist() == [0, 1, 0, 1]
+    die = np.asarray(layout.comp_die)[lanes]  # die id = (channel * chips + chip) * dies + die, one die per chip
+    assert (die % 2).tolist() == [0, 0, 1, 1]  # the chip
+
+
+def test_static_lane_accepts_superblocks_across_dies():
+    cfg = SimConfig.preset("shuffler-32").replace(placement="static_lane")  # superblocks span 8 channels
+    assert cfg.superblock.placement == "static_lane"
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_policy_that_places_user_pages_is_refused_under_static_placement(engine):
+    cfg = SimConfig.preset("cocktail").replace(placement="static_lane")
+    with pytest.raises(flashrr.EngineError, match="superblock.placement.*dynamic"):
+        flashrr.simulate(cfg, page_trace([0, 1], writes=[1, 1], page=cfg.geometry.page_size_bytes),
+                         policy="cocktail", engine=engine)
+
+
+@st.composite
+def pressed_case(draw):
+    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
+    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc,
+                      sb_channels=sch, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
+                      op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([3, 9, 40])),
+                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
+                      ).replace(placement="static_lane", scheduler=draw(st.sampled_from(["user-first", "gc-first"])))
+    n = draw(st.integers(10, 150))
+    span = draw(st.integers(4, cfg.logical_pages - 4))
+    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
+    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), cfg.logical_pages - lpn)
+    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    ps = cfg.geometry.page_size_bytes
+    return cfg, flashrr.Trace(np.arange(n, dtype=np.int64) * 500, lpn * ps, pages * ps, wr)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pressed_case())
+def test_every_page_stays_on_its_lpns_lane_through_gc_and_rr(case):
+    cfg, trace = case
+    layout = build_layout(cfg)
+    top = int(((trace.offset + trace.size - 1) // cfg.geometry.page_size_bytes).max())
+    eng = build_engine("reference", cfg, "baseline", fill=top + 1)
+    try:
+        eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+        eng.finish()
+    except flashrr.EngineError as e:
+        assert CAPACITY_ERROR in str(e)
+        return
+    l2p = np.asarray(eng.ftl.l2p)
+    mapped = np.flatnonzero(l2p >= 0)
+    assert np.array_equal(lane_of_ppn(layout, l2p[mapped]), (mapped // layout.k) % layout.n_lanes)
