@@ -14,8 +14,9 @@ MQSim's over-provisioning (12.7%) and GC thresholds (0.05 and hard 0.005).
 Cases:
 1. GC interference on matched work: 32 against 128 blocks per plane, both simulators on
    the same requests after the same warm-up (a fill of the working set, then random
-   writes of twice it), flashrr with MQSim's effective GC room (see
-   ``mqsim_gc_threshold_ratio``).  With ``--mqsim-dir`` the instrumented MQSim's logs
+   writes of twice it), flashrr with MQSim's static plane allocation
+   (``superblock.placement = "static_lane"``) and effective GC room (see
+   ``mqsim_gc_threshold_ratio``); two more rows change one of the two.  With ``--mqsim-dir`` the instrumented MQSim's logs
    give the MQSim rows: GCs, page moves, mean/read/write/p99 latency, growth.
 2. No data cache, a mixed trace (``--n`` one-page requests, Poisson at ``--rate``/s,
    uniform over the small device's logical space, 70% reads): mean latency.
@@ -38,6 +39,7 @@ import numpy as np
 import flashrr
 from flashrr.config import CacheConfig, GCConfig, GeometryConfig, ReadReclaimConfig, SimConfig, SuperblockConfig
 from flashrr.config import TimingConfig
+from flashrr._core.layout import build_layout
 
 MQSIM = {"nocache_mean_ms": 0.66, "write_cache_us": 0.5}  # the issue's MQSim figures for cases 2 and 3
 MODELS = {
@@ -69,9 +71,16 @@ def mixed_trace(n: int, rate: float, lpns: int, read_ratio: float, seed: int) ->
 
 
 def run(cfg: SimConfig, trace: flashrr.Trace, **pre) -> dict:
+    """One run's summary, with ``gc_intervals``: (die, trigger ns, erase end ns) of every GC."""
+    cfg = cfg.replace(**pre) if pre else cfg
     t0 = time.perf_counter()
-    s = flashrr.simulate(cfg.replace(**pre) if pre else cfg, trace).summary
+    res = flashrr.simulate(cfg, trace)
+    s = res.summary
     s["wall"] = time.perf_counter() - t0
+    layout, ev = build_layout(cfg), res.gc_events
+    die = np.asarray(layout.comp_die)[ev["lane"].to_numpy().astype(np.int64) * layout.k]
+    start = ev["time_ns"].to_numpy()
+    s["gc_intervals"] = list(zip(die.tolist(), start.tolist(), (start + ev["trigger_to_erase_ns"].to_numpy()).tolist()))
     return s
 
 
@@ -89,6 +98,10 @@ WARM_RATIO = 2.0  # random warm-up writes per working-set page
 FILL_RATE, WARM_RATE, GAP_NS = 20_000, 2_500, 10_000_000_000  # warm-up pacing for MQSim (writes/s) and idle gap
 MQSIM_GC_RESERVE_BLOCKS = 10  # MQSim's floor on a plane's GC threshold: the GC erases a plane may have in flight
 MQSIM_FRONTIERS, FLASHRR_FRONTIERS = 3, 2  # write frontiers per plane/lane kept outside the free pool
+# flashrr's runs: (superblock.placement, MQSim's GC room?).  "matched" is MQSim's device: its static
+# CWDP plane allocation ("static_lane") and its GC room; the others change one of the two.
+CASE1_VARIANTS = {"matched": ("static_lane", True), "round-robin placement": ("dynamic", True),
+                  "nominal 0.05": ("static_lane", False)}
 MQSIM_RUNS = {(32, "gc-first"): "b32_gcfirst", (128, "gc-first"): "b128_gcfirst",
               (32, "user-first"): "b32_userfirst", (128, "user-first"): "b128_userfirst"}
 
@@ -141,8 +154,13 @@ def latency_stats(is_read: np.ndarray, lat_ns: np.ndarray) -> dict:
 
 def read_mqsim_logs(stem: Path, t0: int) -> dict:
     """MQSim's side of one run from the logs of the instrumented build (see the doc):
-    ``stem.rt`` lines "R|W enqueue_ns response_ns", ``stem.gc`` lines "G time_ns valid_pages".
-    Only requests enqueued at or after ``t0`` (the measured part) and GCs from ``t0`` count."""
+    ``stem.rt`` lines "R|W enqueue_ns response_ns"; ``stem.gc`` lines "G time_ns valid_pages
+    [channel chip plane block]" when a victim starts and, from the second build,
+    "E time_ns 0 channel chip plane block" when its erase ends.  Only requests enqueued
+    at or after ``t0`` (the measured part) and GCs from ``t0`` count.  With erase lines,
+    ``gc_intervals`` holds (chip, start, erase end) of every victim started from ``t0``,
+    chips numbered ``channel + 8 * chip`` (flashrr's lane order mod 32), and
+    ``gc_on_erase`` counts the victims that started when an erase on their plane ended."""
     rt = np.loadtxt(stem.with_suffix(".rt"), dtype=str, ndmin=2)
     enq, lat = rt[:, 1].astype(np.int64), rt[:, 2].astype(np.int64)
     keep = enq >= t0
@@ -150,10 +168,49 @@ def read_mqsim_logs(stem: Path, t0: int) -> dict:
     out["requests"] = int(keep.sum())
     out["warmup_done_ns"] = int((enq[~keep] + lat[~keep]).max()) if (~keep).any() else 0
     gc_path = stem.with_suffix(".gc")
-    gc = np.loadtxt(gc_path, dtype=np.int64, usecols=(1, 2), ndmin=2) if gc_path.exists() else np.zeros((0, 2), np.int64)
-    in_window = gc[:, 0] >= t0
-    out["gc_count"], out["gc_page_moves"] = int(in_window.sum()), int(gc[in_window, 1].sum())
+    rows = [line.split() for line in gc_path.read_text().splitlines() if line.strip()] if gc_path.exists() else []
+    starts = [(int(r[1]), int(r[2])) for r in rows if r[0] == "G" and int(r[1]) >= t0]
+    out["gc_count"], out["gc_page_moves"] = len(starts), sum(v for _, v in starts)
+    if any(r[0] == "E" for r in rows):
+        open_gc, erased, intervals, on_erase = {}, set(), [], 0
+        for r in rows:
+            t, plane = int(r[1]), tuple(int(x) for x in r[3:7])
+            if r[0] == "E":
+                erased.add((t, plane[:3]))
+                if plane in open_gc and open_gc[plane] >= t0:
+                    intervals.append((plane[0] + 8 * plane[1], open_gc[plane], t))
+                open_gc.pop(plane, None)
+            else:
+                open_gc[plane] = t
+                on_erase += t >= t0 and (t, plane[:3]) in erased
+        out["gc_intervals"], out["gc_on_erase"] = intervals, on_erase
     return out
+
+
+def gc_sessions(intervals) -> dict:
+    """GC sessions per chip from (chip, start_ns, erase_end_ns) victims: a session is a run of
+    victims on one chip whose trigger-to-erase intervals overlap.  Returns the victims'
+    mean trigger-to-erase time, the number of sessions, victims per session and the
+    session length a random GC-blocked instant falls in (length-weighted mean), in ns."""
+    by_chip: dict = {}
+    for chip, s, e in intervals:
+        by_chip.setdefault(chip, []).append((s, e))
+    lengths, victims = [], []
+    for ivs in by_chip.values():
+        ivs.sort()
+        s0, e0, n = ivs[0][0], ivs[0][1], 1
+        for s, e in ivs[1:]:
+            if s <= e0:
+                e0, n = max(e0, e), n + 1
+            else:
+                lengths.append(e0 - s0)
+                victims.append(n)
+                s0, e0, n = s, e, 1
+        lengths.append(e0 - s0)
+        victims.append(n)
+    L = np.asarray(lengths, float)
+    return {"trigger_to_erase_ns": float(np.mean([e - s for _, s, e in intervals])), "sessions": len(L),
+            "victims_per_session": float(np.mean(victims)), "blocked_session_ns": float((L * L).sum() / L.sum())}
 
 
 def growth(heavy: dict, light: dict) -> dict:
@@ -175,13 +232,13 @@ def case1(a) -> None:
     pre = dict(fill_ratio=0.0, warmup_random_writes_ratio=WARM_RATIO)
     print(f"case 1: {a.n:,d} mixed requests at {a.rate:,.0f}/s on {working:,d} LPNs, after a fill and "
           f"{WARM_RATIO:g}x random writes\n")
-    print(f"{'run':<40}{'GCs':>7}{'moves':>9}{'moves/GC':>9}{'mean ms':>9}{'read ms':>9}{'write ms':>9}{'p99 ms':>9}")
+    print(f"{'run':<52}{'GCs':>7}{'moves':>9}{'moves/GC':>9}{'mean ms':>9}{'read ms':>9}{'write ms':>9}{'p99 ms':>9}")
     rows: dict = {}
     for sched in ("gc-first", "user-first"):
-        for thr_name in ("matched", "nominal 0.05"):
-            rows[("flashrr", sched, thr_name)] = {
-                b: run(device(b, scheduler=sched,
-                              gc_threshold_ratio=mqsim_gc_threshold_ratio(b) if thr_name == "matched" else 0.05),
+        for variant, (placement, matched_room) in CASE1_VARIANTS.items():
+            rows[("flashrr", sched, variant)] = {
+                b: run(device(b, scheduler=sched, placement=placement,
+                              gc_threshold_ratio=mqsim_gc_threshold_ratio(b) if matched_room else 0.05),
                        measured, **pre) for b in (32, 128)}
         if a.mqsim_dir:
             rows[("MQSim", sched, "")] = {b: read_mqsim_logs(a.mqsim_dir / MQSIM_RUNS[(b, sched)], t0) for b in (32, 128)}
@@ -190,10 +247,10 @@ def case1(a) -> None:
             label = f"{who} {sched} {b}b" + (f" ({thr_name})" if thr_name else "")
             per = s["gc_page_moves"] / s["gc_count"] if s["gc_count"] else 0.0
             lost = f"  ({a.n - s['requests']} never completed)" if who == "MQSim" and s["requests"] < a.n else ""
-            print(f"{label:<40}{s['gc_count']:>7,d}{s['gc_page_moves']:>9,d}{per:>9.1f}"
+            print(f"{label:<52}{s['gc_count']:>7,d}{s['gc_page_moves']:>9,d}{per:>9.1f}"
                   + "".join(f"{s[k] / 1e6:>9.3f}" for k in ("io_latency_mean_ns", "read_latency_mean_ns",
                                                              "write_latency_mean_ns", "io_latency_p99_ns")) + lost)
-    print(f"\n{'growth, 32 over 128 blocks/plane':<40}{'mean':>9}{'read':>9}{'p99':>9}   within 25% of MQSim?")
+    print(f"\n{'growth, 32 over 128 blocks/plane':<52}{'mean':>9}{'read':>9}{'p99':>9}   within 25% of MQSim?")
     for sched in ("gc-first", "user-first"):
         ref = growth(rows[("MQSim", sched, "")][32], rows[("MQSim", sched, "")][128]) if a.mqsim_dir else None
         for key, runs in rows.items():
@@ -203,7 +260,19 @@ def case1(a) -> None:
             ok = ("" if ref is None or key[0] == "MQSim"
                   else " ".join(f"{k}:{'yes' if abs(g[k] / ref[k] - 1) <= 0.25 else 'no'}" for k in g))
             label = f"{key[0]} {sched}" + (f" ({key[2]})" if key[2] else "")
-            print(f"{label:<40}{g['mean']:>9.3g}{g['read']:>9.3g}{g['p99']:>9.3g}   {ok}")
+            print(f"{label:<52}{g['mean']:>9.3g}{g['read']:>9.3g}{g['p99']:>9.3g}   {ok}")
+    print(f"\n{'GC sessions per die, 32 blocks/plane':<52}{'GCs':>7}{'t2e ms':>9}{'sessions':>9}{'GC/sess':>9}"
+          f"{'blk ms':>9}{'on erase':>9}")
+    for (who, sched, variant), runs in rows.items():
+        s = runs[32]
+        if s.get("gc_intervals"):
+            g = gc_sessions(s["gc_intervals"])
+            label = f"{who} {sched}" + (f" ({variant})" if variant else "")
+            print(f"{label:<52}{s['gc_count']:>7,d}{g['trigger_to_erase_ns'] / 1e6:>9.1f}{g['sessions']:>9,d}"
+                  f"{g['victims_per_session']:>9.2f}{g['blocked_session_ns'] / 1e6:>9.1f}{s.get('gc_on_erase', 0):>9,d}")
+    print("t2e: mean trigger-to-erase time of a victim; blk: length-weighted mean session length (the session\n"
+          "a GC-blocked instant falls in); on erase: victims MQSim started when an erase on their plane ended")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -69,3 +69,25 @@ def test_growth_is_heavy_over_light():
     heavy = {"io_latency_mean_ns": 30.0, "read_latency_mean_ns": 8.0, "io_latency_p99_ns": 100.0}
     light = {"io_latency_mean_ns": 3.0, "read_latency_mean_ns": 2.0, "io_latency_p99_ns": 50.0}
     assert vm.growth(heavy, light) == {"mean": 10.0, "read": 4.0, "p99": 2.0}
+
+
+def test_mqsim_erase_lines_give_intervals_and_victims_started_at_an_erase(tmp_path):
+    t0 = 1_000
+    (tmp_path / "x.rt").write_text(f"R {t0} 100\nW {t0} 300\n")
+    # plane (ch 1, chip 2, plane 0): victim block 5 from 900 (warm-up), erased at 1500; block 6 starts
+    # at that erase (chained) and ends at 2500; plane (ch 0, chip 0, plane 3) block 7: 1200..1400
+    (tmp_path / "x.gc").write_text("G 900 10 1 2 0 5\nG 1200 4 0 0 3 7\nE 1400 0 0 0 3 7\n"
+                                   "E 1500 0 1 2 0 5\nG 1500 20 1 2 0 6\nE 2500 0 1 2 0 6\n")
+    r = vm.read_mqsim_logs(tmp_path / "x", t0)
+    assert (r["gc_count"], r["gc_page_moves"]) == (2, 24)
+    assert r["gc_on_erase"] == 1
+    assert sorted(r["gc_intervals"]) == [(0, 1200, 1400), (1 + 8 * 2, 1500, 2500)]
+
+
+def test_gc_sessions_join_overlapping_victims_of_one_die():
+    # die 0: 0..10 and 5..30 overlap (one session of 30 with 2 victims), 40..50 alone; die 1: 0..20
+    g = vm.gc_sessions([(0, 0, 10), (0, 5, 30), (0, 40, 50), (1, 0, 20)])
+    assert g["sessions"] == 3
+    assert g["victims_per_session"] == pytest.approx(4 / 3)
+    assert g["trigger_to_erase_ns"] == pytest.approx((10 + 25 + 10 + 20) / 4)
+    assert g["blocked_session_ns"] == pytest.approx((30**2 + 10**2 + 20**2) / 60)
