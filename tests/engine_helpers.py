@@ -142,3 +142,18 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
         eng = ReferenceEngine(layout, pol.hooks(), 0, check)
     eng.precondition(fill, np.zeros(0, np.int64))
     return eng
+
+
+def final_mapping(cfg, trace):
+    """The reference engine's ``l2p`` after replaying ``trace`` on ``cfg`` under Baseline
+    (filled up to the trace's top LPN, invariant checks on), or None if the tiny device ran
+    out of spare space (the one engine error a random draw may hit)."""
+    top = int(((trace.offset + trace.size - 1) // cfg.geometry.page_size_bytes).max())
+    eng = build_engine("reference", cfg, "baseline", fill=top + 1)
+    try:
+        eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+        eng.finish()
+    except flashrr.EngineError as e:
+        assert CAPACITY_ERROR in str(e)
+        return None
+    return np.asarray(eng.ftl.l2p)

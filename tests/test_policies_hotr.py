@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 import flashrr
 from flashrr._core._reference import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
+from flashrr._core.reference.placement import ppn_die
 from flashrr.config import ConfigError, SimConfig
 from flashrr.policies.hotr import HotR, read_footprint_pages
-from flashrr.policy import make_policy
 from flashrr.trace.source import MemorySource
 
-from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, final_mapping, page_trace, run_both, tiny_config
 
 ENGINES = ["compiled", "reference"]
 # tiny timing: read 100, program 1000, transfer 10, DRAM 10 (ns)
@@ -281,18 +281,11 @@ def test_static_die_placement_keeps_every_page_on_its_die(case):
     cfg, trace, _ = case
     cfg = cfg.replace(placement="static_die")
     layout = build_layout(cfg)
-    eng = ReferenceEngine(layout, make_policy("baseline").hooks(), 0, True)
-    top = int(((trace.offset + trace.size - 1) // 4096).max())
-    eng.precondition(top + 1, np.zeros(0, np.int64))
-    try:
-        eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
-        eng.finish()
-    except flashrr.EngineError as e:
-        assert CAPACITY_ERROR in str(e)
+    l2p = final_mapping(cfg, trace)
+    if l2p is None:
         return
-    l2p = eng.ftl.l2p
     mapped = np.flatnonzero(l2p >= 0)
-    dies = [eng.hotr.die_of(int(p)) for p in l2p[mapped]]
+    dies = [ppn_die(layout, int(p)) for p in l2p[mapped]]
     assert np.array_equal(np.asarray(dies), mapped % layout.n_dies)
 
 
