@@ -175,6 +175,9 @@ class CacheConfig:
         _nonneg_int(self, "destage_buffer_pages")
 
 
+FREE_POOLS = ("decided", "erased")
+
+
 @dataclass(frozen=True)
 class GCConfig:
     """Garbage collection and over-provisioning.
@@ -186,17 +189,31 @@ class GCConfig:
     urgent (see ``timing.scheduler``); MQSim's default is 0.005.
     ``overprovisioning_ratio``: fraction of physical pages hidden from the host;
     the logical capacity is ``floor(n_pages * (1 - overprovisioning_ratio))``.
+
+    ``free_pool``: which free superblocks the two thresholds count.  ``"decided"``
+    (default): a victim counts as free as soon as its GC is decided.  ``"erased"``:
+    only once its erase has ended (MQSim's plane pool, which a block joins in
+    ``Add_erased_block_to_pool``); and when an erase ends while its lane is still
+    below the GC threshold, one more victim starts at that moment, unless the lane
+    already has ``max_victims_in_flight`` victims whose erase has not ended (MQSim's
+    GC unit at an erase, ``max_ongoing_gc_reqs_per_plane`` = 10).  Erases run only
+    in simulated time, so the rule acts at the next request's arrival, with the
+    erase's end as the new victim's decision time.
     """
 
     _section = "gc"
     gc_threshold_ratio: float = 0.10
     overprovisioning_ratio: float = 0.127
     gc_hard_threshold_ratio: float = 0.005
+    free_pool: str = "decided"
+    max_victims_in_flight: int = 10
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
         _fraction(self, "overprovisioning_ratio", lo_open=True)
         _fraction(self, "gc_hard_threshold_ratio")
+        _require(self.free_pool in FREE_POOLS, "gc.free_pool", f"must be one of {FREE_POOLS}", self.free_pool)
+        _positive_int(self, "max_victims_in_flight")
 
 
 @dataclass(frozen=True)

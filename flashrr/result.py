@@ -130,7 +130,7 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
                  "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
                  "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated",
                  "pool_pages_wasted", "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages",
-                 "rr_victim_gc_pages", "stream_blocks", "stream_pages", "stream_fallback_pages"):
+                 "rr_victim_gc_pages", "stream_blocks", "stream_pages", "stream_fallback_pages", "gc_at_erase"):
         s[name] = c[name]
     # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
     s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]

@@ -2,8 +2,8 @@
 
 Hypothesis draws small devices (every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
-acknowledgements, destage buffer sizes, urgent-GC thresholds and the dynamic
-and static-lane placements) and small
+acknowledgements, destage buffer sizes, urgent-GC thresholds, the dynamic
+and static-lane placements, and both GC free pools with their in-flight caps) and small
 traces; both engines must produce the same summary, the same RR and GC event
 tables (with erase times) and the same latency histograms.  A test policy
 exercises every hook path (placement, routine labels, GC victim choice, page
@@ -120,7 +120,9 @@ def device_and_trace(draw):
               write_ack=draw(st.sampled_from(["insert", "program"])),
               destage_buffer_pages=draw(st.sampled_from([0, 1, 3])),
               gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])),
-              placement=draw(st.sampled_from(["dynamic", "dynamic", "static_lane"])))
+              placement=draw(st.sampled_from(["dynamic", "dynamic", "static_lane"])),
+              free_pool=draw(st.sampled_from(["decided", "decided", "erased"])),
+              max_victims_in_flight=draw(st.sampled_from([1, 2, 10])))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
@@ -142,6 +144,7 @@ def _record_events(res, policy=None) -> None:
     event(f"GC: {'yes' if len(gc) else 'no'}")
     event(f"multi-victim GC trigger: {'yes' if len(gc) and gc['time_ns'].duplicated().any() else 'no'}")
     event(f"RR: {'yes' if len(res.rr_events) else 'no'}")
+    event(f"GC at an erase (free_pool 'erased'): {'yes' if res.summary['gc_at_erase'] else 'no'}")
     if policy is not None:
         for hook, n in policy.calls.items():
             event(f"hook {hook}: {'yes' if n else 'no'}")

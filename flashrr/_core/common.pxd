@@ -128,6 +128,7 @@ cdef enum:
     C_STREAM_BLOCKS
     C_STREAM_PAGES
     C_STREAM_FALLBACK
+    C_GC_AT_ERASE
     N_COUNTERS
 
 

@@ -31,4 +31,6 @@ COUNTERS = (
     # RR destination streams (streams.pyx: redFTL, IPR): blocks opened and pages written in streams >= 1,
     # pages sent to stream 0 because their stream was at its live-block cap
     "stream_blocks", "stream_pages", "stream_fallback_pages",
+    # gc.free_pool = "erased": victims started when an erase left their lane below the GC threshold
+    "gc_at_erase",
 )

@@ -37,6 +37,7 @@ assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HO
 assert COUNTERS[C_REDIRECTED] == "redirected_reads" and COUNTERS[C_BUSY_STAGING] == "busy_staging_ns"
 assert COUNTERS[C_RECONSTRUCTED] == "reconstructed_pages" and COUNTERS[C_MIRROR_PROGS] == "mirror_programs"
 assert COUNTERS[C_POOL_PUSH_USER] == "pool_pushes_user" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
+assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and len(COUNTERS) == N_COUNTERS
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -449,6 +450,8 @@ cdef class CompiledEngine:
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
+                if self.sched.ev_min <= t:
+                    self.rc.erase_events(t)
                 if self.early_on:
                     self.early.on_arrival(t)
                 self.sched.horizon = t

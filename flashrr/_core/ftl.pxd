@@ -38,6 +38,10 @@ cdef class Ftl:
     cdef int32_t* gc_off               # [n_lanes*k] per component: next page offset
     cdef int32_t* gc_due               # [n_lanes] GC victims owed: allocations made below the GC threshold
     cdef int32_t kick                  # lane whose user frontier just took a superblock, -1 none
+    # gc.free_pool = "erased" (all zero otherwise): free superblocks whose erase has not ended
+    cdef int32_t* unerased             # [n_lanes] such superblocks on the lane's free list
+    cdef int64_t* sb_tag               # [n_sb] the erase event (Scheduler.EraseEv.tag) it waits for, 0 none
+    cdef int32_t max_in_flight         # gc.max_victims_in_flight
     # invariant mode (NULL otherwise): version stamps
     cdef bint check
     cdef int64_t* version              # [logical] host writes per LPN

@@ -59,6 +59,9 @@ cdef class Ftl:
         a = arr("gc_pos", self.n_lanes * self.k, np.int32); self.gc_pos = <int32_t*>a.data
         a = arr("gc_off", self.n_lanes * self.k, np.int32); self.gc_off = <int32_t*>a.data
         a = arr("gc_due", self.n_lanes, np.int32); self.gc_due = <int32_t*>a.data
+        a = arr("unerased", self.n_lanes, np.int32); self.unerased = <int32_t*>a.data
+        a = arr("sb_tag", L.n_superblocks if L.gc_erased_pool else 0, np.int64); self.sb_tag = <int64_t*>a.data
+        self.max_in_flight = L.gc_max_in_flight
         a = arr("version", self.logical if check else 0, np.int64); self.version = <int64_t*>a.data
         a = arr("ppn_version", self.n_pages if check else 0, np.int64); self.ppn_version = <int64_t*>a.data
 
@@ -80,6 +83,9 @@ cdef class Ftl:
         job = self.sched.sb_erase_job[sb]
         if job >= 0:  # no superblock is reused before its erase is booked
             self.sched.force(job)
+        if self.sched.ev_on and self.sb_tag[sb]:  # taken before its erase ended: no longer in the pool
+            self.sb_tag[sb] = 0
+            self.unerased[lane] -= 1
         if self.pv is not None and self.pv.dynamic:
             # PV reassembly: the pool is this superblock and every free one whose erase is booked
             n = 0
@@ -89,7 +95,7 @@ cdef class Ftl:
                     self.pv.cand[n] = s
                     n += 1
             self.pv.reassemble(sb, n, gc)
-        if self.free_cnt[lane] < self.gc_thr:
+        if self.free_cnt[lane] - self.unerased[lane] < self.gc_thr:
             self.gc_due[lane] += 1
         return sb
 

@@ -77,6 +77,8 @@ class Layout:
     pv: object = None  # flashrr.pv.engine_tables.EngineTables when superblock.pv_model is on, else None
     static_die: bool = False  # superblock.placement == "static_die": LPN l lives on die l mod n_dies
     static_lane: bool = False  # superblock.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
+    gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
+    gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
 
     @property
     def n_superblocks(self) -> int:
@@ -145,6 +147,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64), comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
         pv=_pv_tables(config, comp_die, comp_plane, n_lanes, k),
         static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
+        gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
     )
 
 

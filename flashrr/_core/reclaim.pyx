@@ -209,7 +209,8 @@ cdef class Reclaim:
         cdef int32_t full = self.k * self.N
         if self.in_mig:
             return 0
-        while self.ftl.gc_due[lane] > 0 and n < self.S and self.ftl.free_cnt[lane] < self.ftl.gc_thr:
+        while (self.ftl.gc_due[lane] > 0 and n < self.S and self.below_gc(lane)
+               and self.ftl.unerased[lane] < self.ftl.max_in_flight):
             victim = self.gc_victim(lane, t)
             if victim < 0 or self.ftl.sb_valid[victim] >= full:
                 break
@@ -218,6 +219,35 @@ cdef class Reclaim:
             n += 1
         self.ftl.gc_due[lane] = 0
         return 0
+
+    cdef int erase_events(self, int64_t t) except -1 nogil:
+        """gc.free_pool = "erased": take, earliest first, every booked erase that ends by
+        ``t``.  Its superblock joins its lane's pool; if the lane is still below the GC
+        threshold, with fewer than max_victims_in_flight victims whose erase has not
+        ended, one more victim is decided at that erase's end (then the victims its own
+        allocations owe).  Under "user-first" the new jobs may start in the idle time
+        before ``t``, and their erases may end by ``t`` in turn."""
+        cdef EraseEv e
+        cdef int32_t victim, full = self.k * self.N
+        cdef bint decided
+        while True:
+            decided = False
+            while self.sched.pop_erase_ev(t, &e):
+                if self.ftl.sb_tag[e.victim] == e.tag:
+                    self.ftl.sb_tag[e.victim] = 0
+                    self.ftl.unerased[e.lane] = self.ftl.unerased[e.lane] - 1
+                if self.in_mig or not self.below_gc(e.lane) or self.ftl.unerased[e.lane] >= self.ftl.max_in_flight:
+                    continue
+                victim = self.gc_victim(e.lane, e.end)
+                if victim < 0 or self.ftl.sb_valid[victim] >= full:
+                    continue
+                self.cnt[C_GC_AT_ERASE] += 1
+                self.migrate(victim, False, e.end)
+                self.run_gc(e.lane, e.end)
+                decided = True
+            if not decided or not (self.sched.bg_pending or self.sched.idle_pending):
+                return 0
+            self.run_bg(t)
 
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil:
         cdef int32_t S = self.S, r, sb, best = -1, best_valid = 0
@@ -460,6 +490,9 @@ cdef class Reclaim:
         cdef int64_t end, e, ready
         cdef int64_t phase_end[3]
         cdef bint urgent
+        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
+            self.ftl.sb_tag[victim] = 2 * self.sched.jobs[job].event + kind + 1
+            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for i in range(n_tx):
@@ -467,9 +500,9 @@ cdef class Reclaim:
                                   cause)
                 if self.x_phase[i] == PH_ERASE:
                     end = imax(end, e)
-            self.sched.set_erase_end(kind, self.sched.jobs[job].event, end)
+            self.sched.set_erase_end(job, end)
             return 0
-        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.free_cnt[lane] < self.gc_hard
+        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.free_cnt[lane] - self.ftl.unerased[lane] < self.gc_hard
         d = self.sched.group_dies[self.sched.group_first[lane]]
         if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0:
             # one die with nothing queued: booking in order with the phase barriers is exactly what
@@ -487,7 +520,7 @@ cdef class Reclaim:
                     ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
                 e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready, self.x_dur[i], cause)
                 phase_end[p] = imax(phase_end[p], e)
-            self.sched.set_erase_end(kind, self.sched.jobs[job].event, phase_end[PH_ERASE])
+            self.sched.set_erase_end(job, phase_end[PH_ERASE])
             return 0
         for i in range(n_tx):
             self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],

@@ -33,6 +33,11 @@ ctypedef struct IvChunk:               # a run of a channel's busy intervals, so
     int32_t n
     int64_t v[2 * IVC]                 # (start, end) pairs in ns
 
+ctypedef struct EraseEv:               # gc.free_pool = "erased": a booked erase whose end is not yet reached
+    int64_t end                        # when the victim's last erase ends (ns)
+    int64_t tag                        # 2 * event + kind + 1: unique per job, as Ftl.sb_tag holds it
+    int32_t lane, victim
+
 ctypedef struct IdleMove:              # a policy page move waiting for idle time
     int64_t t                          # queued at
     int32_t lpn, src, dest             # page, its ppn when queued, destination component
@@ -90,6 +95,11 @@ cdef class Scheduler:
     cdef int32_t* heap_cnt             # [heap_cap] pages of each entry (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
     cdef int64_t heap_pages            # pages in the buffer
+    # ---- erase-end events (gc.free_pool = "erased"), unsorted; the earliest is found by a scan
+    cdef bint ev_on
+    cdef EraseEv* ev
+    cdef int32_t n_ev, ev_cap
+    cdef int64_t ev_min                # earliest end among them (INT64_MAX when none)
 
     cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
     # ---- resources
@@ -160,7 +170,8 @@ cdef class Scheduler:
     cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
     cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
     cdef bint job_pending(self, int32_t job) noexcept nogil
-    cdef int set_erase_end(self, int8_t kind, int32_t event, int64_t end) except -1 nogil
+    cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil       # the job's erases are booked
+    cdef bint pop_erase_ev(self, int64_t t, EraseEv* out) noexcept nogil      # earliest ending by t, if any
     # ---- idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil

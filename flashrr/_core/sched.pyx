@@ -2,7 +2,7 @@
 """Scheduler layer of the compiled engine: dies, channels and the queues of
 background flash transactions.  Twin: ``reference/sched.py``; docs/model.md
 section 5 gives the rules.  Every method runs without the GIL."""
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
 
@@ -122,6 +122,9 @@ cdef class Scheduler:
         for kind in range(2):
             self.events_cap[kind] = 64
             self.erase_end[kind] = <int64_t*>_grow(NULL, sizeof(int64_t) * 64)
+        self.ev_on = L.gc_erased_pool
+        self.ev_cap = 64
+        self.ev = <EraseEv*>_grow(NULL, sizeof(EraseEv) * self.ev_cap)
         self.heap_cap = 64
         self.heap = <int64_t*>_grow(NULL, sizeof(int64_t) * self.heap_cap)
         self.heap_cnt = <int32_t*>_grow(NULL, sizeof(int32_t) * self.heap_cap)
@@ -145,7 +148,7 @@ cdef class Scheduler:
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
-        free(self.heap_cnt)
+        free(self.heap_cnt); free(self.ev)
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -179,6 +182,8 @@ cdef class Scheduler:
         self.n_events[1] = 0
         self.heap_len = 0
         self.heap_pages = 0
+        self.n_ev = 0
+        self.ev_min = INT64_MAX
 
     # ================================================================ resources
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil:
@@ -412,7 +417,7 @@ cdef class Scheduler:
         job.left[tx.phase] -= 1
         job.end[tx.phase] = imax(job.end[tx.phase], end)
         if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
-            self.erase_end[job.kind][job.event] = end
+            self.set_erase_end(tx.job, end)
             if self.sb_erase_job[job.victim] == tx.job:
                 self.sb_erase_job[job.victim] = -1
         return 0
@@ -441,9 +446,43 @@ cdef class Scheduler:
             self.book_head(best, best_s)
         return 0
 
-    cdef int set_erase_end(self, int8_t kind, int32_t event, int64_t end) except -1 nogil:
-        self.erase_end[kind][event] = end
+    cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil:
+        """Record when ``job``'s last erase ends; with gc.free_pool = "erased" that end
+        becomes an event for Reclaim.erase_events."""
+        cdef Job* j = &self.jobs[job]
+        cdef EraseEv* e
+        self.erase_end[j.kind][j.event] = end
+        if self.ev_on:
+            if self.n_ev == self.ev_cap:
+                self.ev_cap *= 2
+                self.ev = <EraseEv*>_grow(self.ev, sizeof(EraseEv) * self.ev_cap)
+            e = &self.ev[self.n_ev]
+            self.n_ev += 1
+            e.end = end
+            e.tag = 2 * j.event + j.kind + 1
+            e.lane = j.lane
+            e.victim = j.victim
+            if end < self.ev_min:
+                self.ev_min = end
         return 0
+
+    cdef bint pop_erase_ev(self, int64_t t, EraseEv* out) noexcept nogil:
+        """Take the erase-end event that ends first (then lowest tag), if it ends by ``t``."""
+        cdef int32_t i, best = -1
+        if self.ev_min > t:
+            return False
+        for i in range(self.n_ev):
+            if best < 0 or self.ev[i].end < self.ev[best].end or (
+                    self.ev[i].end == self.ev[best].end and self.ev[i].tag < self.ev[best].tag):
+                best = i
+        out[0] = self.ev[best]
+        self.n_ev -= 1
+        self.ev[best] = self.ev[self.n_ev]
+        self.ev_min = INT64_MAX
+        for i in range(self.n_ev):
+            if self.ev[i].end < self.ev_min:
+                self.ev_min = self.ev[i].end
+        return True
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:

@@ -329,6 +329,8 @@ class ReferenceEngine:
                 t = int(time_ns[i]) + shift
                 if sc.bg_pending or sc.idle_pending:
                     self.rc.run_bg(t)
+                if sc.erase_evs:
+                    self.rc.erase_events(t)
                 if self.early.on:
                     self.early.on_arrival(t)
                 sc.horizon = t

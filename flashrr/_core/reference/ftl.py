@@ -29,6 +29,9 @@ class Ftl:
         self.gc_off = [[0] * k for _ in range(L.n_lanes)]  # per component: next page offset there
         self.gc_due = [0] * L.n_lanes  # GC victims owed: allocations made below the GC threshold
         self.kick = -1  # lane whose user frontier just took a superblock
+        # gc.free_pool = "erased": free superblocks whose erase has not ended, and the event each waits for
+        self.unerased = [0] * L.n_lanes
+        self.sb_tag: dict[int, int] = {}
         self.pv = None  # process variation (PVTiming), reassembles allocated superblocks; None when off
         # invariant mode: a version stamp per logical page and per physical page
         self.check = check
@@ -47,12 +50,18 @@ class Ftl:
         job = self.sched.sb_erase_job.get(sb)
         if job is not None:  # no superblock is reused before its erase is booked
             self.sched.force(job)
+        if self.sb_tag.pop(sb, None) is not None:  # taken before its erase ended: no longer in the pool
+            self.unerased[lane] -= 1
         if self.pv is not None and self.pv.dynamic:
             # PV reassembly: the pool is this superblock and every free one whose erase is booked
             self.pv.reassemble(sb, [s for s in self.free[lane] if s not in self.sched.sb_erase_job], gc)
-        if len(self.free[lane]) < L.gc_threshold_sb:
+        if self.pool_size(lane) < L.gc_threshold_sb:
             self.gc_due[lane] += 1
         return sb
+
+    def pool_size(self, lane: int) -> int:
+        """Free superblocks the GC thresholds count (gc.free_pool = "erased": erased ones only)."""
+        return len(self.free[lane]) - self.unerased[lane]
 
     def user_slot(self) -> int:
         """Next user-frontier page (round-robin over lanes per superpage); returns a ppn.

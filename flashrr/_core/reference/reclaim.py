@@ -9,7 +9,7 @@ import numpy as np
 from ..invariants import EngineError
 from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl import Ftl
-from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler
+from .sched import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler, erase_tag
 from .streams import MODE_BUDGET
 from .wpool import BlockMix
 
@@ -55,7 +55,8 @@ class Reclaim:
         L, ftl = self.L, self.ftl
         full = L.pages_per_superblock
         n = 0
-        while ftl.gc_due[lane] > 0 and n < L.sb_per_lane and len(ftl.free[lane]) < L.gc_threshold_sb:
+        while (ftl.gc_due[lane] > 0 and n < L.sb_per_lane and ftl.pool_size(lane) < L.gc_threshold_sb
+               and ftl.unerased[lane] < L.gc_max_in_flight):
             victim = self.gc_victim(lane, t)
             if victim < 0 or ftl.sb_valid[victim] >= full:
                 break  # nothing to gain; allocation fails later if space truly runs out
@@ -63,6 +64,36 @@ class Reclaim:
             self.migrate(victim, False, t)
             n += 1
         ftl.gc_due[lane] = 0
+
+    def erase_events(self, t: int) -> None:
+        """gc.free_pool = "erased": take, earliest first, every booked erase that ends by ``t``.
+        Its superblock joins its lane's pool; if the lane is still below the GC threshold,
+        with fewer than max_victims_in_flight victims whose erase has not ended, one more
+        victim is decided at that erase's end (then the victims its own allocations owe).
+        Under "user-first" the new jobs may start in the idle time before ``t``, and their
+        erases may end by ``t`` in turn."""
+        L, ftl, sc = self.L, self.ftl, self.sched
+        full = L.pages_per_superblock
+        while True:
+            decided = False
+            while (ev := sc.pop_erase_ev(t)) is not None:
+                end, tag, lane, sb = ev
+                if ftl.sb_tag.get(sb) == tag:
+                    del ftl.sb_tag[sb]
+                    ftl.unerased[lane] -= 1
+                if (self.in_mig or ftl.pool_size(lane) >= L.gc_threshold_sb
+                        or ftl.unerased[lane] >= L.gc_max_in_flight):
+                    continue
+                victim = self.gc_victim(lane, end)
+                if victim < 0 or ftl.sb_valid[victim] >= full:
+                    continue
+                self.c["gc_at_erase"] += 1
+                self.migrate(victim, False, end)
+                self.run_gc(lane, end)
+                decided = True
+            if not decided or not (sc.bg_pending or sc.idle_pending):
+                return
+            self.run_bg(t)
 
     def gc_victim(self, lane: int, t: int) -> int:
         """The closed superblock of ``lane`` with the fewest valid pages (lowest id on a tie),
@@ -231,17 +262,20 @@ class Reclaim:
         L, sc = self.L, self.sched
         kind = KIND_RR if is_rr else KIND_GC
         job = sc.new_job(kind, lane, victim, t)
+        if L.gc_erased_pool:  # the victim is on the free list, but not in the pool until its erase ends
+            self.ftl.sb_tag[victim] = erase_tag(job)
+            self.ftl.unerased[lane] += 1
         if L.scheduler == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for phase, d, chan, xfer, dur, _ in txns:
                 e = sc.op(d, chan, phase, xfer, t, dur, CAUSE_RR if is_rr else CAUSE_GC)
                 if phase == PH_ERASE:
                     end = max(end, e)
-            sc.erase_end[kind][job.event] = end
+            sc.set_erase_end(job, end)
             return
         for phase, d, chan, xfer, dur, dsts in txns:
             sc.queue(job, phase, d, chan, xfer, dur, dsts)
-        if L.scheduler == SCHED_USER_FIRST and len(self.ftl.free[lane]) >= L.gc_hard_threshold_sb:
+        if L.scheduler == SCHED_USER_FIRST and self.ftl.pool_size(lane) >= L.gc_hard_threshold_sb:
             for dst, src in moves:  # reads of moved pages go to the old place until they are programmed
                 sc.set_src(dst, src)
             return

@@ -33,6 +33,11 @@ class Job:
         return any(self.left)
 
 
+def erase_tag(job: Job) -> int:
+    """The tag of a job's erase event, unique per job (as the compiled EraseEv.tag)."""
+    return 2 * job.event + job.kind + 1
+
+
 class Txn:
     """One queued background transaction on one die.  ``dsts``: the ppns a program writes."""
 
@@ -73,6 +78,8 @@ class Scheduler:
         self.iq = [deque() for _ in range(L.n_dies)]  # policy idle moves: (lpn, src ppn, dest comp, t)
         self.idle_pending = 0
         self.destage_heap: list = []  # min-heap of flush program ends (ns), one entry per page
+        # gc.free_pool = "erased": booked erases whose end is not reached yet, (end, tag, lane, victim)
+        self.erase_evs: list = []
 
     # ------------------------------------------------------------------ resources
     def xfer(self, chan: int, t: int, n: int) -> int:
@@ -203,9 +210,26 @@ class Scheduler:
         job.left[tx.phase] -= 1
         job.end[tx.phase] = max(job.end[tx.phase], end)
         if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
-            self.erase_end[job.kind][job.event] = end
+            self.set_erase_end(job, end)
             if self.sb_erase_job.get(job.victim) is job:
                 del self.sb_erase_job[job.victim]
+
+    def set_erase_end(self, job: Job, end: int) -> None:
+        """Record when ``job``'s last erase ends; with gc.free_pool = "erased" that end becomes
+        an event for Reclaim.erase_events."""
+        self.erase_end[job.kind][job.event] = end
+        if self.L.gc_erased_pool:
+            self.erase_evs.append((end, erase_tag(job), job.lane, job.victim))
+
+    def pop_erase_ev(self, t: int):
+        """The erase-end event that ends first (then lowest tag), if it ends by ``t``; else None."""
+        if not self.erase_evs:
+            return None
+        ev = min(self.erase_evs)
+        if ev[0] > t:
+            return None
+        self.erase_evs.remove(ev)
+        return ev
 
     def force(self, job: Job) -> None:
         """Book the die group of ``job``'s lane, earliest start first (lowest die on a tie),

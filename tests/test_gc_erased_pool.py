@@ -1,0 +1,73 @@
+"""``gc.free_pool = "erased"``: the GC thresholds count only free superblocks whose
+erase has ended, and an erase that leaves its lane below the threshold starts one more
+victim at its end (MQSim's GC unit), at most ``gc.max_victims_in_flight`` per lane.
+
+Hand-counted on one die with one plane (k = 1): 8 blocks of 4 pages, GC threshold
+ceil(0.3 * 8) = 3 free blocks, 16 logical pages.  The fill puts LPNs 0-7 on blocks 0
+and 1; then one single-page write every 1 us overwrites LPNs 0-7 four times.  Each
+program takes 1 us, so the die is always busy with user programs, and an erase
+(5 us) waits for the programs booked before it.  Every victim is fully invalid (the
+lowest such block wins), so a GC is an erase alone.  Twin equivalence under this
+option is drawn in test_engine_equivalence.py."""
+import numpy as np
+import pytest
+
+import flashrr
+from flashrr.config import ConfigError
+
+from engine_helpers import page_trace, tiny_config
+
+ENGINES = ("compiled", "reference")
+TRACE = page_trace(list(range(8)) * 4, writes=[1] * 32, gap_ns=1_000)
+
+
+def run(engine, free_pool, cap=10):
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", free_pool=free_pool, max_victims_in_flight=cap)
+    assert cfg.gc_threshold_superblocks == 3
+    res = flashrr.simulate(cfg, TRACE, engine=engine)
+    ev = res.gc_events
+    return res.summary, ev["time_ns"].tolist(), ev["superblock"].tolist(), ev["erase_end_ns"].tolist()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_decided_pool_starts_one_victim_per_allocation_below_the_threshold(engine):
+    # Writes 12, 16, 20, 24 and 28 each open a block and leave 2 free (< 3): one victim
+    # each, as soon as it is decided the victim counts as free again.
+    s, times, sbs, _ = run(engine, "decided")
+    assert times == [12_000, 16_000, 20_000, 24_000, 28_000]
+    assert sbs == [0, 1, 2, 3, 4]
+    assert s["gc_at_erase"] == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_erased_pool_starts_a_victim_when_an_erase_leaves_the_lane_short(engine):
+    # 12 us: block 0 is collected, erased 12-17 us.  16 us: the allocation leaves 2 free, one
+    # of them (block 0) not erased, so the pool is 1: block 1 is collected (erase 21-26 us,
+    # after the programs booked before it).  17 us: block 0's erase has ended; the pool is
+    # 3 free - 1 unerased = 2 < 3, so block 2 is collected at 17 us, the erase's end.  The
+    # same happens at 26 us, when block 1's erase ends (block 5).
+    s, times, sbs, ends = run(engine, "erased")
+    assert times == [12_000, 16_000, 17_000, 20_000, 24_000, 26_000, 28_000]
+    assert sbs == [0, 1, 2, 3, 4, 5, 6]
+    assert s["gc_at_erase"] == 2
+    assert ends[0] == 17_000 and ends[1] == 26_000  # the at-erase victims start at these ends
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_at_most_max_victims_in_flight_per_lane(engine):
+    # Cap 1: at 16, 20 and 28 us a victim is still being erased, so the allocations start
+    # none; each erase end (17 and 27 us) starts the next one instead.
+    s, times, sbs, ends = run(engine, "erased", cap=1)
+    assert times == [12_000, 17_000, 27_000]
+    assert ends[:2] == [17_000, 27_000]
+    assert s["gc_at_erase"] == 2
+    for i, t in enumerate(times):  # never two victims whose erase has not ended
+        assert sum(e > t for e in ends[:i]) == 0
+
+
+def test_bad_free_pool_settings_name_the_field():
+    with pytest.raises(ConfigError, match="gc.free_pool"):
+        tiny_config().replace(free_pool="lazy")
+    with pytest.raises(ConfigError, match="max_victims_in_flight"):
+        tiny_config().replace(max_victims_in_flight=0)
