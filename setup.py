@@ -25,7 +25,7 @@ def extensions():
     from setuptools import Extension
 
     names = ["sched", "pvtiming", "ftl", "cache", "features", "phased", "early", "replica", "placement", "redundancy",
-             "wpool", "streams", "reclaim", "engine"]
+             "wpool", "streams", "stall", "reclaim", "engine"]
     exts = [
         Extension(
             f"flashrr._core.{name}",

@@ -16,8 +16,8 @@ Cases:
    the same requests after the same warm-up (a fill of the working set, then random
    writes of twice it), flashrr with MQSim's static plane allocation
    (``superblock.placement = "static_lane"``), effective GC room (see
-   ``mqsim_gc_threshold_ratio``) and pool of erased blocks (``gc.free_pool = "erased"``);
-   three more rows each change one of the three.  With ``--mqsim-dir`` the instrumented MQSim's logs
+   ``mqsim_gc_threshold_ratio``), pool of erased blocks (``gc.free_pool = "erased"``)
+   and write refusal (``gc.write_stall``); the other rows each change one of these.  With ``--mqsim-dir`` the instrumented MQSim's logs
    give the MQSim rows: GCs, page moves, mean/read/write/p99 latency, growth.
 2. No data cache, a mixed trace (``--n`` one-page requests, Poisson at ``--rate``/s,
    uniform over the small device's logical space, 70% reads): mean latency.
@@ -99,11 +99,15 @@ WARM_RATIO = 2.0  # random warm-up writes per working-set page
 FILL_RATE, WARM_RATE, GAP_NS = 20_000, 2_500, 10_000_000_000  # warm-up pacing for MQSim (writes/s) and idle gap
 MQSIM_GC_RESERVE_BLOCKS = 10  # MQSim's floor on a plane's GC threshold: the GC erases a plane may have in flight
 MQSIM_FRONTIERS, FLASHRR_FRONTIERS = 3, 2  # write frontiers per plane/lane kept outside the free pool
-# flashrr's runs: (superblock.placement, MQSim's GC room?, gc.free_pool).  "matched" is MQSim's device:
-# its static CWDP plane allocation ("static_lane"), its GC room, and its pool of erased blocks, which
-# starts a victim at an erase that leaves the plane short; each other row changes one of the three.
-CASE1_VARIANTS = {"matched": ("static_lane", True, "erased"), "decided pool": ("static_lane", True, "decided"),
-                  "round-robin placement": ("dynamic", True, "erased"), "nominal 0.05": ("static_lane", False, "erased")}
+# flashrr's runs: (superblock.placement, MQSim's GC room?, gc.free_pool, gc.write_stall).  "matched" is
+# MQSim's device: its static CWDP plane allocation ("static_lane"), its GC room, its pool of erased blocks
+# (which starts a victim at an erase that leaves the plane short) and its refusal of writes to a plane
+# whose pool is short; each other row changes one of the four.
+CASE1_VARIANTS = {"matched": ("static_lane", True, "erased", True),
+                  "no write stall": ("static_lane", True, "erased", False),
+                  "decided pool": ("static_lane", True, "decided", False),
+                  "round-robin placement": ("dynamic", True, "erased", True),
+                  "nominal 0.05": ("static_lane", False, "erased", True)}
 MQSIM_RUNS = {(32, "gc-first"): "b32_gcfirst", (128, "gc-first"): "b128_gcfirst",
               (32, "user-first"): "b32_userfirst", (128, "user-first"): "b128_userfirst"}
 
@@ -237,9 +241,9 @@ def case1(a) -> None:
     print(f"{'run':<52}{'GCs':>7}{'moves':>9}{'moves/GC':>9}{'mean ms':>9}{'read ms':>9}{'write ms':>9}{'p99 ms':>9}")
     rows: dict = {}
     for sched in ("gc-first", "user-first"):
-        for variant, (placement, matched_room, pool) in CASE1_VARIANTS.items():
+        for variant, (placement, matched_room, pool, stall) in CASE1_VARIANTS.items():
             rows[("flashrr", sched, variant)] = {
-                b: run(device(b, scheduler=sched, placement=placement, free_pool=pool,
+                b: run(device(b, scheduler=sched, placement=placement, free_pool=pool, write_stall=stall,
                               gc_threshold_ratio=mqsim_gc_threshold_ratio(b) if matched_room else 0.05),
                        measured, **pre) for b in (32, 128)}
         if a.mqsim_dir:

@@ -199,6 +199,14 @@ class GCConfig:
     GC unit at an erase, ``max_ongoing_gc_reqs_per_plane`` = 10).  Erases run only
     in simulated time, so the rule acts at the next request's arrival, with the
     erase's end as the new victim's decision time.
+
+    ``write_stall`` (needs ``free_pool = "erased"`` and no cache): a user page whose
+    lane is below the GC threshold, with a victim whose erase has not ended, waits for
+    the lane's erases until its pool is back at the threshold (MQSim's
+    ``Stop_servicing_writes``, which refuses writes on a plane whose pool is short).
+    The page is mapped when its write arrives; only its program waits, and the write
+    completes when its last page is programmed.  Reads are not held: a read of a held
+    page is timed at the page's new place.
     """
 
     _section = "gc"
@@ -207,6 +215,7 @@ class GCConfig:
     gc_hard_threshold_ratio: float = 0.005
     free_pool: str = "decided"
     max_victims_in_flight: int = 10
+    write_stall: bool = False
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -214,6 +223,9 @@ class GCConfig:
         _fraction(self, "gc_hard_threshold_ratio")
         _require(self.free_pool in FREE_POOLS, "gc.free_pool", f"must be one of {FREE_POOLS}", self.free_pool)
         _positive_int(self, "max_victims_in_flight")
+        _require(isinstance(self.write_stall, bool), "gc.write_stall", "must be true or false", self.write_stall)
+        _require(not self.write_stall or self.free_pool == "erased", "gc.write_stall",
+                 "needs gc.free_pool = 'erased' (a write waits for an erase to end)", self.write_stall)
 
 
 @dataclass(frozen=True)
@@ -492,6 +504,9 @@ class SimConfig:
         _require(self.gc_threshold_superblocks < self.geometry.blocks_per_plane - 1, "gc.gc_threshold_ratio",
                  f"leaves no room to write: {self.gc_threshold_superblocks} of "
                  f"{self.geometry.blocks_per_plane} superblocks per lane kept free", self.gc.gc_threshold_ratio)
+        _require(not self.gc.write_stall or self.cache.capacity_bytes == 0, "gc.write_stall",
+                 "holds uncached writes only; set cache.capacity_bytes = 0 (with a cache, the destage buffer "
+                 "throttles writes)", self.gc.write_stall)
         spare_sb = (g.n_pages - self.logical_pages) / (self.pages_per_superblock * self.n_lanes)
         _require(spare_sb >= 3, "gc.overprovisioning_ratio",
                  f"gives {spare_sb:.2f} spare superblocks per lane; at least 3 are needed (user frontier, "

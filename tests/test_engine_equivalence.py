@@ -3,7 +3,8 @@
 Hypothesis draws small devices (every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
 acknowledgements, destage buffer sizes, urgent-GC thresholds, the dynamic
-and static-lane placements, and both GC free pools with their in-flight caps) and small
+and static-lane placements, both GC free pools with their in-flight caps, and the
+write stall) and small
 traces; both engines must produce the same summary, the same RR and GC event
 tables (with erase times) and the same latency histograms.  A test policy
 exercises every hook path (placement, routine labels, GC victim choice, page
@@ -123,6 +124,8 @@ def device_and_trace(draw):
               placement=draw(st.sampled_from(["dynamic", "dynamic", "static_lane"])),
               free_pool=draw(st.sampled_from(["decided", "decided", "erased"])),
               max_victims_in_flight=draw(st.sampled_from([1, 2, 10])))
+    if cfg.gc.free_pool == "erased" and cfg.cache.capacity_bytes == 0:
+        cfg = cfg.replace(write_stall=draw(st.booleans()))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
@@ -145,6 +148,7 @@ def _record_events(res, policy=None) -> None:
     event(f"multi-victim GC trigger: {'yes' if len(gc) and gc['time_ns'].duplicated().any() else 'no'}")
     event(f"RR: {'yes' if len(res.rr_events) else 'no'}")
     event(f"GC at an erase (free_pool 'erased'): {'yes' if res.summary['gc_at_erase'] else 'no'}")
+    event(f"a write stalled (destage buffer or gc.write_stall): {'yes' if res.summary['write_stall_ns'] else 'no'}")
     if policy is not None:
         for hook, n in policy.calls.items():
             event(f"hook {hook}: {'yes' if n else 'no'}")

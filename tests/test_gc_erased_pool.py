@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import flashrr
+from flashrr._core.layout import hist_bucket
 from flashrr.config import ConfigError
 
 from engine_helpers import page_trace, tiny_config
@@ -71,3 +72,37 @@ def test_bad_free_pool_settings_name_the_field():
         tiny_config().replace(free_pool="lazy")
     with pytest.raises(ConfigError, match="max_victims_in_flight"):
         tiny_config().replace(max_victims_in_flight=0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_write_stall_holds_writes_to_a_short_lane_until_an_erase(engine):
+    # gc.write_stall: from 12 us the lane is short (pool 2 < 3, block 0 being erased), so
+    # write 12 and every later one waits for erases instead of queueing its program
+    # between them.  Block 1's erase therefore follows block 0's at once (17-22 us, not
+    # 21-26 us), and block 2 is collected when block 0's erase ends (17 us).  Writes 0-11
+    # finish in one program time; each held write waits at least until 17 us.
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", free_pool="erased", write_stall=True)
+    res = flashrr.simulate(cfg, TRACE, engine=engine)
+    ev = res.gc_events
+    assert ev["time_ns"].tolist()[:3] == [12_000, 16_000, 17_000]
+    assert ev["erase_end_ns"].tolist()[:2] == [17_000, 22_000]
+    w = res.hist["write"]
+    assert w.sum() == 32 and w[hist_bucket(1000)] == 12  # every write is recorded once
+    lat = res.latency_cdf("write")
+    assert lat["latency_ns"][lat["cdf"] > 12 / 32].min() >= 5000  # the 20 held writes: at least to 17 us
+    assert res.summary["write_stall_ns"] >= 20 * 5000
+
+
+def test_write_stall_needs_the_erased_pool_and_no_cache():
+    with pytest.raises(ConfigError, match="gc.write_stall"):
+        tiny_config().replace(write_stall=True)
+    with pytest.raises(ConfigError, match="gc.write_stall"):
+        tiny_config(cache_pages=4).replace(free_pool="erased", write_stall=True)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_write_stall_refuses_early_move_policies(engine):
+    cfg = tiny_config(blocks=8, pages=4, op=0.5).replace(free_pool="erased", write_stall=True)
+    with pytest.raises(flashrr.EngineError, match="gc.write_stall"):
+        flashrr.simulate(cfg, TRACE, policy="rl-rr", engine=engine)

@@ -9,6 +9,7 @@
 #   replica.pxd   HotR R-LRU, replicas and read redirection
 #   redundancy.pxd Rails mirrored halves, TTFlash rotated parity
 #   placement.pxd static die placement of user pages
+#   stall.pxd     user writes held while their lane's erased pool is short (gc.write_stall)
 # All times are int64 ns; ids follow layout.py.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -27,6 +28,7 @@ from .reclaim cimport Reclaim
 from .sched cimport Scheduler
 from .wpool cimport WritePool
 from .streams cimport Streams
+from .stall cimport HeldWrites
 
 
 @cython.final
@@ -52,6 +54,8 @@ cdef class CompiledEngine:
     cdef WritePool pool                # Cocktail's write pool (off unless the policy declares it)
     cdef Streams streams               # redFTL / IPR RR destination streams (off unless the policy declares them)
     cdef bint place_on                 # pool or streams on: user pages take _placed_user_page (not in precondition)
+    cdef HeldWrites held               # gc.write_stall: pages waiting for their lane's erase (None when off)
+    cdef bint stall_on
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
@@ -93,5 +97,8 @@ cdef class CompiledEngine:
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
+    cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil  # -1: held
+    cdef int _release(self, int32_t lane, int64_t e) except -1 nogil      # book the lane's held pages at e
+    cdef int _erase_events(self, int64_t t) except -1 nogil                # erase ends by t, earliest first
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil

@@ -15,16 +15,19 @@ from .early cimport EarlyMoves
 from .phased cimport WorkingSets
 from .pvtiming cimport PVTiming
 from .placement cimport PLACE_LANE, PLACE_MOD, PLACE_RAID5, StaticDie
+from .sched cimport EraseEv
 from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
 from .replica cimport HotReplicas
 from .wpool cimport WritePool
 from .streams cimport Streams
+from .stall cimport HeldPage
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
 from .reference.placement import STATIC_WITH_POLICY_PLACEMENT
+from .reference.stall import STALL_WITH_EARLY_MOVES
 
 cnp.import_array()
 
@@ -150,6 +153,10 @@ cdef class CompiledEngine:
         self.place_on = spec is not None or sspec is not None
         if self.place_on and (L.static_die or L.static_lane):
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
+        self.stall_on = L.gc_write_stall
+        self.held = HeldWrites() if self.stall_on else None
+        if self.stall_on and self.early_on:
+            raise EngineError(STALL_WITH_EARLY_MOVES)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 
@@ -378,6 +385,10 @@ cdef class CompiledEngine:
                     done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH))
         elif self.red_on:
             done = imax(done, self._red_write(t, lpn0, lpn1))
+        elif self.stall_on:
+            done = self._stall_write(t, lpn0, lpn1)
+            if done < 0:  # some page waits for its lane's erase: recorded when it is booked
+                return 0
         else:
             for lpn in range(lpn0, lpn1 + 1):
                 self.buf_lpn[n_fl] = <int32_t>lpn
@@ -387,6 +398,93 @@ cdef class CompiledEngine:
         if self.early_on:
             self.early.after_request(done)
         return 0
+
+    cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil:
+        """gc.write_stall, no cache: map every page now; program now the pages whose lane
+        may write, and hold the others until an erase of their lane (a lane is short while
+        its pool of erased superblocks is below the GC threshold with a victim in flight).
+        Returns the request's completion, or -1 if a page is held."""
+        cdef int32_t n = <int32_t>(lpn1 - lpn0 + 1), i, m = 0, n_hold = 0, lane, req
+        cdef int64_t ppn, done = t + self.t_dram
+        for i in range(n):
+            self.buf_lpn[i] = <int32_t>(lpn0 + i)
+            ppn = self._user_page(self.buf_lpn[i], t)
+            if self.check:
+                self.ftl.ppn_version[ppn] = self.ftl.version[lpn0 + i]
+            self.buf_ppn[i] = <int32_t>ppn
+        self.cnt[C_PROGRAMMED] += n
+        for i in range(n):                                 # after every page's GC decisions
+            lane = <int32_t>(self.buf_ppn[i] // (self.N * self.k) // self.S)
+            if self.rc.below_gc(lane) and self.ftl.unerased[lane] > 0:
+                self.buf_pending[n_hold] = i
+                n_hold += 1
+            else:
+                self.buf_loc[m] = self.buf_ppn[i]
+                self.buf_extra[m] = 0
+                m += 1
+        if m:
+            if self.pv_on:
+                self.pv.program_extra(self.buf_loc, self.buf_extra, m)
+            for i in range(self._group(m)):
+                done = imax(done, self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t,
+                                                     self.t_prog + self.tx_extra[i], CAUSE_USER))
+                self.cnt[C_USER_TXNS] += 1
+        if n_hold == 0:
+            return done
+        req = self.held.new_req(t, done, n_hold)
+        for i in range(n_hold):
+            ppn = self.buf_ppn[self.buf_pending[i]]
+            self.held.hold(ppn, <int32_t>(ppn // (self.N * self.k) // self.S), req)
+        return -1
+
+    cdef int _release(self, int32_t lane, int64_t e) except -1 nogil:
+        """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
+        each); record a request's latency when its last page is booked."""
+        cdef int32_t i = 0, idx
+        cdef int64_t end
+        cdef HeldPage p
+        cdef int32_t loc[1]
+        cdef int64_t extra[1]
+        while i < self.held.n:
+            if self.held.pages[i].lane != lane:
+                i += 1
+                continue
+            p = self.held.take(i)
+            loc[0] = <int32_t>p.ppn
+            extra[0] = 0
+            if self.pv_on:
+                self.pv.program_extra(loc, extra, 1)
+            idx = self.blk_comp[div_pow2(p.ppn, self.N_shift, self.N)]
+            end = self.sched.user_op(self.comp_die[idx], self.comp_chan[idx], PH_PROG, 1, e, self.t_prog + extra[0],
+                                     CAUSE_USER)
+            self.cnt[C_USER_TXNS] += 1
+            add_wide(self.cnt, C_WRITE_STALL, e - self.held.reqs[p.req].t)
+            if self.held.page_booked(p.req, end):
+                self._record(H_WRITE, self.held.reqs[p.req].done - self.held.reqs[p.req].t)
+        return 0
+
+    cdef int _erase_events(self, int64_t t) except -1 nogil:
+        """gc.free_pool = "erased": every booked erase that ends by ``t``, earliest first
+        (Reclaim.erase_event).  With gc.write_stall, the erase's lane writes its held pages
+        at the erase's end once its pool is back at the threshold, or when no victim of
+        the lane is left in flight.  Under "user-first" the victims decided here may start
+        in the idle time before ``t``, and their erases may end by ``t`` in turn."""
+        cdef EraseEv ev
+        cdef int r
+        cdef bint decided
+        while True:
+            decided = False
+            while True:
+                r = self.rc.erase_event(t, &ev)
+                if r < 0:
+                    break
+                decided = decided or r == 1
+                if self.stall_on and self.held.n and (not self.rc.below_gc(ev.lane) or
+                                                      self.ftl.unerased[ev.lane] == 0):
+                    self._release(ev.lane, ev.end)
+            if not decided or not (self.sched.bg_pending or self.sched.idle_pending):
+                return 0
+            self.rc.run_bg(t)
 
     cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
         """A host write under Rails, TTFlash or Optimal (redundancy.pyx); returns when it completes."""
@@ -451,7 +549,7 @@ cdef class CompiledEngine:
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
                 if self.sched.ev_min <= t:
-                    self.rc.erase_events(t)
+                    self._erase_events(t)
                 if self.early_on:
                     self.early.on_arrival(t)
                 self.sched.horizon = t
@@ -524,6 +622,11 @@ cdef class CompiledEngine:
         if self.sched.bg_pending:
             with nogil:
                 self.rc.run_bg(INT64_MAX >> 1)
+        if self.stall_on and self.held.n:  # let the held pages go: the erases that end after the trace
+            with nogil:
+                self._erase_events(INT64_MAX >> 1)
+                while self.held.n:
+                    self._release(self.held.pages[0].lane, self.last_arrival)
 
     def push_idle_move(self, lpn, dest_comp, t):
         """Queue a policy page move of ``lpn`` to component ``dest_comp`` of its lane's

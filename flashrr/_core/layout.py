@@ -79,6 +79,7 @@ class Layout:
     static_lane: bool = False  # superblock.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
     gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
+    gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
 
     @property
     def n_superblocks(self) -> int:
@@ -148,6 +149,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         pv=_pv_tables(config, comp_die, comp_plane, n_lanes, k),
         static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
+        gc_write_stall=config.gc.write_stall,
     )
 
 

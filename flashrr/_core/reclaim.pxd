@@ -66,7 +66,7 @@ cdef class Reclaim:
     cdef int64_t retries(self, int64_t blk) noexcept nogil                  # read retries at the block's count
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
     cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil          # one victim per allocation below threshold
-    cdef int erase_events(self, int64_t t) except -1 nogil                  # gc.free_pool = "erased": erases ended by t
+    cdef int erase_event(self, int64_t t, EraseEv* ev) except -2 nogil      # gc.free_pool = "erased": one erase end
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef inline bint below_gc(self, int32_t lane) noexcept nogil:
         """The lane's pool is below the GC threshold (free superblocks; with gc.free_pool =

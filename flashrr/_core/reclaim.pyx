@@ -220,34 +220,28 @@ cdef class Reclaim:
         self.ftl.gc_due[lane] = 0
         return 0
 
-    cdef int erase_events(self, int64_t t) except -1 nogil:
-        """gc.free_pool = "erased": take, earliest first, every booked erase that ends by
-        ``t``.  Its superblock joins its lane's pool; if the lane is still below the GC
-        threshold, with fewer than max_victims_in_flight victims whose erase has not
-        ended, one more victim is decided at that erase's end (then the victims its own
-        allocations owe).  Under "user-first" the new jobs may start in the idle time
-        before ``t``, and their erases may end by ``t`` in turn."""
-        cdef EraseEv e
+    cdef int erase_event(self, int64_t t, EraseEv* ev) except -2 nogil:
+        """gc.free_pool = "erased": take the booked erase that ends first, if it ends by
+        ``t`` (-1: none).  Its superblock joins its lane's pool; if the lane is still below
+        the GC threshold, with fewer than max_victims_in_flight victims whose erase has not
+        ended, one more victim is decided at that erase's end, then the victims its own
+        allocations owe (returns 1; else 0).  The engine loops over these (engine.pyx,
+        _erase_events)."""
         cdef int32_t victim, full = self.k * self.N
-        cdef bint decided
-        while True:
-            decided = False
-            while self.sched.pop_erase_ev(t, &e):
-                if self.ftl.sb_tag[e.victim] == e.tag:
-                    self.ftl.sb_tag[e.victim] = 0
-                    self.ftl.unerased[e.lane] = self.ftl.unerased[e.lane] - 1
-                if self.in_mig or not self.below_gc(e.lane) or self.ftl.unerased[e.lane] >= self.ftl.max_in_flight:
-                    continue
-                victim = self.gc_victim(e.lane, e.end)
-                if victim < 0 or self.ftl.sb_valid[victim] >= full:
-                    continue
-                self.cnt[C_GC_AT_ERASE] += 1
-                self.migrate(victim, False, e.end)
-                self.run_gc(e.lane, e.end)
-                decided = True
-            if not decided or not (self.sched.bg_pending or self.sched.idle_pending):
-                return 0
-            self.run_bg(t)
+        if not self.sched.pop_erase_ev(t, ev):
+            return -1
+        if self.ftl.sb_tag[ev.victim] == ev.tag:
+            self.ftl.sb_tag[ev.victim] = 0
+            self.ftl.unerased[ev.lane] = self.ftl.unerased[ev.lane] - 1
+        if self.in_mig or not self.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
+            return 0
+        victim = self.gc_victim(ev.lane, ev.end)
+        if victim < 0 or self.ftl.sb_valid[victim] >= full:
+            return 0
+        self.cnt[C_GC_AT_ERASE] += 1
+        self.migrate(victim, False, ev.end)
+        self.run_gc(ev.lane, ev.end)
+        return 1
 
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil:
         cdef int32_t S = self.S, r, sb, best = -1, best_valid = 0

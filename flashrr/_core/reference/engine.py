@@ -30,6 +30,7 @@ from .replica import HotReplicas
 from .reclaim import Reclaim
 from .sched import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 from .streams import Streams
+from .stall import STALL_WITH_EARLY_MOVES, HeldWrites
 from .wpool import WritePool
 
 
@@ -82,6 +83,9 @@ class ReferenceEngine:
         self.place_on = self.pool.on or self.streams.on  # user pages take _placed_user_page (not in precondition)
         if self.place_on and (L.static_die or L.static_lane):
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
+        self.held = HeldWrites() if L.gc_write_stall else None
+        if self.held is not None and self.early.on:
+            raise EngineError(STALL_WITH_EARLY_MOVES)
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0
@@ -257,11 +261,84 @@ class ReferenceEngine:
                     done = max(done, max(ends))
         elif self.red.on:
             done = max(done, self._red_write(t, lpn0, lpn1))
+        elif self.held is not None:
+            done = self._stall_write(t, lpn0, lpn1)
+            if done is None:  # some page waits for its lane's erase: recorded when it is booked
+                return
         else:
             done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
         self._record("write", done - t)
         if self.early.on:
             self.early.after_request(done)
+
+    def _lane_of(self, ppn: int) -> int:
+        return ppn // self.L.pages_per_superblock // self.L.sb_per_lane
+
+    def _stall_write(self, t: int, lpn0: int, lpn1: int):
+        """gc.write_stall, no cache: map every page now; program now the pages whose lane
+        may write, and hold the others until an erase of their lane.  Returns the
+        request's completion, or None if a page is held."""
+        L, ftl = self.L, self.ftl
+        ppns = []
+        for lpn in range(lpn0, lpn1 + 1):
+            ppn = self._user_page(lpn, t)
+            if self.check:
+                ftl.ppn_version[ppn] = ftl.version[lpn]
+            ppns.append(ppn)
+        self.c["flash_pages_programmed"] += len(ppns)
+        held = [p for p in ppns if ftl.pool_size(self._lane_of(p)) < L.gc_threshold_sb
+                and ftl.unerased[self._lane_of(p)] > 0]
+        now = [p for p in ppns if p not in held]
+        done = t + L.t_dram_ns
+        extras = [self.pv.page_ns(p) - L.t_program_ns for p in now] if self.pv is not None else None
+        for die, chan, n, extra in self._group(now, extras):
+            done = max(done, self.sched.user_op(die, chan, PH_PROG, n, t, L.t_program_ns + extra, CAUSE_USER))
+            self.c["user_flash_transactions"] += 1
+        if not held:
+            return done
+        req = self.held.new_req(t, done, len(held))
+        for p in held:
+            self.held.hold(p, self._lane_of(p), req)
+        return None
+
+    def _release(self, lane: int, e: int) -> None:
+        """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
+        each); record a request's latency when its last page is booked."""
+        L, hw = self.L, self.held
+        keep = []
+        for ppn, ln, req in hw.pages:
+            if ln != lane:
+                keep.append((ppn, ln, req))
+                continue
+            blk = ppn // L.pages_per_block
+            idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
+            extra = self.pv.page_ns(ppn) - L.t_program_ns if self.pv is not None else 0
+            end = self.sched.user_op(int(L.comp_die[idx]), int(L.comp_chan[idx]), PH_PROG, 1, e,
+                                     L.t_program_ns + extra, CAUSE_USER)
+            self.c["user_flash_transactions"] += 1
+            self.c["write_stall_ns"] += e - hw.reqs[req][0]
+            if hw.page_booked(req, end):
+                self._record("write", hw.reqs[req][1] - hw.reqs[req][0])
+        hw.pages = keep
+
+    def _erase_events(self, t: int) -> None:
+        """gc.free_pool = "erased": every booked erase that ends by ``t``, earliest first
+        (Reclaim.erase_event); with gc.write_stall the erase's lane writes its held pages
+        at the erase's end once its pool is back at the threshold, or when no victim of
+        the lane is left in flight.  Under "user-first" the victims decided here may start
+        in the idle time before ``t``, and their erases may end by ``t`` in turn."""
+        L, ftl, sc = self.L, self.ftl, self.sched
+        while True:
+            decided = False
+            while (r := self.rc.erase_event(t)) is not None:
+                d, lane, end = r
+                decided = decided or d
+                if self.held is not None and self.held.pages and (
+                        ftl.pool_size(lane) >= L.gc_threshold_sb or ftl.unerased[lane] == 0):
+                    self._release(lane, end)
+            if not decided or not (sc.bg_pending or sc.idle_pending):
+                return
+            self.rc.run_bg(t)
 
     def _red_write(self, t: int, lpn0: int, lpn1: int) -> int:
         """A host write under Rails, TTFlash or Optimal (redundancy.py); returns when it completes."""
@@ -330,7 +407,7 @@ class ReferenceEngine:
                 if sc.bg_pending or sc.idle_pending:
                     self.rc.run_bg(t)
                 if sc.erase_evs:
-                    self.rc.erase_events(t)
+                    self._erase_events(t)
                 if self.early.on:
                     self.early.on_arrival(t)
                 sc.horizon = t
@@ -353,6 +430,10 @@ class ReferenceEngine:
         sc.idle_pending = 0
         if sc.bg_pending:
             self.rc.run_bg(((1 << 63) - 1) >> 1)  # INT64_MAX >> 1, as the compiled engine
+        if self.held is not None and self.held.pages:  # let the held pages go: the erases that end after the trace
+            self._erase_events(((1 << 63) - 1) >> 1)
+            while self.held.pages:
+                self._release(self.held.pages[0][1], self.last_arrival)
 
     def push_idle_move(self, lpn: int, dest_comp: int, t: int) -> None:
         """Queue a page move of ``lpn`` to component ``dest_comp`` of its lane's GC/RR

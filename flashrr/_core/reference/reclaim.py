@@ -65,35 +65,29 @@ class Reclaim:
             n += 1
         ftl.gc_due[lane] = 0
 
-    def erase_events(self, t: int) -> None:
-        """gc.free_pool = "erased": take, earliest first, every booked erase that ends by ``t``.
-        Its superblock joins its lane's pool; if the lane is still below the GC threshold,
-        with fewer than max_victims_in_flight victims whose erase has not ended, one more
-        victim is decided at that erase's end (then the victims its own allocations owe).
-        Under "user-first" the new jobs may start in the idle time before ``t``, and their
-        erases may end by ``t`` in turn."""
-        L, ftl, sc = self.L, self.ftl, self.sched
-        full = L.pages_per_superblock
-        while True:
-            decided = False
-            while (ev := sc.pop_erase_ev(t)) is not None:
-                end, tag, lane, sb = ev
-                if ftl.sb_tag.get(sb) == tag:
-                    del ftl.sb_tag[sb]
-                    ftl.unerased[lane] -= 1
-                if (self.in_mig or ftl.pool_size(lane) >= L.gc_threshold_sb
-                        or ftl.unerased[lane] >= L.gc_max_in_flight):
-                    continue
-                victim = self.gc_victim(lane, end)
-                if victim < 0 or ftl.sb_valid[victim] >= full:
-                    continue
-                self.c["gc_at_erase"] += 1
-                self.migrate(victim, False, end)
-                self.run_gc(lane, end)
-                decided = True
-            if not decided or not (sc.bg_pending or sc.idle_pending):
-                return
-            self.run_bg(t)
+    def erase_event(self, t: int):
+        """gc.free_pool = "erased": take the booked erase that ends first, if it ends by
+        ``t`` (None: none).  Its superblock joins its lane's pool; if the lane is still
+        below the GC threshold, with fewer than max_victims_in_flight victims whose erase
+        has not ended, one more victim is decided at that erase's end, then the victims
+        its own allocations owe.  Returns (decided, lane, end)."""
+        L, ftl = self.L, self.ftl
+        ev = self.sched.pop_erase_ev(t)
+        if ev is None:
+            return None
+        end, tag, lane, sb = ev
+        if ftl.sb_tag.get(sb) == tag:
+            del ftl.sb_tag[sb]
+            ftl.unerased[lane] -= 1
+        if self.in_mig or ftl.pool_size(lane) >= L.gc_threshold_sb or ftl.unerased[lane] >= L.gc_max_in_flight:
+            return False, lane, end
+        victim = self.gc_victim(lane, end)
+        if victim < 0 or ftl.sb_valid[victim] >= L.pages_per_superblock:
+            return False, lane, end
+        self.c["gc_at_erase"] += 1
+        self.migrate(victim, False, end)
+        self.run_gc(lane, end)
+        return True, lane, end
 
     def gc_victim(self, lane: int, t: int) -> int:
         """The closed superblock of ``lane`` with the fewest valid pages (lowest id on a tie),
