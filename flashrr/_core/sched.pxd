@@ -9,6 +9,8 @@ cimport cython
 from .common cimport *
 
 
+cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil     # realloc, or MemoryError
+
 ctypedef struct Txn:                   # one queued background transaction
     int64_t dur                        # sensing, programming or erase time (ns)
     uint64_t cmask                     # programs: components of (dsb, off) this transaction writes

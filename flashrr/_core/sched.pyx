@@ -23,7 +23,7 @@ cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
     cdef void* q = realloc(p, n_bytes if n_bytes > 0 else 1)
     if q == NULL:
         with gil:
-            raise MemoryError("flashrr scheduler: out of memory")
+            raise MemoryError("flashrr engine: out of memory")
     return q
 
 

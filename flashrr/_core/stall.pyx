@@ -1,15 +1,9 @@
 # cython: language_level=3
 """Held user writes under gc.write_stall (compiled; twin ``reference/stall.py``)."""
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport free
 from libc.string cimport memmove
 
-
-cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
-    cdef void* q = realloc(p, n_bytes if n_bytes > 0 else 1)
-    if q == NULL:
-        with gil:
-            raise MemoryError("flashrr write stall: out of memory")
-    return q
+from .sched cimport _grow
 
 
 cdef class HeldWrites:
