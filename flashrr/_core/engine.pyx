@@ -404,7 +404,7 @@ cdef class CompiledEngine:
         may write, and hold the others until an erase of their lane (a lane is short while
         its pool of erased superblocks is below the GC threshold with a victim in flight).
         Returns the request's completion, or -1 if a page is held."""
-        cdef int32_t n = <int32_t>(lpn1 - lpn0 + 1), i, m = 0, n_hold = 0, lane, req
+        cdef int32_t n = <int32_t>(lpn1 - lpn0 + 1), i, m = 0, n_hold = 0, req
         cdef int64_t ppn, done = t + self.t_dram
         for i in range(n):
             self.buf_lpn[i] = <int32_t>(lpn0 + i)
@@ -414,8 +414,7 @@ cdef class CompiledEngine:
             self.buf_ppn[i] = <int32_t>ppn
         self.cnt[C_PROGRAMMED] += n
         for i in range(n):                                 # after every page's GC decisions
-            lane = <int32_t>(self.buf_ppn[i] // (self.N * self.k) // self.S)
-            if self.rc.below_gc(lane) and self.ftl.unerased[lane] > 0:
+            if self.ftl.writes_held(self.ftl.lane_of(self.buf_ppn[i])):
                 self.buf_pending[n_hold] = i
                 n_hold += 1
             else:
@@ -434,7 +433,7 @@ cdef class CompiledEngine:
         req = self.held.new_req(t, done, n_hold)
         for i in range(n_hold):
             ppn = self.buf_ppn[self.buf_pending[i]]
-            self.held.hold(ppn, <int32_t>(ppn // (self.N * self.k) // self.S), req)
+            self.held.hold(ppn, self.ftl.lane_of(ppn), req)
         return -1
 
     cdef int _release(self, int32_t lane, int64_t e) except -1 nogil:
@@ -479,8 +478,7 @@ cdef class CompiledEngine:
                 if r < 0:
                     break
                 decided = decided or r == 1
-                if self.stall_on and self.held.n and (not self.rc.below_gc(ev.lane) or
-                                                      self.ftl.unerased[ev.lane] == 0):
+                if self.stall_on and self.held.n and not self.ftl.writes_held(ev.lane):
                     self._release(ev.lane, ev.end)
             if not decided or not (self.sched.bg_pending or self.sched.idle_pending):
                 return 0

@@ -48,6 +48,16 @@ cdef class Ftl:
     cdef int64_t* ppn_version          # [n_pages] version stored in each ppn
 
     cdef int32_t alloc(self, int32_t lane, bint gc) except -1 nogil         # pop a free superblock, or raise
+    cdef inline int32_t pool_size(self, int32_t lane) noexcept nogil:
+        """Free superblocks the GC thresholds count (gc.free_pool = "erased": erased ones only)."""
+        return self.free_cnt[lane] - self.unerased[lane]
+    cdef inline bint below_gc(self, int32_t lane) noexcept nogil:
+        return self.pool_size(lane) < self.gc_thr
+    cdef inline bint writes_held(self, int32_t lane) noexcept nogil:
+        """gc.write_stall: the lane is below the GC threshold with a victim whose erase has not ended."""
+        return self.below_gc(lane) and self.unerased[lane] > 0
+    cdef inline int32_t lane_of(self, int64_t ppn) noexcept nogil:
+        return <int32_t>(div_pow2(ppn, self.sb_shift, self.per_sb) // self.S)
     cdef void free_push(self, int32_t lane, int32_t sb) noexcept nogil       # erased superblock to the back
     cdef inline int64_t user_slot(self) except -1 nogil:
         cdef int32_t k = self.k, N = self.N

@@ -95,7 +95,7 @@ cdef class Ftl:
                     self.pv.cand[n] = s
                     n += 1
             self.pv.reassemble(sb, n, gc)
-        if self.free_cnt[lane] - self.unerased[lane] < self.gc_thr:
+        if self.below_gc(lane):
             self.gc_due[lane] += 1
         return sb
 

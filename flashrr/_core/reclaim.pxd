@@ -68,10 +68,6 @@ cdef class Reclaim:
     cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil          # one victim per allocation below threshold
     cdef int erase_event(self, int64_t t, EraseEv* ev) except -2 nogil      # gc.free_pool = "erased": one erase end
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
-    cdef inline bint below_gc(self, int32_t lane) noexcept nogil:
-        """The lane's pool is below the GC threshold (free superblocks; with gc.free_pool =
-        "erased", only those whose erase has ended)."""
-        return self.ftl.free_cnt[lane] - self.ftl.unerased[lane] < self.ftl.gc_thr
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,

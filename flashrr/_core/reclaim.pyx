@@ -209,7 +209,7 @@ cdef class Reclaim:
         cdef int32_t full = self.k * self.N
         if self.in_mig:
             return 0
-        while (self.ftl.gc_due[lane] > 0 and n < self.S and self.below_gc(lane)
+        while (self.ftl.gc_due[lane] > 0 and n < self.S and self.ftl.below_gc(lane)
                and self.ftl.unerased[lane] < self.ftl.max_in_flight):
             victim = self.gc_victim(lane, t)
             if victim < 0 or self.ftl.sb_valid[victim] >= full:
@@ -233,7 +233,7 @@ cdef class Reclaim:
         if self.ftl.sb_tag[ev.victim] == ev.tag:
             self.ftl.sb_tag[ev.victim] = 0
             self.ftl.unerased[ev.lane] = self.ftl.unerased[ev.lane] - 1
-        if self.in_mig or not self.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
+        if self.in_mig or not self.ftl.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
             return 0
         victim = self.gc_victim(ev.lane, ev.end)
         if victim < 0 or self.ftl.sb_valid[victim] >= full:
@@ -485,7 +485,7 @@ cdef class Reclaim:
         cdef int64_t phase_end[3]
         cdef bint urgent
         if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
-            self.ftl.sb_tag[victim] = 2 * self.sched.jobs[job].event + kind + 1
+            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
             self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
@@ -496,7 +496,7 @@ cdef class Reclaim:
                     end = imax(end, e)
             self.sched.set_erase_end(job, end)
             return 0
-        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.free_cnt[lane] - self.ftl.unerased[lane] < self.gc_hard
+        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard
         d = self.sched.group_dies[self.sched.group_first[lane]]
         if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0:
             # one die with nothing queued: booking in order with the phase barriers is exactly what
@@ -594,7 +594,7 @@ cdef class Reclaim:
         then program; the source superblock has had an RR move."""
         cdef int32_t k = self.k, N = self.N, lane, ddie, cross
         cdef int64_t ppn, extra, r_end
-        lane = src // N // k // self.S
+        lane = self.ftl.lane_of(src)
         if not self.rr_touched[src // N // k]:
             self.rr_touched[src // N // k] = 1
             self.cnt[C_RR_EPISODES] += 1

@@ -174,6 +174,9 @@ cdef class Scheduler:
     cdef bint job_pending(self, int32_t job) noexcept nogil
     cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil       # the job's erases are booked
     cdef bint pop_erase_ev(self, int64_t t, EraseEv* out) noexcept nogil      # earliest ending by t, if any
+    cdef inline int64_t erase_tag(self, int32_t job) noexcept nogil:
+        """The tag of a job's erase event, unique per job (its event index per kind)."""
+        return 2 * self.jobs[job].event + self.jobs[job].kind + 1
     # ---- idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil

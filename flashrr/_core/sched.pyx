@@ -459,7 +459,7 @@ cdef class Scheduler:
             e = &self.ev[self.n_ev]
             self.n_ev += 1
             e.end = end
-            e.tag = 2 * j.event + j.kind + 1
+            e.tag = self.erase_tag(job)
             e.lane = j.lane
             e.victim = j.victim
             if end < self.ev_min:

@@ -271,9 +271,6 @@ class ReferenceEngine:
         if self.early.on:
             self.early.after_request(done)
 
-    def _lane_of(self, ppn: int) -> int:
-        return ppn // self.L.pages_per_superblock // self.L.sb_per_lane
-
     def _stall_write(self, t: int, lpn0: int, lpn1: int):
         """gc.write_stall, no cache: map every page now; program now the pages whose lane
         may write, and hold the others until an erase of their lane.  Returns the
@@ -286,9 +283,9 @@ class ReferenceEngine:
                 ftl.ppn_version[ppn] = ftl.version[lpn]
             ppns.append(ppn)
         self.c["flash_pages_programmed"] += len(ppns)
-        held = [p for p in ppns if ftl.pool_size(self._lane_of(p)) < L.gc_threshold_sb
-                and ftl.unerased[self._lane_of(p)] > 0]
-        now = [p for p in ppns if p not in held]
+        held, now = [], []
+        for p in ppns:
+            (held if ftl.writes_held(ftl.lane_of(p)) else now).append(p)
         done = t + L.t_dram_ns
         extras = [self.pv.page_ns(p) - L.t_program_ns for p in now] if self.pv is not None else None
         for die, chan, n, extra in self._group(now, extras):
@@ -298,7 +295,7 @@ class ReferenceEngine:
             return done
         req = self.held.new_req(t, done, len(held))
         for p in held:
-            self.held.hold(p, self._lane_of(p), req)
+            self.held.hold(p, ftl.lane_of(p), req)
         return None
 
     def _release(self, lane: int, e: int) -> None:
@@ -327,14 +324,13 @@ class ReferenceEngine:
         at the erase's end once its pool is back at the threshold, or when no victim of
         the lane is left in flight.  Under "user-first" the victims decided here may start
         in the idle time before ``t``, and their erases may end by ``t`` in turn."""
-        L, ftl, sc = self.L, self.ftl, self.sched
+        ftl, sc = self.ftl, self.sched
         while True:
             decided = False
             while (r := self.rc.erase_event(t)) is not None:
                 d, lane, end = r
                 decided = decided or d
-                if self.held is not None and self.held.pages and (
-                        ftl.pool_size(lane) >= L.gc_threshold_sb or ftl.unerased[lane] == 0):
+                if self.held is not None and self.held.pages and not ftl.writes_held(lane):
                     self._release(lane, end)
             if not decided or not (sc.bg_pending or sc.idle_pending):
                 return

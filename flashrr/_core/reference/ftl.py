@@ -55,13 +55,23 @@ class Ftl:
         if self.pv is not None and self.pv.dynamic:
             # PV reassembly: the pool is this superblock and every free one whose erase is booked
             self.pv.reassemble(sb, [s for s in self.free[lane] if s not in self.sched.sb_erase_job], gc)
-        if self.pool_size(lane) < L.gc_threshold_sb:
+        if self.below_gc(lane):
             self.gc_due[lane] += 1
         return sb
 
     def pool_size(self, lane: int) -> int:
         """Free superblocks the GC thresholds count (gc.free_pool = "erased": erased ones only)."""
         return len(self.free[lane]) - self.unerased[lane]
+
+    def below_gc(self, lane: int) -> bool:
+        return self.pool_size(lane) < self.L.gc_threshold_sb
+
+    def writes_held(self, lane: int) -> bool:
+        """gc.write_stall: the lane is below the GC threshold with a victim whose erase has not ended."""
+        return self.below_gc(lane) and self.unerased[lane] > 0
+
+    def lane_of(self, ppn: int) -> int:
+        return ppn // self.L.pages_per_superblock // self.L.sb_per_lane
 
     def user_slot(self) -> int:
         """Next user-frontier page (round-robin over lanes per superpage); returns a ppn.

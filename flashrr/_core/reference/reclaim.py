@@ -55,7 +55,7 @@ class Reclaim:
         L, ftl = self.L, self.ftl
         full = L.pages_per_superblock
         n = 0
-        while (ftl.gc_due[lane] > 0 and n < L.sb_per_lane and ftl.pool_size(lane) < L.gc_threshold_sb
+        while (ftl.gc_due[lane] > 0 and n < L.sb_per_lane and ftl.below_gc(lane)
                and ftl.unerased[lane] < L.gc_max_in_flight):
             victim = self.gc_victim(lane, t)
             if victim < 0 or ftl.sb_valid[victim] >= full:
@@ -79,7 +79,7 @@ class Reclaim:
         if ftl.sb_tag.get(sb) == tag:
             del ftl.sb_tag[sb]
             ftl.unerased[lane] -= 1
-        if self.in_mig or ftl.pool_size(lane) >= L.gc_threshold_sb or ftl.unerased[lane] >= L.gc_max_in_flight:
+        if self.in_mig or not ftl.below_gc(lane) or ftl.unerased[lane] >= L.gc_max_in_flight:
             return False, lane, end
         victim = self.gc_victim(lane, end)
         if victim < 0 or ftl.sb_valid[victim] >= L.pages_per_superblock:
