@@ -14,9 +14,9 @@ import pytest
 
 import flashrr
 from flashrr._core.layout import hist_bucket
-from flashrr.config import ConfigError
+from flashrr.config import ConfigError, ReadRetryConfig
 
-from engine_helpers import page_trace, tiny_config
+from engine_helpers import assert_identical, page_trace, run_both, tiny_config
 
 ENGINES = ("compiled", "reference")
 TRACE = page_trace(list(range(8)) * 4, writes=[1] * 32, gap_ns=1_000)
@@ -106,3 +106,32 @@ def test_write_stall_refuses_early_move_policies(engine):
     cfg = tiny_config(blocks=8, pages=4, op=0.5).replace(free_pool="erased", write_stall=True)
     with pytest.raises(flashrr.EngineError, match="gc.write_stall"):
         flashrr.simulate(cfg, TRACE, policy="rl-rr", engine=engine)
+
+
+def test_after_the_trace_erases_let_held_writes_go_but_start_no_victim():
+    """A case hypothesis found (test_engine_equivalence, seed 165, repeat 2): a nearly full
+    two-plane lane whose GC frontier leaves unused pages, so collecting gains nothing and
+    the lane never gets back to its threshold.  When finish() ran the erases after the
+    trace with erase-started GC on, each erase started another victim, forever.  After
+    the trace an erase now only lets held writes go."""
+    cfg = tiny_config(planes=2, sb_planes=2, blocks=26, pages=8, op=0.35, gc_ratio=0.08, rr=3,
+                      retry=ReadRetryConfig.ldpc(11), t_read=244, t_prog=636, t_erase=2746, t_xfer=20, t_dram=8,
+                      fill_ratio=1.0, warmup_random_writes_ratio=1.0).replace(
+        scheduler="fcfs", channel_model="busy-until", write_ack="program", gc_hard_threshold_ratio=0.05,
+        free_pool="erased", write_stall=True)
+    times = [0, 19, 918, 1699, 3351, 3735, 4533, 7279, 7394, 7936, 8960, 13792, 13856, 17481, 17662, 22661, 22701,
+             23121, 23749, 28718, 28782, 28961, 29591, 30754, 35753, 38800, 38878, 43190, 43459, 44070, 44809, 45084,
+             45529, 45529, 45859, 49982, 51385, 51462, 52102, 52694, 52865, 57286, 59652, 60987, 64090, 68144, 68604,
+             69049, 71678, 72057]
+    lpns = [82, 43, 93, 85, 10, 44, 6, 69, 90, 25, 14, 50, 100, 109, 25, 16, 63, 107, 98, 70, 100, 111, 26, 37, 48,
+            116, 94, 34, 13, 69, 1, 87, 108, 9, 94, 55, 67, 24, 43, 26, 98, 62, 115, 23, 26, 72, 9, 72, 30, 58]
+    pages = [3, 3, 4, 2, 2, 2, 2, 4, 2, 3, 2, 1, 3, 3, 3, 1, 1, 4, 1, 4, 1, 2, 3, 2, 1, 2, 2, 3, 2, 1, 4, 2, 4, 2, 2,
+             4, 1, 1, 3, 2, 1, 3, 3, 4, 1, 1, 1, 2, 4, 3]
+    reads = {2, 11, 17, 19, 28, 31, 40, 48}
+    tr = page_trace(lpns, writes=[i not in reads for i in range(50)], pages=pages, times=times)
+    a, b = run_both(cfg, tr, repeat=2, seed=165)
+    assert_identical(a, b)
+    period = times[-1] + times[-1] // 49
+    last_arrival = period + times[-1]  # the second copy's last request
+    assert a.gc_events["time_ns"].max() <= last_arrival
+    assert a.hist["write"].sum() == a.summary["writes"]  # every held write was let go and recorded once

@@ -99,6 +99,6 @@ cdef class CompiledEngine:
     cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil  # -1: held
     cdef int _release(self, int32_t lane, int64_t e) except -1 nogil      # book the lane's held pages at e
-    cdef int _erase_events(self, int64_t t) except -1 nogil                # erase ends by t, earliest first
+    cdef int _erase_events(self, int64_t t, bint collect) except -1 nogil  # erase ends by t, earliest first
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil

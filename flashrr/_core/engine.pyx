@@ -462,19 +462,21 @@ cdef class CompiledEngine:
                 self._record(H_WRITE, self.held.reqs[p.req].done - self.held.reqs[p.req].t)
         return 0
 
-    cdef int _erase_events(self, int64_t t) except -1 nogil:
+    cdef int _erase_events(self, int64_t t, bint collect) except -1 nogil:
         """gc.free_pool = "erased": every booked erase that ends by ``t``, earliest first
         (Reclaim.erase_event).  With gc.write_stall, the erase's lane writes its held pages
         at the erase's end once its pool is back at the threshold, or when no victim of
         the lane is left in flight.  Under "user-first" the victims decided here may start
-        in the idle time before ``t``, and their erases may end by ``t`` in turn."""
+        in the idle time before ``t``, and their erases may end by ``t`` in turn.  With
+        ``collect`` false (after the trace) no victim is started: on a lane that cannot get
+        back to its threshold, erase-started GC would otherwise never end."""
         cdef EraseEv ev
         cdef int r
         cdef bint decided
         while True:
             decided = False
             while True:
-                r = self.rc.erase_event(t, &ev)
+                r = self.rc.erase_event(t, &ev, collect)
                 if r < 0:
                     break
                 decided = decided or r == 1
@@ -547,7 +549,7 @@ cdef class CompiledEngine:
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
                 if self.sched.ev_min <= t:
-                    self._erase_events(t)
+                    self._erase_events(t, True)
                 if self.early_on:
                     self.early.on_arrival(t)
                 self.sched.horizon = t
@@ -622,7 +624,7 @@ cdef class CompiledEngine:
                 self.rc.run_bg(INT64_MAX >> 1)
         if self.stall_on and self.held.n:  # let the held pages go: the erases that end after the trace
             with nogil:
-                self._erase_events(INT64_MAX >> 1)
+                self._erase_events(INT64_MAX >> 1, False)
                 while self.held.n:
                     self._release(self.held.pages[0].lane, self.last_arrival)
 

@@ -66,7 +66,7 @@ cdef class Reclaim:
     cdef int64_t retries(self, int64_t blk) noexcept nogil                  # read retries at the block's count
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
     cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil          # one victim per allocation below threshold
-    cdef int erase_event(self, int64_t t, EraseEv* ev) except -2 nogil      # gc.free_pool = "erased": one erase end
+    cdef int erase_event(self, int64_t t, EraseEv* ev, bint collect) except -2 nogil  # gc.free_pool = "erased"
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler

@@ -220,20 +220,20 @@ cdef class Reclaim:
         self.ftl.gc_due[lane] = 0
         return 0
 
-    cdef int erase_event(self, int64_t t, EraseEv* ev) except -2 nogil:
+    cdef int erase_event(self, int64_t t, EraseEv* ev, bint collect) except -2 nogil:
         """gc.free_pool = "erased": take the booked erase that ends first, if it ends by
-        ``t`` (-1: none).  Its superblock joins its lane's pool; if the lane is still below
-        the GC threshold, with fewer than max_victims_in_flight victims whose erase has not
-        ended, one more victim is decided at that erase's end, then the victims its own
-        allocations owe (returns 1; else 0).  The engine loops over these (engine.pyx,
-        _erase_events)."""
+        ``t`` (-1: none).  Its superblock joins its lane's pool; if ``collect`` and the lane
+        is still below the GC threshold, with fewer than max_victims_in_flight victims whose
+        erase has not ended, one more victim is decided at that erase's end, then the
+        victims its own allocations owe (returns 1; else 0).  The engine loops over these
+        (engine.pyx, _erase_events)."""
         cdef int32_t victim, full = self.k * self.N
         if not self.sched.pop_erase_ev(t, ev):
             return -1
         if self.ftl.sb_tag[ev.victim] == ev.tag:
             self.ftl.sb_tag[ev.victim] = 0
             self.ftl.unerased[ev.lane] = self.ftl.unerased[ev.lane] - 1
-        if self.in_mig or not self.ftl.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
+        if not collect or self.in_mig or not self.ftl.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
             return 0
         victim = self.gc_victim(ev.lane, ev.end)
         if victim < 0 or self.ftl.sb_valid[victim] >= full:

@@ -448,7 +448,7 @@ cdef class Scheduler:
 
     cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil:
         """Record when ``job``'s last erase ends; with gc.free_pool = "erased" that end
-        becomes an event for Reclaim.erase_events."""
+        becomes an event for Reclaim.erase_event."""
         cdef Job* j = &self.jobs[job]
         cdef EraseEv* e
         self.erase_end[j.kind][j.event] = end

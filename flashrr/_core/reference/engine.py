@@ -318,16 +318,18 @@ class ReferenceEngine:
                 self._record("write", hw.reqs[req][1] - hw.reqs[req][0])
         hw.pages = keep
 
-    def _erase_events(self, t: int) -> None:
+    def _erase_events(self, t: int, collect: bool) -> None:
         """gc.free_pool = "erased": every booked erase that ends by ``t``, earliest first
         (Reclaim.erase_event); with gc.write_stall the erase's lane writes its held pages
         at the erase's end once its pool is back at the threshold, or when no victim of
         the lane is left in flight.  Under "user-first" the victims decided here may start
-        in the idle time before ``t``, and their erases may end by ``t`` in turn."""
+        in the idle time before ``t``, and their erases may end by ``t`` in turn.  With
+        ``collect`` false (after the trace) no victim is started: on a lane that cannot get
+        back to its threshold, erase-started GC would otherwise never end."""
         ftl, sc = self.ftl, self.sched
         while True:
             decided = False
-            while (r := self.rc.erase_event(t)) is not None:
+            while (r := self.rc.erase_event(t, collect)) is not None:
                 d, lane, end = r
                 decided = decided or d
                 if self.held is not None and self.held.pages and not ftl.writes_held(lane):
@@ -403,7 +405,7 @@ class ReferenceEngine:
                 if sc.bg_pending or sc.idle_pending:
                     self.rc.run_bg(t)
                 if sc.erase_evs:
-                    self._erase_events(t)
+                    self._erase_events(t, True)
                 if self.early.on:
                     self.early.on_arrival(t)
                 sc.horizon = t
@@ -427,7 +429,7 @@ class ReferenceEngine:
         if sc.bg_pending:
             self.rc.run_bg(((1 << 63) - 1) >> 1)  # INT64_MAX >> 1, as the compiled engine
         if self.held is not None and self.held.pages:  # let the held pages go: the erases that end after the trace
-            self._erase_events(((1 << 63) - 1) >> 1)
+            self._erase_events(((1 << 63) - 1) >> 1, False)
             while self.held.pages:
                 self._release(self.held.pages[0][1], self.last_arrival)
 

@@ -65,10 +65,10 @@ class Reclaim:
             n += 1
         ftl.gc_due[lane] = 0
 
-    def erase_event(self, t: int):
+    def erase_event(self, t: int, collect: bool):
         """gc.free_pool = "erased": take the booked erase that ends first, if it ends by
-        ``t`` (None: none).  Its superblock joins its lane's pool; if the lane is still
-        below the GC threshold, with fewer than max_victims_in_flight victims whose erase
+        ``t`` (None: none).  Its superblock joins its lane's pool; if ``collect`` and the
+        lane is still below the GC threshold, with fewer than max_victims_in_flight victims whose erase
         has not ended, one more victim is decided at that erase's end, then the victims
         its own allocations owe.  Returns (decided, lane, end)."""
         L, ftl = self.L, self.ftl
@@ -79,7 +79,7 @@ class Reclaim:
         if ftl.sb_tag.get(sb) == tag:
             del ftl.sb_tag[sb]
             ftl.unerased[lane] -= 1
-        if self.in_mig or not ftl.below_gc(lane) or ftl.unerased[lane] >= L.gc_max_in_flight:
+        if not collect or self.in_mig or not ftl.below_gc(lane) or ftl.unerased[lane] >= L.gc_max_in_flight:
             return False, lane, end
         victim = self.gc_victim(lane, end)
         if victim < 0 or ftl.sb_valid[victim] >= L.pages_per_superblock:

@@ -216,7 +216,7 @@ class Scheduler:
 
     def set_erase_end(self, job: Job, end: int) -> None:
         """Record when ``job``'s last erase ends; with gc.free_pool = "erased" that end becomes
-        an event for Reclaim.erase_events."""
+        an event for Reclaim.erase_event."""
         self.erase_end[job.kind][job.event] = end
         if self.L.gc_erased_pool:
             self.erase_evs.append((end, erase_tag(job), job.lane, job.victim))
