@@ -106,6 +106,23 @@ def test_stale_read_is_detected(engine):
         eng.run(np.array([10]), np.array([0]), np.array([4096]), np.array([False]))
 
 
+@pytest.mark.parametrize("check", [False, True])
+def test_read_of_a_never_written_page_is_an_error(engine, check):
+    """An engine driven directly (not through simulate, which fills the trace's span)
+    may be asked for a page that has no flash copy: a clear error naming the LPN, not a
+    read at physical page -1 (the compiled engine used to index out of its arrays)."""
+    from flashrr._core import load_compiled_engine
+
+    cfg = tiny_config()
+    cls = ReferenceEngine if engine == "reference" else load_compiled_engine()
+    eng = cls(build_layout(cfg), Baseline().hooks(), 0, check)
+    eng.precondition(4, np.zeros(0, np.int64))
+    eng.run(np.array([0]), np.array([3 * 4096]), np.array([4096]), np.array([False]))  # written by the fill
+    with pytest.raises(flashrr.EngineError, match="read of LPN 8, which was never written"):
+        eng.run(np.array([10]), np.array([8 * 4096]), np.array([2 * 4096]), np.array([False]))
+    assert eng.results()["counters"]["reads"] == 2
+
+
 @settings(max_examples=25)
 @given(st.integers(0, 10_000), st.sampled_from([0, 4]), st.sampled_from([0.3, 0.8]))
 def test_long_random_runs_keep_every_invariant(seed, cache_pages, write_ratio):

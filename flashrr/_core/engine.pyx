@@ -22,7 +22,7 @@ from .wpool cimport WritePool
 from .streams cimport Streams
 from .stall cimport HeldPage
 from .counters import COUNTERS
-from .invariants import EngineError, InvariantError
+from .invariants import EngineError, InvariantError, unwritten_read
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
@@ -289,6 +289,9 @@ cdef class CompiledEngine:
         if nm:
             for i in range(nm):
                 ppn = self.ftl.lmap[2 * self.buf_lpn[i]]
+                if ppn < 0:
+                    with gil:
+                        raise EngineError(unwritten_read(self.buf_lpn[i]))
                 self.buf_ppn[i] = <int32_t>ppn
                 if self.check and (ppn < 0 or self.ftl.ppn_version[ppn] != self.ftl.version[self.buf_lpn[i]]):
                     with gil:

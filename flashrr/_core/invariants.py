@@ -20,6 +20,12 @@ class InvariantError(EngineError):
     """A model invariant broke: the mapping or the valid counts are inconsistent, or data was lost."""
 
 
+def unwritten_read(lpn: int) -> str:
+    """The error of a read of a logical page that was never written (it has no flash page)."""
+    return (f"read of LPN {int(lpn)}, which was never written: precondition the device past the trace's "
+            f"highest LPN before replaying it (flashrr.simulate does this)")
+
+
 def _require(ok, message: str) -> None:
     if not ok:
         raise InvariantError(f"invariant: {message}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counters import COUNTERS
-from ..invariants import EngineError, InvariantError
+from ..invariants import EngineError, InvariantError, unwritten_read
 from ..invariants import check_state
 from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
@@ -179,6 +179,9 @@ class ReferenceEngine:
         done = t + L.t_dram_ns
         if misses:
             ppns = [int(ftl.l2p[lpn]) for lpn in misses]
+            for lpn, ppn in zip(misses, ppns):
+                if ppn < 0:
+                    raise EngineError(unwritten_read(lpn))
             if self.check:
                 for lpn, ppn in zip(misses, ppns):
                     if ppn < 0 or ftl.ppn_version[ppn] != ftl.version[lpn]:
