@@ -1,6 +1,7 @@
 """Engine speed on the ``shuffler`` preset with the Shuffler paper's ten traces.
 
     python benchmarks/bench_presets.py [--traces ali0,lun1,...] [--repeat R] [--policy baseline]
+                                       [--replays K] [--reproduction]
 
 The traces are the synthetic stand-ins of Shuffler's Table 2 (``synth:<name>``,
 built once per trace before timing).  For every trace the compiled engine runs
@@ -11,6 +12,12 @@ built once per trace before timing).  For every trace the compiled engine runs
 * requests per CPU second of the whole ``simulate`` call (``time.process_time``),
   which other processes on a shared machine disturb much less than wall time.
 
+By default each trace is replayed once: the device then never fills, so neither GC
+nor RR runs.  ``--reproduction`` runs the setting of ``flashrr reproduce shuffler``'s
+``main`` group instead: the reproduction's trace parameters (extents aligned to
+superpages) and ``DEFAULT_REPEAT`` (16) replays, under which every trace triggers
+hundreds to thousands of RRs and GCs.  ``--replays`` sets the replays alone.
+
 The engine issue's floor is 4M requests/s per core on this preset.
 """
 from __future__ import annotations
@@ -19,23 +26,24 @@ import argparse
 import time
 
 import flashrr
+from flashrr.reproduce.shuffler import DEFAULT_REPEAT, DEFAULT_TRACE_PARAMS
 from flashrr.trace.synth import synth_trace
 
 SHUFFLER_TRACES = ("ali0", "ali1", "lun0", "lun1", "lun2", "lun3", "lun4", "lun5", "gen0", "gen1")
 
 
-def bench(name: str, repeat: int, policy: str) -> dict:
-    """Best-of-``repeat`` speeds of one trace (M requests/s, wall and CPU)."""
-    trace = synth_trace(name)
+def bench(name: str, repeat: int, policy: str, replays: int = 1, trace_params: dict | None = None) -> dict:
+    """Best-of-``repeat`` speeds of one trace replayed ``replays`` times (M requests/s, wall and CPU)."""
+    trace = synth_trace(name, **(trace_params or {}))
     best_wall = best_cpu = 0.0
     for _ in range(repeat):
         c0 = time.process_time()
-        s = flashrr.simulate("shuffler", trace, policy=policy).summary
+        s = flashrr.simulate("shuffler", trace, policy=policy, repeat=replays).summary
         cpu = time.process_time() - c0
         best_wall = max(best_wall, s["requests"] / s["sim_wall_s"] / 1e6)
         best_cpu = max(best_cpu, s["requests"] / cpu / 1e6)
     return {"trace": name, "requests": s["requests"], "wall": best_wall, "cpu": best_cpu,
-            "rr_count": s["rr_count"], "gc_count": s["gc_count"]}
+            "rr_count": s["rr_count"], "gc_count": s["gc_count"], "waf": s["waf"]}
 
 
 def main() -> None:
@@ -43,14 +51,21 @@ def main() -> None:
     ap.add_argument("--traces", default=",".join(SHUFFLER_TRACES), help="comma-separated synth preset names")
     ap.add_argument("--repeat", type=int, default=3, help="runs per trace; the best is reported")
     ap.add_argument("--policy", default="baseline")
+    ap.add_argument("--replays", type=int, default=None, help="replays of each trace (simulate's repeat)")
+    ap.add_argument("--reproduction", action="store_true",
+                    help=f"the reproduction's main setting: its trace parameters and {DEFAULT_REPEAT} replays")
     args = ap.parse_args()
-    rows = [bench(t, args.repeat, args.policy) for t in args.traces.split(",")]
-    print(f"{'trace':<6} {'requests':>10} {'M req/s (wall)':>15} {'M req/s (CPU)':>14} {'RRs':>5} {'GCs':>5}")
+    params = dict(DEFAULT_TRACE_PARAMS) if args.reproduction else {}
+    replays = args.replays or (DEFAULT_REPEAT if args.reproduction else 1)
+    print(f"shuffler preset, policy {args.policy}, {replays} replay(s) per trace"
+          + (f", trace parameters {params}" if params else ""))
+    rows = [bench(t, args.repeat, args.policy, replays, params) for t in args.traces.split(",")]
+    print(f"{'trace':<6} {'requests':>11} {'M req/s (wall)':>15} {'M req/s (CPU)':>14} {'RRs':>6} {'GCs':>6} {'WAF':>6}")
     for r in rows:
-        print(f"{r['trace']:<6} {r['requests']:>10,d} {r['wall']:>15.2f} {r['cpu']:>14.2f} "
-              f"{r['rr_count']:>5} {r['gc_count']:>5}")
+        print(f"{r['trace']:<6} {r['requests']:>11,d} {r['wall']:>15.2f} {r['cpu']:>14.2f} "
+              f"{r['rr_count']:>6} {r['gc_count']:>6} {r['waf']:>6.2f}")
     tot = sum(r["requests"] for r in rows)
-    print(f"{'all':<6} {tot:>10,d} {tot / sum(r['requests'] / r['wall'] for r in rows):>15.2f} "
+    print(f"{'all':<6} {tot:>11,d} {tot / sum(r['requests'] / r['wall'] for r in rows):>15.2f} "
           f"{tot / sum(r['requests'] / r['cpu'] for r in rows):>14.2f}   (harmonic: total requests / total time)")
 
 
