@@ -123,6 +123,28 @@ def test_read_of_a_never_written_page_is_an_error(engine, check):
     assert eng.results()["counters"]["reads"] == 2
 
 
+@pytest.mark.parametrize("page_offset, pages, what", [(-3, 1, "before the space"), (None, 1, "past its end"),
+                                                       (None, 2, "across its end"), (0, 0, "empty")])
+def test_requests_outside_the_logical_space_are_an_error(engine, page_offset, pages, what):
+    """A request the engine cannot map stops the run with an error naming it (the compiled
+    engine used to write outside its mapping arrays, silently), and nothing of its chunk
+    is replayed."""
+    from flashrr._core import load_compiled_engine
+
+    cfg = tiny_config()
+    cls = ReferenceEngine if engine == "reference" else load_compiled_engine()
+    eng = cls(build_layout(cfg), Baseline().hooks(), 0, False)
+    eng.precondition(4, np.zeros(0, np.int64))
+    lp = cfg.logical_pages
+    start = page_offset if page_offset is not None else (lp if pages == 1 else lp - 1)
+    offsets = np.array([0, start * 4096])
+    with pytest.raises(flashrr.EngineError, match=r"request 1: offset .* must lie in the device's logical space"):
+        eng.run(np.array([0, 10]), offsets, np.array([4096, pages * 4096]), np.array([True, True]))
+    assert eng.results()["counters"]["requests"] == 0
+    eng.run(np.array([20]), np.array([(lp - 1) * 4096]), np.array([4096]), np.array([True]))  # the last page is fine
+    assert eng.results()["counters"]["requests"] == 1
+
+
 @settings(max_examples=25)
 @given(st.integers(0, 10_000), st.sampled_from([0, 4]), st.sampled_from([0.3, 0.8]))
 def test_long_random_runs_keep_every_invariant(seed, cache_pages, write_ratio):

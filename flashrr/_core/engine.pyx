@@ -22,7 +22,7 @@ from .wpool cimport WritePool
 from .streams cimport Streams
 from .stall cimport HeldPage
 from .counters import COUNTERS
-from .invariants import EngineError, InvariantError, unwritten_read
+from .invariants import EngineError, InvariantError, check_requests, unwritten_read
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
@@ -611,6 +611,7 @@ cdef class CompiledEngine:
         if n == 0:
             return
         ps = self.layout.page_size_bytes
+        check_requests(o, s, ps, self.layout.logical_pages)
         max_pages = int(((o + s - 1) // ps - o // ps).max()) + 1
         if max_pages > self.buf_cap:
             self._alloc_request_buffers(max_pages)

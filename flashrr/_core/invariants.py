@@ -20,6 +20,22 @@ class InvariantError(EngineError):
     """A model invariant broke: the mapping or the valid counts are inconsistent, or data was lost."""
 
 
+def check_requests(offset: np.ndarray, size: np.ndarray, page_size: int, logical_pages: int) -> None:
+    """Raise :class:`EngineError` unless every request (offset, size in bytes) lies in the
+    logical space [0, logical_pages * page_size) with size >= 1.  Both engines' ``run``
+    call it: :func:`flashrr.simulate` checks traces before, but a caller driving an engine
+    directly would otherwise write outside its mapping arrays."""
+    if len(offset) == 0:
+        return
+    offset = np.asarray(offset, dtype=np.int64)
+    size = np.asarray(size, dtype=np.int64)
+    bad = (offset < 0) | (size < 1) | ((offset + size - 1) // page_size >= logical_pages)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise EngineError(f"request {i}: offset {int(offset[i])} and size {int(size[i])} bytes must lie in the "
+                          f"device's logical space [0, {logical_pages * page_size}) with size >= 1")
+
+
 def unwritten_read(lpn: int) -> str:
     """The error of a read of a logical page that was never written (it has no flash page)."""
     return (f"read of LPN {int(lpn)}, which was never written: precondition the device past the trace's "

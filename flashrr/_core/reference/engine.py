@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counters import COUNTERS
-from ..invariants import EngineError, InvariantError, unwritten_read
+from ..invariants import EngineError, InvariantError, check_requests, unwritten_read
 from ..invariants import check_state
 from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
@@ -399,6 +399,7 @@ class ReferenceEngine:
         n = len(time_ns)
         if n == 0:
             return
+        check_requests(offset, size, ps, self.L.logical_pages)
         duration = int(time_ns[-1])
         period = duration + max(1, duration // max(1, n - 1))
         for r in range(repeat):
