@@ -12,7 +12,9 @@ policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
 * the same with RR and GC active: the logical space is filled first
   (``precondition.fill_ratio = 1``), so the trace's writes drive greedy GC, and
   the trace is replayed 8 times, so its hot blocks reach the 10K-read RR
-  threshold; only the replay loop is timed;
+  threshold; only the replay loop is timed.  Each request then carries about 3.3
+  GC page moves (write amplification near 6), so the line after it also gives
+  flash page operations per second (docs/model.md section 7);
 * reference (pure-Python) engine requests/s on a prefix of the same trace;
 * peak resident memory of a fresh process that replays the trace 1x and 10x
   (``repeat``, streamed), and of one that replays a 10x longer trace, so
@@ -59,7 +61,9 @@ if full:  # time the replay only: the fill of 7.3M pages would dominate
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     c = eng.results()["counters"]
     print(json.dumps({"requests": c["requests"], "wall_s": wall, "cpu_s": cpu, "rr_count": c["rr_count"],
-                      "gc_count": c["gc_count"],
+                      "gc_count": c["gc_count"], "moves": c["gc_page_moves"] + c["rr_page_moves"],
+                      "flash_pages": c["flash_read_pages"] + c["flash_pages_programmed"]
+                                     + c["gc_page_moves"] + c["rr_page_moves"],
                       "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
     sys.exit(0)
 c0 = time.process_time()
@@ -102,6 +106,9 @@ def main() -> None:
           f"{f['requests'] / f['wall_s'] / 1e6:.2f} M requests/s  ({f['requests'] / f['cpu_s'] / 1e6:.2f} M per CPU "
           f"second; full device: rr_count {f['rr_count']}, "
           f"gc_count {f['gc_count']}; replay only)")
+    print(f"            {f['moves'] / f['requests']:.1f} pages moved per request; "
+          f"{f['flash_pages'] / f['cpu_s'] / 1e6:.1f} M flash page operations per CPU second "
+          f"(user and moved pages read, pages programmed)")
     r = child(args.n, 1, "reference", n_use=args.reference_n)
     print(f"reference : {r['requests']:>10,d} requests in {r['wall_s']:.3f} s = "
           f"{r['requests'] / r['wall_s'] / 1e3:.1f} K requests/s")
