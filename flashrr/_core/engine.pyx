@@ -248,10 +248,6 @@ cdef class CompiledEngine:
         program ends; returns the latest end."""
         cdef int32_t i, j, ntx, p = 0
         cdef int64_t ppn, e, end = t
-        for i in range(n):  # the reverse-map entries the remaps below invalidate: misses, fetch them together
-            ppn = self.ftl.lmap[2 * lpns[i]]
-            if ppn >= 0:
-                prefetch(&self.ftl.p2l[ppn])
         for i in range(n):
             ppn = self._user_page(lpns[i], t)
             if self.check:
