@@ -145,6 +145,23 @@ def test_requests_outside_the_logical_space_are_an_error(engine, page_offset, pa
     assert eng.results()["counters"]["requests"] == 1
 
 
+def test_arrivals_that_go_back_in_time_are_an_error(engine):
+    """Within a chunk and across chunks: the engines' clocks only move forward."""
+    from flashrr._core import load_compiled_engine
+
+    cfg = tiny_config()
+    cls = ReferenceEngine if engine == "reference" else load_compiled_engine()
+    eng = cls(build_layout(cfg), Baseline().hooks(), 0, False)
+    eng.precondition(4, np.zeros(0, np.int64))
+    one = (np.array([0, 4096]), np.array([4096, 4096]), np.array([False, False]))
+    with pytest.raises(flashrr.EngineError, match=r"request 1: arrival time 5 ns is before the previous arrival \(9 ns\)"):
+        eng.run(np.array([9, 5]), *one)
+    eng.run(np.array([100, 100]), *one)  # equal times are fine
+    with pytest.raises(flashrr.EngineError, match=r"request 0: arrival time 50 ns is before the previous arrival \(100 ns\)"):
+        eng.run(np.array([50, 200]), *one)
+    assert eng.results()["counters"]["requests"] == 2
+
+
 @settings(max_examples=25)
 @given(st.integers(0, 10_000), st.sampled_from([0, 4]), st.sampled_from([0.3, 0.8]))
 def test_long_random_runs_keep_every_invariant(seed, cache_pages, write_ratio):

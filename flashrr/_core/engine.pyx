@@ -607,7 +607,7 @@ cdef class CompiledEngine:
         if n == 0:
             return
         ps = self.layout.page_size_bytes
-        check_requests(o, s, ps, self.layout.logical_pages)
+        check_requests(t, o, s, ps, self.layout.logical_pages, self.last_arrival)
         max_pages = int(((o + s - 1) // ps - o // ps).max()) + 1
         if max_pages > self.buf_cap:
             self._alloc_request_buffers(max_pages)

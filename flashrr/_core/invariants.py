@@ -20,13 +20,22 @@ class InvariantError(EngineError):
     """A model invariant broke: the mapping or the valid counts are inconsistent, or data was lost."""
 
 
-def check_requests(offset: np.ndarray, size: np.ndarray, page_size: int, logical_pages: int) -> None:
+def check_requests(time_ns: np.ndarray, offset: np.ndarray, size: np.ndarray, page_size: int,
+                   logical_pages: int, last_arrival: int) -> None:
     """Raise :class:`EngineError` unless every request (offset, size in bytes) lies in the
-    logical space [0, logical_pages * page_size) with size >= 1.  Both engines' ``run``
-    call it: :func:`flashrr.simulate` checks traces before, but a caller driving an engine
-    directly would otherwise write outside its mapping arrays."""
+    logical space [0, logical_pages * page_size) with size >= 1, and arrival times (ns) do
+    not decrease, from ``last_arrival`` (the engine's latest arrival) on.  Both engines'
+    ``run`` call it: :func:`flashrr.simulate` checks traces before, but a caller driving an
+    engine directly would otherwise write outside its mapping arrays, or replay time
+    backwards."""
     if len(offset) == 0:
         return
+    time_ns = np.asarray(time_ns, dtype=np.int64)
+    back = np.flatnonzero(np.diff(time_ns, prepend=np.int64(last_arrival)) < 0)
+    if back.size:
+        i = int(back[0])
+        raise EngineError(f"request {i}: arrival time {int(time_ns[i])} ns is before the previous arrival "
+                          f"({int(time_ns[i - 1]) if i else int(last_arrival)} ns); times must not decrease")
     offset = np.asarray(offset, dtype=np.int64)
     size = np.asarray(size, dtype=np.int64)
     bad = (offset < 0) | (size < 1) | ((offset + size - 1) // page_size >= logical_pages)

@@ -399,7 +399,7 @@ class ReferenceEngine:
         n = len(time_ns)
         if n == 0:
             return
-        check_requests(offset, size, ps, self.L.logical_pages)
+        check_requests(time_ns, offset, size, ps, self.L.logical_pages, self.last_arrival)
         duration = int(time_ns[-1])
         period = duration + max(1, duration // max(1, n - 1))
         for r in range(repeat):
