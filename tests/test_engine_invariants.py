@@ -162,6 +162,22 @@ def test_arrivals_that_go_back_in_time_are_an_error(engine):
     assert eng.results()["counters"]["requests"] == 2
 
 
+@pytest.mark.parametrize("fill, warm, match", [(-1, [], "fill_pages must lie in"), ("over", [], "fill_pages must lie in"),
+                                               (4, [2, -1], r"warm-up LPN -1 \(entry 1\)"),
+                                               (4, ["top"], "warm-up LPN .* is outside")])
+def test_a_precondition_outside_the_logical_space_is_an_error(engine, fill, warm, match):
+    from flashrr._core import load_compiled_engine
+
+    cfg = tiny_config()
+    lp = cfg.logical_pages
+    cls = ReferenceEngine if engine == "reference" else load_compiled_engine()
+    eng = cls(build_layout(cfg), Baseline().hooks(), 0, False)
+    with pytest.raises(flashrr.EngineError, match=match):
+        eng.precondition(lp + 1 if fill == "over" else fill, np.array([lp if w == "top" else w for w in warm], np.int64))
+    eng.precondition(lp, np.array([0, lp - 1], np.int64))  # the whole space is fine
+    eng.check_invariants()
+
+
 @settings(max_examples=25)
 @given(st.integers(0, 10_000), st.sampled_from([0, 4]), st.sampled_from([0.3, 0.8]))
 def test_long_random_runs_keep_every_invariant(seed, cache_pages, write_ratio):

@@ -22,7 +22,7 @@ from .wpool cimport WritePool
 from .streams cimport Streams
 from .stall cimport HeldPage
 from .counters import COUNTERS
-from .invariants import EngineError, InvariantError, check_requests, unwritten_read
+from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
@@ -576,6 +576,7 @@ cdef class CompiledEngine:
         cdef int64_t* wp = <int64_t*>w.data
         cdef int64_t i, nw = len(w)
         cdef bint dynamic = self.pv_on and self.pv.dynamic
+        check_precondition(fill_pages, w, self.layout.logical_pages)
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago

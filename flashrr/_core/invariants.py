@@ -45,6 +45,20 @@ def check_requests(time_ns: np.ndarray, offset: np.ndarray, size: np.ndarray, pa
                           f"device's logical space [0, {logical_pages * page_size}) with size >= 1")
 
 
+def check_precondition(fill_pages: int, warmup_lpns: np.ndarray, logical_pages: int) -> None:
+    """Raise :class:`EngineError` unless 0 <= fill_pages <= logical_pages and every warm-up
+    LPN lies in [0, logical_pages): both engines' ``precondition`` would otherwise write
+    outside the mapping table."""
+    if not 0 <= fill_pages <= logical_pages:
+        raise EngineError(f"precondition: fill_pages must lie in [0, {logical_pages}] (the logical pages), "
+                          f"got {fill_pages}")
+    warm = np.asarray(warmup_lpns)
+    bad = np.flatnonzero((warm < 0) | (warm >= logical_pages))
+    if bad.size:
+        raise EngineError(f"precondition: warm-up LPN {int(warm[bad[0]])} (entry {int(bad[0])}) is outside "
+                          f"[0, {logical_pages})")
+
+
 def unwritten_read(lpn: int) -> str:
     """The error of a read of a logical page that was never written (it has no flash page)."""
     return (f"read of LPN {int(lpn)}, which was never written: precondition the device past the trace's "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counters import COUNTERS
-from ..invariants import EngineError, InvariantError, check_requests, unwritten_read
+from ..invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
 from ..invariants import check_state
 from ..layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .cache import Cache
@@ -371,6 +371,7 @@ class ReferenceEngine:
         """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
         then reset every counter and clock (the device state is kept).  With PV
         reassembly the fill keeps the static assembly; the warm-up reassembles."""
+        check_precondition(fill_pages, warmup_lpns, self.L.logical_pages)
         self.n_filled = fill_pages
         self.rc.untimed = True
         dynamic = self.pv is not None and self.pv.dynamic
