@@ -293,7 +293,7 @@ cdef class CompiledEngine:
                     with gil:
                         raise EngineError(unwritten_read(self.buf_lpn[i]))
                 self.buf_ppn[i] = <int32_t>ppn
-                if self.check and (ppn < 0 or self.ftl.ppn_version[ppn] != self.ftl.version[self.buf_lpn[i]]):
+                if self.check and self.ftl.ppn_version[ppn] != self.ftl.version[self.buf_lpn[i]]:
                     with gil:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
@@ -442,22 +442,20 @@ cdef class CompiledEngine:
     cdef int _release(self, int32_t lane, int64_t e) except -1 nogil:
         """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
         each); record a request's latency when its last page is booked."""
-        cdef int32_t i = 0, idx
+        cdef int32_t i = 0
         cdef int64_t end
         cdef HeldPage p
-        cdef int32_t loc[1]
-        cdef int64_t extra[1]
         while i < self.held.n:
             if self.held.pages[i].lane != lane:
                 i += 1
                 continue
             p = self.held.take(i)
-            loc[0] = <int32_t>p.ppn
-            extra[0] = 0
+            self.buf_loc[0] = <int32_t>p.ppn
+            self.buf_extra[0] = 0
             if self.pv_on:
-                self.pv.program_extra(loc, extra, 1)
-            idx = self.blk_comp[div_pow2(p.ppn, self.N_shift, self.N)]
-            end = self.sched.user_op(self.comp_die[idx], self.comp_chan[idx], PH_PROG, 1, e, self.t_prog + extra[0],
+                self.pv.program_extra(self.buf_loc, self.buf_extra, 1)
+            self._group(1)                                 # one page: one transaction, on its die
+            end = self.sched.user_op(self.tx_die[0], self.tx_chan[0], PH_PROG, 1, e, self.t_prog + self.tx_extra[0],
                                      CAUSE_USER)
             self.cnt[C_USER_TXNS] += 1
             add_wide(self.cnt, C_WRITE_STALL, e - self.held.reqs[p.req].t)

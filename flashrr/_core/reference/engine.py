@@ -184,7 +184,7 @@ class ReferenceEngine:
                     raise EngineError(unwritten_read(lpn))
             if self.check:
                 for lpn, ppn in zip(misses, ppns):
-                    if ppn < 0 or ftl.ppn_version[ppn] != ftl.version[lpn]:
+                    if ftl.ppn_version[ppn] != ftl.version[lpn]:
                         raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
@@ -310,11 +310,9 @@ class ReferenceEngine:
             if ln != lane:
                 keep.append((ppn, ln, req))
                 continue
-            blk = ppn // L.pages_per_block
-            idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
-            extra = self.pv.page_ns(ppn) - L.t_program_ns if self.pv is not None else 0
-            end = self.sched.user_op(int(L.comp_die[idx]), int(L.comp_chan[idx]), PH_PROG, 1, e,
-                                     L.t_program_ns + extra, CAUSE_USER)
+            extras = [self.pv.page_ns(ppn) - L.t_program_ns] if self.pv is not None else None
+            (die, chan, _, extra), = self._group([ppn], extras)  # one page: one transaction, on its die
+            end = self.sched.user_op(die, chan, PH_PROG, 1, e, L.t_program_ns + extra, CAUSE_USER)
             self.c["user_flash_transactions"] += 1
             self.c["write_stall_ns"] += e - hw.reqs[req][0]
             if hw.page_booked(req, end):
