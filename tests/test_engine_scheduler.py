@@ -252,6 +252,30 @@ def _first_fit(busy, t, dur):
     return s + dur
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), lag=st.sampled_from([2_000, 60_000]))
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_gap_fill_channel_is_first_fit_while_the_horizon_moves(engine, seed, lag):
+    """As the replay loop does, the horizon follows the readiness times: before read i
+    (ready at 300 i ns less up to ``lag``) it moves to 300 i - lag, which no later read
+    precedes.  The channel drops the busy intervals that end by then, and every transfer
+    still ends where first fit over all bookings puts it.  6,000 reads, 1-3 pages each,
+    split, drop and reuse the compiled engine's interval chunks many times over (the
+    slots of dropped chunks are reclaimed when the live ones fill their allocation)."""
+    rng = np.random.default_rng(seed)
+    sc = _scheduler(engine, chips=8)
+    busy, die_free = [], [0] * 8
+    for i in range(6000):
+        horizon = max(0, 300 * i - lag)
+        sc.set_horizon(horizon)
+        busy = [iv for iv in busy if iv[1] > horizon]  # keeps the model fast; first fit from >= horizon ignores them
+        die, pages = int(rng.integers(8)), int(rng.integers(1, 4))
+        ready = max(0, 300 * i - int(rng.integers(lag)))
+        want = _first_fit(busy, max(ready, die_free[die]), 100 * pages)
+        die_free[die] = want
+        assert sc.book_op(die, 0, PH_READ, pages, ready, 0, CAUSE_USER) == want
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), jitter=st.sampled_from([3_000, 40_000]))
 @pytest.mark.parametrize("engine", ["compiled", "reference"])

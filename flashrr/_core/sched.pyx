@@ -98,11 +98,13 @@ cdef class Scheduler:
         self.ivc = <IvChunk***>_grow(NULL, sizeof(IvChunk**) * self.n_chan)
         self.ivc_n = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
+        self.ivc_lo = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
             self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
             self.ivc_cap[c] = 8
+            self.ivc_lo[c] = 0
             self.ivc_n[c] = 0
         self.q = <Txn**>_grow(NULL, sizeof(Txn*) * self.n_dies)
         self.q_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
@@ -136,15 +138,15 @@ cdef class Scheduler:
             for i in range(self.n_chan):
                 for j in range(self.ivc_n[i]):
                     free(self.ivc[i][j])
-                free(self.ivc[i])
-                free(self.ivc_end[i])
+                free(self.ivc[i] - self.ivc_lo[i])
+                free(self.ivc_end[i] - self.ivc_lo[i])
         if self.q != NULL:
             for i in range(self.n_dies):
                 free(self.q[i])
         if self.iq != NULL:
             for i in range(self.n_dies):
                 free(self.iq[i])
-        free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_end)
+        free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_lo); free(self.ivc_end)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
@@ -202,8 +204,12 @@ cdef class Scheduler:
         while nc > 0 and ends[0] <= self.horizon:
             free(ch[0])
             nc -= 1
-            memmove(&ch[0], &ch[1], sizeof(IvChunk*) * nc)
-            memmove(&ends[0], &ends[1], sizeof(int64_t) * nc)
+            ch += 1
+            ends += 1
+            self.ivc_lo[chan] += 1
+            self.ivc_cap[chan] -= 1
+        self.ivc[chan] = ch
+        self.ivc_end[chan] = ends
         self.ivc_n[chan] = nc
         s = t
         # the first chunk whose last interval ends after s: bookings land mostly at the front
@@ -304,11 +310,24 @@ cdef class Scheduler:
         return 0
 
     cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil:
-        """Double the chunk slots of chan (pointers and ends); returns the new pointer array."""
-        self.ivc_cap[chan] *= 2
-        self.ivc_end[chan] = <int64_t*>_grow(self.ivc_end[chan], sizeof(int64_t) * self.ivc_cap[chan])
-        self.ivc[chan] = <IvChunk**>_grow(self.ivc[chan], sizeof(IvChunk*) * self.ivc_cap[chan])
-        return self.ivc[chan]
+        """Room for one more chunk of chan, whose live slots are all used: move the live
+        chunks back over the dropped slots, and double the allocation too unless those
+        were at least half of it.  Returns the (possibly moved) pointer array."""
+        cdef int32_t lo = self.ivc_lo[chan], n = self.ivc_n[chan], total = lo + self.ivc_cap[chan]
+        cdef IvChunk** base = self.ivc[chan] - lo
+        cdef int64_t* ends = self.ivc_end[chan] - lo
+        if lo:
+            memmove(base, self.ivc[chan], sizeof(IvChunk*) * n)
+            memmove(ends, self.ivc_end[chan], sizeof(int64_t) * n)
+        if 2 * lo < total:
+            total *= 2
+            ends = <int64_t*>_grow(ends, sizeof(int64_t) * total)
+            base = <IvChunk**>_grow(base, sizeof(IvChunk*) * total)
+        self.ivc_lo[chan] = 0
+        self.ivc_cap[chan] = total
+        self.ivc_end[chan] = ends
+        self.ivc[chan] = base
+        return base
 
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
@@ -584,6 +603,11 @@ cdef class Scheduler:
                 int32_t cause):
         """``op`` from Python, for tests: book one transaction and return its end (ns)."""
         return self.op(die, chan, phase, n_xfer, ready, dur, cause)
+
+    def set_horizon(self, int64_t t):
+        """Declare that no booking from now on starts before t (ns), as the replay loop does at
+        each arrival (for tests)."""
+        self.horizon = t
 
     def array(self, name):
         """A NumPy view of one of the scheduler's arrays (die_free, die_busy, ...)."""

@@ -155,6 +155,10 @@ class Scheduler:
         """``op`` under the name the compiled scheduler exposes to Python (for tests)."""
         return self.op(die, chan, phase, n_xfer, ready, dur, cause)
 
+    def set_horizon(self, t: int) -> None:
+        """``horizon = t``, under the name the compiled scheduler exposes to Python (for tests)."""
+        self.horizon = t
+
     # ------------------------------------------------------------------ background jobs
     def new_job(self, kind: int, lane: int, victim: int, t: int) -> Job:
         ev = self.erase_end[kind]
