@@ -3,7 +3,7 @@
 read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reference/reclaim.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
-from libc.stdint cimport INT32_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import functools
@@ -27,8 +27,9 @@ DEF MAX_RANKED = 8        # destination superblocks a migration's program keys r
 
 cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
     """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
-    on 11-bit digits (stable, so equal keys keep their idx order), O(n) per digit."""
-    cdef int64_t max_key = 0
+    on 11-bit digits of key - min(key) (stable, so equal keys keep their idx order),
+    O(n) per digit; a migration's keys span about its page count, so one digit is usual."""
+    cdef int64_t max_key = 0, min_key = INT64_MAX
     cdef int32_t i, shift = 0, d
     cdef int32_t count[2048]
     cdef KeyIdx* src = a
@@ -37,16 +38,19 @@ cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
     for i in range(n):
         if a[i].key > max_key:
             max_key = a[i].key
+        if a[i].key < min_key:
+            min_key = a[i].key
+    max_key -= min_key
     while shift == 0 or (max_key >> shift) > 0:
         memset(count, 0, sizeof(count))
         for i in range(n):
-            count[(src[i].key >> shift) & 2047] += 1
+            count[((src[i].key - min_key) >> shift) & 2047] += 1
         d = 0
         for i in range(2048):
             d += count[i]
             count[i] = d - count[i]
         for i in range(n):
-            d = (src[i].key >> shift) & 2047
+            d = ((src[i].key - min_key) >> shift) & 2047
             dst[count[d]] = src[i]
             count[d] += 1
         sw = src
@@ -88,6 +92,29 @@ cdef inline int64_t _rank(const int64_t* sbs, int64_t sb) noexcept nogil:
     while sbs[j] != sb:
         j += 1
     return j
+
+
+cdef int32_t _die_ranks(const int32_t* die, int32_t k, int32_t* rank) noexcept nogil:
+    """rank[c] = position of die[c] among the distinct values of die[0:k], ascending; returns
+    how many there are.  Keys that carry a die's rank instead of its id keep their order
+    and span fewer radix digits."""
+    cdef int32_t seen[64]
+    cdef int32_t m = 0, c, j, v
+    for c in range(k):
+        m = _add_unique(seen, m, die[c])
+    for c in range(1, m):                                  # insertion sort of the few dies
+        v = seen[c]
+        j = c
+        while j > 0 and seen[j - 1] > v:
+            seen[j] = seen[j - 1]
+            j -= 1
+        seen[j] = v
+    for c in range(k):
+        j = 0
+        while seen[j] != die[c]:
+            j += 1
+        rank[c] = j
+    return m
 
 
 cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
@@ -286,7 +313,8 @@ cdef class Reclaim:
         cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef KeyIdx* ki = <KeyIdx*>self.m_key
         cdef int64_t sbs[MAX_RANKED], last_sb, last_rank
-        cdef int32_t nsb
+        cdef int32_t nsb, n_ranks
+        cdef int32_t drank[64]
         self.in_mig = True
         if self.pool is not None:
             self.pool.on_victim(victim)
@@ -366,8 +394,10 @@ cdef class Reclaim:
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
         # program keys (superblock, offset, die); the superblock enters as its rank among the
-        # few this migration writes, which keeps the order and shortens the radix sort
+        # few this migration writes and the die as its rank among the lane's, which keeps the
+        # order and shortens the radix sort
         nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
+        n_ranks = _die_ranks(&self.comp_die[base], k, drank)
         last_sb = -1
         last_rank = -1
         for q in range(n):
@@ -379,7 +409,7 @@ cdef class Reclaim:
                     last_sb = key
                     last_rank = _rank(sbs, key)
                 key = last_rank
-            ki[q].key = (key * N + (ppn - b * N)) * self.n_dies + self.comp_die[base + self.m_dest[q]]
+            ki[q].key = (key * N + (ppn - b * N)) * n_ranks + drank[self.m_dest[q]]
             ki[q].idx = q
         # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
         # usually sorted already; sort only when a placement hook scattered them
