@@ -2,6 +2,8 @@
 behind background work under each ``timing.scheduler``, how a channel fills its
 gaps, when a cached write is acknowledged, the idle-move queue, and that the
 schedulers move work in time without changing it."""
+import bisect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -274,6 +276,43 @@ def test_gap_fill_channel_is_first_fit_while_the_horizon_moves(engine, seed, lag
         want = _first_fit(busy, max(ready, die_free[die]), 100 * pages)
         die_free[die] = want
         assert sc.book_op(die, 0, PH_READ, pages, ready, 0, CAUSE_USER) == want
+
+
+def _first_fit_sorted(starts, ends, t, dur):
+    """``_first_fit`` on disjoint busy intervals kept sorted (starts[i], ends[i]): it
+    starts from the first interval that ends after t instead of sorting them all."""
+    i = bisect.bisect_right(ends, t)
+    s = t
+    while i < len(starts) and starts[i] < s + dur:
+        s = max(s, ends[i])
+        i += 1
+    j = bisect.bisect_left(starts, s)
+    starts.insert(j, s)
+    ends.insert(j, s + dur)
+    return s + dur
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_gap_fill_channel_is_first_fit_with_far_apart_backlogs(seed):
+    """Each of 8 dies on one channel has its own backlog, 1 ms apart from the next die's,
+    as dies of an overloaded device do.  A die senses a read for 700 ns once its previous
+    read has left it, then moves 1-3 pages (100 ns each) over the channel; one read in
+    five is ready up to 3 ms later instead, past other dies' backlogs.  The compiled
+    channel starts each search at the chunk where the die's previous one landed, so the
+    jumps make it search far ahead across dozens of chunks of intervals.  Every transfer
+    still ends where first fit puts it.  (The reference channel has no such start: it
+    scans its intervals from the first.)"""
+    rng = np.random.default_rng(seed)
+    sc = _scheduler("compiled", chips=8)
+    starts, ends = [], []
+    die_free = [1_000_000 * d for d in range(8)]
+    for _ in range(4000):
+        die, pages = int(rng.integers(8)), int(rng.integers(1, 4))
+        ready = die_free[die] + (int(rng.integers(3_000_000)) if rng.random() < 0.2 else 0)
+        want = _first_fit_sorted(starts, ends, ready + 700, 100 * pages)
+        die_free[die] = want
+        assert sc.book_op(die, 0, PH_READ, pages, ready, 700, CAUSE_USER) == want
 
 
 @settings(max_examples=25, deadline=None)

@@ -73,6 +73,10 @@ cdef class Scheduler:
     cdef int32_t* ivc_lo               # [n_chan] dropped slots before the first live one (ivc and ivc_end
                                        # point past them, so a drop is O(1); _grow_chunks reclaims them)
     cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search
+    cdef int64_t* ivc_dropped          # [n_chan] chunks dropped since time 0
+    cdef int64_t* die_finger           # [n_dies] where the die's last searched booking landed: chunk index
+                                       # plus the channel's ivc_dropped then (a die books forward in time,
+                                       # so its next booking is near; the search starts there)
     cdef int64_t horizon               # every booking from now on starts at or after this time
     # ---- background queues
     cdef Txn** q                       # [n_dies] ring buffers
@@ -107,8 +111,8 @@ cdef class Scheduler:
 
     cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
     # ---- resources
-    cdef inline int64_t xfer(self, int32_t chan, int64_t t, int32_t n) except -1 nogil:
-        """End (ns) of an n-page transfer on chan ready at t: the first free stretch long
+    cdef inline int64_t xfer(self, int32_t chan, int64_t t, int32_t n, int32_t die) except -1 nogil:
+        """End (ns) of an n-page transfer of die on chan ready at t: the first free stretch long
         enough ("gap-fill"), or after the channel's last transfer ("busy-until").  Most
         gap-fill bookings land at or after the channel's last busy interval; the rest search."""
         cdef int64_t dur = n * self.t_xfer, e
@@ -134,8 +138,8 @@ cdef class Scheduler:
                     c.n += 1
                     self.ivc_end[chan][last] = t + dur
                     return t + dur
-        return self.xfer_fit(chan, t, dur)
-    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil
+        return self.xfer_fit(chan, t, dur, die)
+    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
     cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil
     cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
@@ -144,9 +148,9 @@ cdef class Scheduler:
         if phase == PH_READ:
             end = start + dur
             if n_xfer:
-                end = self.xfer(chan, end, n_xfer)
+                end = self.xfer(chan, end, n_xfer, die)
         elif phase == PH_PROG:
-            end = (self.xfer(chan, start, n_xfer) if n_xfer else start) + dur
+            end = (self.xfer(chan, start, n_xfer, die) if n_xfer else start) + dur
             self.die_prog_end[die] = end
         else:
             end = start + dur

@@ -100,6 +100,8 @@ cdef class Scheduler:
         self.ivc_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_lo = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
+        self.ivc_dropped = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
+        self.die_finger = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_dies)
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
             self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
@@ -147,6 +149,7 @@ cdef class Scheduler:
             for i in range(self.n_dies):
                 free(self.iq[i])
         free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_lo); free(self.ivc_end)
+        free(self.ivc_dropped); free(self.die_finger)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
@@ -165,11 +168,13 @@ cdef class Scheduler:
             self.q_len[i] = 0
             self.iq_head[i] = 0
             self.iq_len[i] = 0
+            self.die_finger[i] = 0
         for i in range(self.n_chan):
             self.chan_free[i] = 0
             for j in range(self.ivc_n[i]):
                 free(self.ivc[i][j])
             self.ivc_n[i] = 0
+            self.ivc_dropped[i] = 0
         for i in range(self.n_lanes * self.S):
             self.sb_erase_job[i] = -1
         if self.src_of != NULL:
@@ -188,7 +193,7 @@ cdef class Scheduler:
         self.ev_min = INT64_MAX
 
     # ================================================================ resources
-    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur) except -1 nogil:
+    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil:
         """First fit of a dur ns transfer ready at t, where ``xfer``'s append does not apply.
 
         The busy intervals live in chunks of up to IVC, in time order; intervals
@@ -208,18 +213,46 @@ cdef class Scheduler:
             ends += 1
             self.ivc_lo[chan] += 1
             self.ivc_cap[chan] -= 1
+            self.ivc_dropped[chan] += 1
         self.ivc[chan] = ch
         self.ivc_end[chan] = ends
         self.ivc_n[chan] = nc
         s = t
-        # the first chunk whose last interval ends after s: bookings land mostly at the front
-        # (the present) or at the back (a backlogged die), so look there before searching
-        lo = 0
-        hi = nc
-        if nc > 1 and ends[nc - 2] <= s:
+        # the first chunk whose last interval ends after s: at the back (a booking after all
+        # others), else near where this die's last search landed (drops and splits since then
+        # shift it by a few chunks): gallop from there to bracket it, then halve
+        if nc == 0 or ends[nc - 1] <= s:
+            lo = nc
+            hi = nc
+        elif nc > 1 and ends[nc - 2] <= s:
             lo = nc - 1
-        elif nc > 0 and ends[0] > s:
-            hi = 0
+            hi = nc - 1
+        else:
+            e = self.die_finger[die] - self.ivc_dropped[chan]
+            mid = 0 if e < 0 else (nc - 1 if e > nc - 1 else <int32_t>e)
+            k = 1
+            if ends[mid] > s:                              # it is at mid or before
+                hi = mid
+                while True:
+                    if hi - k < 0:
+                        lo = 0
+                        break
+                    if ends[hi - k] <= s:
+                        lo = hi - k + 1
+                        break
+                    hi -= k
+                    k *= 2
+            else:                                          # it is after mid (ends[nc - 1] > s)
+                lo = mid + 1
+                while True:
+                    if lo + k - 1 >= nc - 1:
+                        hi = nc - 1
+                        break
+                    if ends[lo + k - 1] > s:
+                        hi = lo + k - 1
+                        break
+                    lo += k
+                    k *= 2
         while lo < hi:                                     # on the contiguous chunk ends
             mid = (lo + hi) >> 1
             if ends[mid] > s:
@@ -249,6 +282,7 @@ cdef class Scheduler:
             if ii == c.n:
                 ci += 1
                 ii = 0
+        self.die_finger[die] = ci + self.ivc_dropped[chan]
         e = s + dur
         # the gap starts where the previous interval ends: grow that one instead of adding one
         if ii > 0:
