@@ -40,9 +40,13 @@ cdef void* _unwrap_grow(void* ring, int32_t cap, int32_t head, int32_t n, size_t
 
 cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
     """Move n (start, end) pairs from index frm to index to (overlapping ranges allowed).
-    A loop, not memmove: the runs are short, and a libc call cost more than the copy."""
+    Short runs by a loop, where a libc call would cost more than the copy; long ones (a
+    busy channel's chunks fill up, and inserts land mid-chunk) by memmove, which copies
+    a vector at a time where the overlapping loop copies an element."""
     cdef int32_t i
-    if to < frm:
+    if n > 4:
+        memmove(&v[2 * to], &v[2 * frm], sizeof(int64_t) * 2 * n)
+    elif to < frm:
         for i in range(2 * n):
             v[2 * to + i] = v[2 * frm + i]
     else:
