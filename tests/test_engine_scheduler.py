@@ -299,8 +299,8 @@ def test_gap_fill_channel_is_first_fit_with_far_apart_backlogs(seed):
     as dies of an overloaded device do.  A die senses a read for 700 ns once its previous
     read has left it, then moves 1-3 pages (100 ns each) over the channel; one read in
     five is ready up to 3 ms later instead, past other dies' backlogs.  The compiled
-    channel starts each search at the chunk where the die's previous one landed, so the
-    jumps make it search far ahead across dozens of chunks of intervals.  Every transfer
+    channel starts each search at the chunk, and the interval in it, where the die's
+    previous one landed, so the jumps make it search far ahead across dozens of chunks.  Every transfer
     still ends where first fit puts it.  (The reference channel has no such start: it
     scans its intervals from the first.)"""
     rng = np.random.default_rng(seed)

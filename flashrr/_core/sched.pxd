@@ -77,6 +77,7 @@ cdef class Scheduler:
     cdef int64_t* die_finger           # [n_dies] where the die's last searched booking landed: chunk index
                                        # plus the channel's ivc_dropped then (a die books forward in time,
                                        # so its next booking is near; the search starts there)
+    cdef int32_t* die_finger_ii        # [n_dies] and the interval's index in that chunk
     cdef int64_t horizon               # every booking from now on starts at or after this time
     # ---- background queues
     cdef Txn** q                       # [n_dies] ring buffers

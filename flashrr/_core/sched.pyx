@@ -54,6 +54,43 @@ cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noe
             v[2 * to + i] = v[2 * frm + i]
 
 
+cdef inline int32_t _first_after(const int64_t* a, int32_t stride, int32_t n, int32_t hint, int64_t s) noexcept nogil:
+    """The first i in [0, n) with a[i * stride] > s, or n; a[i * stride] ascending.  From
+    hint in [0, n), the search gallops out in steps of 1, 2, 4, ... to bracket i, then
+    halves: O(log |i - hint|).  hint -1: plain halving."""
+    cdef int32_t lo = 0, hi = n, k = 1, mid
+    if hint >= 0:
+        if a[hint * stride] > s:                           # i <= hint
+            hi = hint
+            while True:
+                if hi - k < 0:
+                    lo = 0
+                    break
+                if a[(hi - k) * stride] <= s:
+                    lo = hi - k + 1
+                    break
+                hi -= k
+                k *= 2
+        else:                                              # i > hint
+            lo = hint + 1
+            while True:
+                if lo + k - 1 >= n:
+                    hi = n
+                    break
+                if a[(lo + k - 1) * stride] > s:
+                    hi = lo + k - 1
+                    break
+                lo += k
+                k *= 2
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid * stride] > s:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 cdef class Scheduler:
     def __init__(self, layout, counters, bint need_src):
         """``layout``: a Layout; ``counters``: the engine's int64 counter array (kept);
@@ -106,6 +143,7 @@ cdef class Scheduler:
         self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
         self.ivc_dropped = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
         self.die_finger = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_dies)
+        self.die_finger_ii = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
             self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
@@ -153,7 +191,7 @@ cdef class Scheduler:
             for i in range(self.n_dies):
                 free(self.iq[i])
         free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_lo); free(self.ivc_end)
-        free(self.ivc_dropped); free(self.die_finger)
+        free(self.ivc_dropped); free(self.die_finger); free(self.die_finger_ii)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
@@ -173,6 +211,7 @@ cdef class Scheduler:
             self.iq_head[i] = 0
             self.iq_len[i] = 0
             self.die_finger[i] = 0
+            self.die_finger_ii[i] = 0
         for i in range(self.n_chan):
             self.chan_free[i] = 0
             for j in range(self.ivc_n[i]):
@@ -204,7 +243,7 @@ cdef class Scheduler:
         that end by the horizon are dropped, since no booking starts before it.
         Touching intervals need not be merged: first fit depends only on the busy set."""
         cdef int64_t s, e
-        cdef int32_t nc = self.ivc_n[chan], lo, hi, mid, ci, ii, k
+        cdef int32_t nc = self.ivc_n[chan], mid, ci, ii, k
         cdef IvChunk** ch = self.ivc[chan]
         cdef IvChunk* c
         # drop chunks no booking can reach any more (an expired interval inside a live chunk is
@@ -224,58 +263,20 @@ cdef class Scheduler:
         s = t
         # the first chunk whose last interval ends after s: at the back (a booking after all
         # others), else near where this die's last search landed (drops and splits since then
-        # shift it by a few chunks): gallop from there to bracket it, then halve
+        # shift it by a few chunks); in that chunk, the first interval ending after s, near
+        # the die's last one if it is the same chunk
         if nc == 0 or ends[nc - 1] <= s:
-            lo = nc
-            hi = nc
+            ci = nc
         elif nc > 1 and ends[nc - 2] <= s:
-            lo = nc - 1
-            hi = nc - 1
+            ci = nc - 1
         else:
             e = self.die_finger[die] - self.ivc_dropped[chan]
-            mid = 0 if e < 0 else (nc - 1 if e > nc - 1 else <int32_t>e)
-            k = 1
-            if ends[mid] > s:                              # it is at mid or before
-                hi = mid
-                while True:
-                    if hi - k < 0:
-                        lo = 0
-                        break
-                    if ends[hi - k] <= s:
-                        lo = hi - k + 1
-                        break
-                    hi -= k
-                    k *= 2
-            else:                                          # it is after mid (ends[nc - 1] > s)
-                lo = mid + 1
-                while True:
-                    if lo + k - 1 >= nc - 1:
-                        hi = nc - 1
-                        break
-                    if ends[lo + k - 1] > s:
-                        hi = lo + k - 1
-                        break
-                    lo += k
-                    k *= 2
-        while lo < hi:                                     # on the contiguous chunk ends
-            mid = (lo + hi) >> 1
-            if ends[mid] > s:
-                hi = mid
-            else:
-                lo = mid + 1
-        ci = lo
+            ci = _first_after(ends, 1, nc, 0 if e < 0 else (nc - 1 if e > nc - 1 else <int32_t>e), s)
         ii = 0
-        if ci < nc:                                        # and in it, the first interval ending after s
+        if ci < nc:
             c = ch[ci]
-            lo = 0
-            hi = c.n - 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if c.v[1 + 2 * mid] > s:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            ii = lo
+            ii = _first_after(&c.v[1], 2, c.n,
+                              self.die_finger_ii[die] if ci + self.ivc_dropped[chan] == self.die_finger[die] else -1, s)
         # walk forward until the gap before interval (ci, ii) is long enough
         while ci < nc:
             c = ch[ci]
@@ -287,6 +288,7 @@ cdef class Scheduler:
                 ci += 1
                 ii = 0
         self.die_finger[die] = ci + self.ivc_dropped[chan]
+        self.die_finger_ii[die] = ii
         e = s + dur
         # the gap starts where the previous interval ends: grow that one instead of adding one
         if ii > 0:
