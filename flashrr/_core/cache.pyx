@@ -23,4 +23,5 @@ cdef class Cache:
         self.head = -1
         self.tail = -1
         self.size = 0
+        self.win_n = 0
 
