@@ -314,7 +314,8 @@ cdef class Reclaim:
         cdef KeyIdx* ki = <KeyIdx*>self.m_key
         cdef int64_t sbs[MAX_RANKED], last_sb, last_rank
         cdef int32_t nsb, n_ranks
-        cdef int32_t drank[64]
+        cdef int32_t drank[64], cdie[64]
+        cdef int64_t cretry[64]
         self.in_mig = True
         if self.pool is not None:
             self.pool.on_victim(victim)
@@ -333,7 +334,11 @@ cdef class Reclaim:
                     n += 1
         if n and ((is_rr and self.place_rr) or (not is_rr and self.place_gc)):
             self.call_place(is_rr, victim, n, t)
-        # reads: one transaction per (source row, die)
+        # reads: one transaction per (source row, die); a component's die and retry steps are
+        # the same on every row, so they are looked up once
+        for c in range(k):
+            cdie[c] = self.comp_die[base + c]
+            cretry[c] = self.retries(<int64_t>victim * k + c)
         i = 0
         while i < n:
             j = i
@@ -341,19 +346,19 @@ cdef class Reclaim:
                 j += 1
             nd = 0
             for q in range(i, j):
-                nd = _add_unique(dies_seen, nd, self.comp_die[base + self.m_comp[q]])
+                nd = _add_unique(dies_seen, nd, cdie[self.m_comp[q]])
             for c in range(nd):
                 d = dies_seen[c]
                 extra = 0
                 xfer = 0
                 chan = 0
                 for q in range(i, j):
-                    if self.comp_die[base + self.m_comp[q]] == d:
-                        e = self.retries(<int64_t>victim * k + self.m_comp[q])
+                    if cdie[self.m_comp[q]] == d:
+                        e = cretry[self.m_comp[q]]
                         if e > extra:
                             extra = e
                         chan = self.comp_chan[base + self.m_comp[q]]
-                        if self.comp_die[base + self.m_dest[q]] != d:
+                        if cdie[self.m_dest[q]] != d:
                             xfer += 1
                 self.x_phase[nt] = PH_READ
                 self.x_die[nt] = d
