@@ -8,13 +8,6 @@ cimport cython
 from .common cimport *
 
 
-cdef extern from *:
-    """
-    #define FLASHRR_VICTIM_WINDOW 8
-    """
-    const int VICTIM_WINDOW "FLASHRR_VICTIM_WINDOW"  # LRU tail slots whose eviction prefetch_victims prepares
-
-
 ctypedef struct Slot:                  # one cached page; 16 bytes, so an LRU step touches one line
     int32_t prev                       # towards the head (most recent), -1 none
     int32_t next                       # towards the tail (least recent), -1 none
@@ -28,8 +21,6 @@ cdef class Cache:
     cdef int32_t* lmap                 # the FTL's lmap (borrowed): lmap[2*lpn+1] = slot or -1
     cdef Slot* slot                    # [cap]
     cdef int32_t head, tail, size
-    cdef int32_t win[VICTIM_WINDOW]    # prefetch_victims' last window: the first win_n slots from the
-    cdef int32_t win_n                 # tail then, which it checks and reuses instead of walking anew
     cdef object _keep                  # NumPy arrays that own the memory above
 
     cdef inline void unlink(self, int32_t s) noexcept nogil:
@@ -56,40 +47,21 @@ cdef class Cache:
             self.push_head(s)
     cdef inline void mark_dirty(self, int32_t s) noexcept nogil:
         self.slot[s].dirty = 1
-    cdef inline void prefetch_victims(self, const int32_t* p2l) noexcept nogil:
-        """Prefetch what evicting the next VICTIM_WINDOW LRU victims touches (no effect on
-        results): the mapping entries of the back half, and for the dirty ones in the front
-        half, whose entries earlier calls brought in, the reverse-map entry of the page their
-        write-back will invalidate.
-
-        The window is the last call's, less the victims evicted since (those before the
-        tail), and cut where a link no longer holds (a slot in it was touched); only the
-        cut-off part is walked again.  Checking a link is a load whose address is known,
-        where walking is a chain of loads, each waiting for the one before."""
-        cdef int32_t s, i, j = 0, ppn, half = VICTIM_WINDOW // 2
-        while j < self.win_n and self.win[j] != self.tail:
-            j += 1
-        self.win_n -= j                         # 0 if the tail is not in it: walk it all again
-        for i in range(self.win_n):
-            self.win[i] = self.win[i + j]
-        for i in range(1, self.win_n):
-            if self.slot[self.win[i - 1]].prev != self.win[i]:
-                self.win_n = i
-                break
-        while self.win_n < VICTIM_WINDOW:
-            s = self.slot[self.win[self.win_n - 1]].prev if self.win_n else self.tail
-            if s < 0:
-                break
-            self.win[self.win_n] = s
-            self.win_n += 1
-        for i in range(self.win_n):
-            s = self.win[i]
-            if i >= half:
+    cdef inline void prefetch_victims(self, int32_t n, const int32_t* p2l) noexcept nogil:
+        """Prefetch what evicting the next 2n LRU victims touches (no effect on results):
+        the mapping entries of victims n..2n-1, and for the dirty ones among victims 0..n-1,
+        whose entries earlier calls brought in, the reverse-map entry of the page their
+        write-back will invalidate."""
+        cdef int32_t s = self.tail, i = 0, ppn
+        while i < 2 * n and s >= 0:
+            if i >= n:
                 prefetch(&self.lmap[2 * self.slot[s].lpn])
             elif self.slot[s].dirty:
                 ppn = self.lmap[2 * self.slot[s].lpn]
                 if ppn >= 0:
                     prefetch(&p2l[ppn])
+            s = self.slot[s].prev
+            i += 1
     cdef inline int32_t insert(self, int32_t lpn, int8_t dirty, int32_t* evicted, int32_t n_ev) noexcept nogil:
         """Insert lpn as most recent; a dirty LRU victim is appended to evicted.  Returns the new n_ev."""
         cdef int32_t s

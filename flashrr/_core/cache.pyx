@@ -23,5 +23,4 @@ cdef class Cache:
         self.head = -1
         self.tail = -1
         self.size = 0
-        self.win_n = 0
 

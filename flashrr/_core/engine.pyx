@@ -47,7 +47,7 @@ DEF H_READ = 0
 DEF H_WRITE = 1
 DEF H_IO = 2
 DEF PREFETCH_AHEAD = 8    # requests; the replay loop prefetches mapping entries this far ahead
-                          # (and the cache those of its next victims: cache.pxd VICTIM_WINDOW)
+DEF PREFETCH_VICTIMS = 4  # and those of this many LRU victims-to-be
 
 
 cdef extern from *:
@@ -545,7 +545,7 @@ cdef class CompiledEngine:
                     prefetch(&lmap[2 * div_pow2(off[j], ps_shift, ps)])
                     prefetch(&lmap[2 * div_pow2(off[j] + size[j] - 1, ps_shift, ps)])
                 if self.cache_cap:
-                    self.cache.prefetch_victims(self.ftl.p2l)
+                    self.cache.prefetch_victims(PREFETCH_VICTIMS, self.ftl.p2l)
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
