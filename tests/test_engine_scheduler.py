@@ -240,17 +240,18 @@ def test_queues_that_grow_far_past_their_first_size_keep_the_twins_identical():
     assert a.rr_events.equals(b.rr_events)
 
 
-def _first_fit(busy, t, dur):
-    """Independent model of a gap-filling channel: the earliest s >= t with [s, s + dur)
-    clear of every busy interval; books it."""
+def _first_fit(starts, ends, t, dur):
+    """Independent model of a gap-filling channel, over the disjoint busy intervals
+    [starts[i], ends[i]) kept sorted: the earliest s >= t with [s, s + dur) clear of
+    every one of them; books it and returns its end."""
+    i = bisect.bisect_right(ends, t)
     s = t
-    for a, b in sorted(busy):
-        if b <= s:
-            continue
-        if a >= s + dur:
-            break
-        s = b
-    busy.append((s, s + dur))
+    while i < len(starts) and starts[i] < s + dur:
+        s = max(s, ends[i])
+        i += 1
+    j = bisect.bisect_left(starts, s)
+    starts.insert(j, s)
+    ends.insert(j, s + dur)
     return s + dur
 
 
@@ -266,30 +267,14 @@ def test_gap_fill_channel_is_first_fit_while_the_horizon_moves(engine, seed, lag
     slots of dropped chunks are reclaimed when the live ones fill their allocation)."""
     rng = np.random.default_rng(seed)
     sc = _scheduler(engine, chips=8)
-    busy, die_free = [], [0] * 8
+    starts, ends, die_free = [], [], [0] * 8
     for i in range(6000):
-        horizon = max(0, 300 * i - lag)
-        sc.set_horizon(horizon)
-        busy = [iv for iv in busy if iv[1] > horizon]  # keeps the model fast; first fit from >= horizon ignores them
+        sc.set_horizon(max(0, 300 * i - lag))
         die, pages = int(rng.integers(8)), int(rng.integers(1, 4))
         ready = max(0, 300 * i - int(rng.integers(lag)))
-        want = _first_fit(busy, max(ready, die_free[die]), 100 * pages)
+        want = _first_fit(starts, ends, max(ready, die_free[die]), 100 * pages)
         die_free[die] = want
         assert sc.book_op(die, 0, PH_READ, pages, ready, 0, CAUSE_USER) == want
-
-
-def _first_fit_sorted(starts, ends, t, dur):
-    """``_first_fit`` on disjoint busy intervals kept sorted (starts[i], ends[i]): it
-    starts from the first interval that ends after t instead of sorting them all."""
-    i = bisect.bisect_right(ends, t)
-    s = t
-    while i < len(starts) and starts[i] < s + dur:
-        s = max(s, ends[i])
-        i += 1
-    j = bisect.bisect_left(starts, s)
-    starts.insert(j, s)
-    ends.insert(j, s + dur)
-    return s + dur
 
 
 @settings(max_examples=6, deadline=None)
@@ -300,8 +285,8 @@ def test_gap_fill_channel_is_first_fit_with_far_apart_backlogs(seed):
     read has left it, then moves 1-3 pages (100 ns each) over the channel; one read in
     five is ready up to 3 ms later instead, past other dies' backlogs.  The compiled
     channel starts each search at the chunk, and the interval in it, where the die's
-    previous one landed, so the jumps make it search far ahead across dozens of chunks.  Every transfer
-    still ends where first fit puts it.  (The reference channel has no such start: it
+    previous one landed, so the jumps make it search far ahead across dozens of chunks.
+    Every transfer still ends where first fit puts it.  (The reference channel has no such start: it
     scans its intervals from the first.)"""
     rng = np.random.default_rng(seed)
     sc = _scheduler("compiled", chips=8)
@@ -310,7 +295,7 @@ def test_gap_fill_channel_is_first_fit_with_far_apart_backlogs(seed):
     for _ in range(4000):
         die, pages = int(rng.integers(8)), int(rng.integers(1, 4))
         ready = die_free[die] + (int(rng.integers(3_000_000)) if rng.random() < 0.2 else 0)
-        want = _first_fit_sorted(starts, ends, ready + 700, 100 * pages)
+        want = _first_fit(starts, ends, ready + 700, 100 * pages)
         die_free[die] = want
         assert sc.book_op(die, 0, PH_READ, pages, ready, 700, CAUSE_USER) == want
 
@@ -327,10 +312,10 @@ def test_gap_fill_channel_is_first_fit(engine, seed, jitter):
     draws lists this long)."""
     rng = np.random.default_rng(seed)
     sc = _scheduler(engine, chips=8)
-    busy, die_free = [], [0] * 8
+    starts, ends, die_free = [], [], [0] * 8
     for i in range(600):
         die, pages = int(rng.integers(8)), int(rng.integers(1, 4))
         ready = max(0, 300 * i - int(rng.integers(jitter)))
-        want = _first_fit(busy, max(ready, die_free[die]), 100 * pages)
+        want = _first_fit(starts, ends, max(ready, die_free[die]), 100 * pages)
         die_free[die] = want
         assert sc.book_op(die, 0, PH_READ, pages, ready, 0, CAUSE_USER) == want
