@@ -402,7 +402,7 @@ cdef class Reclaim:
         # few this migration writes and the die as its rank among the lane's, which keeps the
         # order and shortens the radix sort
         nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-        n_ranks = _die_ranks(&self.comp_die[base], k, drank)
+        n_ranks = _die_ranks(cdie, k, drank)
         last_sb = -1
         last_rank = -1
         for q in range(n):

@@ -69,7 +69,7 @@ cdef class Scheduler:
     cdef int64_t* chan_free            # [n_chan] "busy-until" model
     cdef IvChunk*** ivc                # [n_chan] "gap-fill": chunks of busy intervals, in time order
     cdef int32_t* ivc_n                # [n_chan] chunks in use
-    cdef int32_t* ivc_cap              # [n_chan] chunk slots from the first live one to the allocation's end
+    cdef int32_t* ivc_cap              # [n_chan] chunk slots allocated (the dropped ones included)
     cdef int32_t* ivc_lo               # [n_chan] dropped slots before the first live one (ivc and ivc_end
                                        # point past them, so a drop is O(1); _grow_chunks reclaims them)
     cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search

@@ -255,7 +255,6 @@ cdef class Scheduler:
             ch += 1
             ends += 1
             self.ivc_lo[chan] += 1
-            self.ivc_cap[chan] -= 1
             self.ivc_dropped[chan] += 1
         self.ivc[chan] = ch
         self.ivc_end[chan] = ends
@@ -316,7 +315,7 @@ cdef class Scheduler:
                 ci = nc - 1
                 ii = ch[ci].n
             else:
-                if nc == self.ivc_cap[chan]:
+                if self.ivc_lo[chan] + nc == self.ivc_cap[chan]:
                     ch = self._grow_chunks(chan)
                 c = ch[nc] = <IvChunk*>_grow(NULL, sizeof(IvChunk))
                 c.n = 0
@@ -325,7 +324,7 @@ cdef class Scheduler:
                 ii = 0
         c = ch[ci]
         if c.n == IVC:                                     # split the full chunk in two halves
-            if nc == self.ivc_cap[chan]:
+            if self.ivc_lo[chan] + nc == self.ivc_cap[chan]:
                 ch = self._grow_chunks(chan)
             d = <IvChunk*>_grow(NULL, sizeof(IvChunk))
             half = IVC // 2
@@ -353,7 +352,7 @@ cdef class Scheduler:
         """Room for one more chunk of chan, whose live slots are all used: move the live
         chunks back over the dropped slots, and double the allocation too unless those
         were at least half of it.  Returns the (possibly moved) pointer array."""
-        cdef int32_t lo = self.ivc_lo[chan], n = self.ivc_n[chan], total = lo + self.ivc_cap[chan]
+        cdef int32_t lo = self.ivc_lo[chan], n = self.ivc_n[chan], total = self.ivc_cap[chan]
         cdef IvChunk** base = self.ivc[chan] - lo
         cdef int64_t* ends = self.ivc_end[chan] - lo
         if lo:
