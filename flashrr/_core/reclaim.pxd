@@ -54,6 +54,8 @@ cdef class Reclaim:
     cdef int32_t* m_dest               # destination component
     cdef int64_t* m_newppn
     cdef int64_t* m_key                # (key, index) pairs for sorting programs
+    cdef int32_t* m_slot               # [MAX_RANKED*k*N] page index per (dest superblock rank, offset,
+                                       # component), -1 empty: kept all -1 between migrations
     cdef int32_t* x_phase              # the migration's transactions, in booking order
     cdef int32_t* x_die
     cdef int32_t* x_chan
@@ -70,6 +72,12 @@ cdef class Reclaim:
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
+    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
+                        uint64_t cmask) noexcept nogil
+    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
+    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil
     cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil

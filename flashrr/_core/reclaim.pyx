@@ -179,6 +179,7 @@ cdef class Reclaim:
         a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
         a = arr("m_key", 4 * kn, np.int64); self.m_key = <int64_t*>a.data   # pairs, then the sort's scratch
+        a = arr("m_slot", MAX_RANKED * kn, np.int32, -1); self.m_slot = <int32_t*>a.data
         nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
         a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
         a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
@@ -306,13 +307,11 @@ cdef class Reclaim:
         cdef int32_t k = self.k, N = self.N, S = self.S
         cdef int32_t lane = victim // S
         cdef int32_t base = lane * k
-        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, qq, d, chan, xfer, q0, q1, nd
-        cdef int64_t extra, e, ppn, key
-        cdef uint64_t cmask
+        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, qq, d, chan, xfer, nd
+        cdef int64_t extra, e, ppn
         cdef int32_t dies_seen[64]
         cdef int64_t mu = 0, mr = 0, mg = 0, b
-        cdef KeyIdx* ki = <KeyIdx*>self.m_key
-        cdef int64_t sbs[MAX_RANKED], last_sb, last_rank
+        cdef int64_t sbs[MAX_RANKED]
         cdef int32_t nsb, n_ranks
         cdef int32_t drank[64], cdie[64]
         cdef int64_t cretry[64]
@@ -398,55 +397,13 @@ cdef class Reclaim:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
-        # program keys (superblock, offset, die); the superblock enters as its rank among the
-        # few this migration writes and the die as its rank among the lane's, which keeps the
-        # order and shortens the radix sort
+        # one program per (dest superblock, offset, die), in that order: by direct address
+        # when the pages land in few superblocks, one per (superblock, offset, component),
+        # else by sorting keys
         nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
         n_ranks = _die_ranks(cdie, k, drank)
-        last_sb = -1
-        last_rank = -1
-        for q in range(n):
-            ppn = self.m_newppn[q]
-            b = self.ftl.div_N(ppn)
-            key = self.ftl.div_k(b)
-            if nsb > 0:
-                if key != last_sb:                         # runs of one superblock are the rule
-                    last_sb = key
-                    last_rank = _rank(sbs, key)
-                key = last_rank
-            ki[q].key = (key * N + (ppn - b * N)) * n_ranks + drank[self.m_dest[q]]
-            ki[q].idx = q
-        # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
-        # usually sorted already; sort only when a placement hook scattered them
-        for q in range(1, n):
-            if cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
-                _sort_keyidx(ki, ki + self.N * self.k, n)
-                break
-        q0 = 0
-        while q0 < n:
-            q1 = q0
-            xfer = 0
-            cmask = 0
-            key = ki[q0].key
-            d = self.comp_die[base + self.m_dest[ki[q0].idx]]
-            while q1 < n and ki[q1].key == key:
-                q = <int32_t>ki[q1].idx
-                if self.comp_die[base + self.m_comp[q]] != d:
-                    xfer += 1
-                cmask |= (<uint64_t>1) << self.m_dest[q]
-                q1 += 1
-            ppn = self.m_newppn[ki[q0].idx]
-            self.x_phase[nt] = PH_PROG
-            self.x_die[nt] = d
-            self.x_chan[nt] = self.comp_chan[base + self.m_dest[ki[q0].idx]]
-            self.x_xfer[nt] = xfer
-            self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(<int32_t>(ppn // N // k),
-                                                                                    <int32_t>(ppn % N), cmask)
-            self.x_dsb[nt] = <int32_t>(ppn // N // k)
-            self.x_off[nt] = <int32_t>(ppn % N)
-            self.x_cmask[nt] = cmask
-            nt += 1
-            q0 = q1
+        c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
+        nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
         self.cnt[C_PROGRAMMED] += n
         nd = 0
         for c in range(k):
@@ -510,6 +467,133 @@ cdef class Reclaim:
         if not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
+
+    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
+                        uint64_t cmask) noexcept nogil:
+        """Transaction nt: the multi-plane program of the pages in cmask, on the die and row
+        of migrated page ``first``; xfer of them come from another die (a channel transfer)."""
+        cdef int32_t N = self.N, k = self.k
+        cdef int64_t ppn = self.m_newppn[first]
+        cdef int32_t dsb = <int32_t>(ppn // N // k), off = <int32_t>(ppn % N)
+        self.x_phase[nt] = PH_PROG
+        self.x_die[nt] = self.comp_die[base + self.m_dest[first]]
+        self.x_chan[nt] = self.comp_chan[base + self.m_dest[first]]
+        self.x_xfer[nt] = xfer
+        self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(dsb, off, cmask)
+        self.x_dsb[nt] = dsb
+        self.x_off[nt] = off
+        self.x_cmask[nt] = cmask
+        return 0
+
+    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
+        """The programs of migrated pages 0..n-1 as transactions nt, nt+1, ...; returns the new
+        count, or -1 (nothing written) when two pages share a (superblock, offset, component).
+
+        Each page goes to its slot (superblock rank, offset, component) of m_slot, with the
+        components of a row ordered by die rank; a scan of the slots in order then meets the
+        pages in the order of the sorted keys of _progs_sorted, and a die's pages of one row
+        side by side.  O(n + slots spanned), where the sort costs two radix passes."""
+        cdef int32_t k = self.k, N = self.N
+        cdef int32_t cord[64]
+        cdef int32_t q, r, c, p = 0, j, first, xfer, d
+        cdef int64_t ppn, b, sb, last_sb = -1, rank = 0, slot, lo = INT64_MAX, hi = -1, row
+        cdef int32_t* tab = self.m_slot
+        cdef int32_t* rowp
+        cdef uint64_t cmask
+        for r in range(n_ranks):                           # components by (die rank, index)
+            for c in range(k):
+                if drank[c] == r:
+                    cord[c] = p
+                    p += 1
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            b = self.ftl.div_N(ppn)
+            sb = self.ftl.div_k(b)
+            if sb != last_sb:
+                last_sb = sb
+                rank = _rank(sbs, sb)
+            slot = (rank * N + (ppn - b * N)) * k + cord[self.m_dest[q]]
+            if tab[slot] >= 0:                             # a placement put two pages there
+                for slot in range(lo, hi + 1):
+                    tab[slot] = -1
+                return -1
+            tab[slot] = q
+            if slot < lo:
+                lo = slot
+            if slot > hi:
+                hi = slot
+        if n == 0:
+            return nt
+        for row in range(lo // k, hi // k + 1):
+            rowp = tab + row * k
+            j = 0
+            while j < k:
+                if rowp[j] < 0:
+                    j += 1
+                    continue
+                first = rowp[j]
+                r = drank[self.m_dest[first]]
+                d = self.comp_die[base + self.m_dest[first]]
+                xfer = 0
+                cmask = 0
+                while j < k:
+                    q = rowp[j]
+                    if q >= 0:
+                        if drank[self.m_dest[q]] != r:
+                            break
+                        if self.comp_die[base + self.m_comp[q]] != d:
+                            xfer += 1
+                        cmask |= (<uint64_t>1) << self.m_dest[q]
+                        rowp[j] = -1
+                    j += 1
+                self._emit_prog(nt, base, first, xfer, cmask)
+                nt += 1
+        return nt
+
+    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
+        """As _progs_direct, by sorting (superblock, offset, die) keys: the superblock enters
+        as its rank among the few this migration writes (nsb > 0), else as its id, and the
+        die as its rank among the lane's, which shortens the radix sort."""
+        cdef int32_t N = self.N, q, q0, q1, xfer, d
+        cdef int64_t ppn, b, key, last_sb = -1, last_rank = -1
+        cdef KeyIdx* ki = <KeyIdx*>self.m_key
+        cdef uint64_t cmask
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            b = self.ftl.div_N(ppn)
+            key = self.ftl.div_k(b)
+            if nsb > 0:
+                if key != last_sb:                         # runs of one superblock are the rule
+                    last_sb = key
+                    last_rank = _rank(sbs, key)
+                key = last_rank
+            ki[q].key = (key * N + (ppn - b * N)) * n_ranks + drank[self.m_dest[q]]
+            ki[q].idx = q
+        # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
+        # often sorted already
+        for q in range(1, n):
+            if cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
+                _sort_keyidx(ki, ki + self.N * self.k, n)
+                break
+        q0 = 0
+        while q0 < n:
+            q1 = q0
+            xfer = 0
+            cmask = 0
+            key = ki[q0].key
+            d = self.comp_die[base + self.m_dest[ki[q0].idx]]
+            while q1 < n and ki[q1].key == key:
+                q = <int32_t>ki[q1].idx
+                if self.comp_die[base + self.m_comp[q]] != d:
+                    xfer += 1
+                cmask |= (<uint64_t>1) << self.m_dest[q]
+                q1 += 1
+            self._emit_prog(nt, base, <int32_t>ki[q0].idx, xfer, cmask)
+            nt += 1
+            q0 = q1
+        return nt
 
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil:
