@@ -670,6 +670,10 @@ cdef class Reclaim:
         cdef int32_t d, best, kind, best_kind
         cdef int64_t s, best_s
         cdef IdleMove* m
+        # a head's start only grows (its die's clock) until the queues change, and every
+        # change resets bg_next: the last scan's earliest start still bounds them all
+        if until <= self.sched.bg_next:
+            return 0
         while True:
             best = -1
             best_s = 0
@@ -691,6 +695,7 @@ cdef class Reclaim:
                     best_s = s
                     best_kind = kind
             if best < 0 or best_s >= until:
+                self.sched.bg_next = best_s if best >= 0 else INT64_MAX
                 return 0
             if best_kind == 0:
                 self.sched.book_head(best, best_s)

@@ -85,6 +85,8 @@ cdef class Scheduler:
     cdef int32_t* q_len
     cdef int32_t* q_cap
     cdef int64_t bg_pending            # queued transactions, all dies
+    cdef int64_t bg_next               # no queued transaction or idle move can start before this (ns);
+                                       # set by Reclaim.run_bg's scan, -1 after any change to the queues
     cdef Job* jobs                     # [jobs_cap] by id; ids restart when nothing is queued
     cdef int32_t n_jobs, jobs_cap
     cdef int32_t* sb_erase_job         # [n_sb] job whose erase of this superblock is not booked, -1 none

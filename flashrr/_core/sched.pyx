@@ -226,6 +226,7 @@ cdef class Scheduler:
         self.n_src = 0
         self.horizon = 0
         self.bg_pending = 0
+        self.bg_next = -1
         self.idle_pending = 0
         self.n_jobs = 0
         self.n_events[0] = 0
@@ -419,6 +420,7 @@ cdef class Scheduler:
         if phase == PH_PROG:
             self.die_q_progs[die] += 1
         self.bg_pending += 1
+        self.bg_next = -1
         if phase == PH_ERASE:
             self.sb_erase_job[self.jobs[job].victim] = job
         return 0
@@ -462,6 +464,7 @@ cdef class Scheduler:
         self.q_head[die] = (self.q_head[die] + 1) % self.q_cap[die]
         self.q_len[die] -= 1
         self.bg_pending -= 1
+        self.bg_next = -1
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= 1
@@ -558,6 +561,7 @@ cdef class Scheduler:
         m.dest = dest
         self.iq_len[die] = ln + 1
         self.idle_pending += 1
+        self.bg_next = -1
         return 0
 
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil:
@@ -565,6 +569,7 @@ cdef class Scheduler:
         self.iq_head[die] = (self.iq_head[die] + 1) % self.iq_cap[die]
         self.iq_len[die] -= 1
         self.idle_pending -= 1
+        self.bg_next = -1
         return m
 
     # ================================================================ destage buffer (binary min-heap)
