@@ -104,6 +104,14 @@ cdef class Ftl:
         self.lmap[2 * lpn] = <int32_t>ppn
         self.p2l[ppn] = lpn
         self.sb_valid[div_pow2(ppn, self.sb_shift, self.per_sb)] += 1
+    cdef inline void move_mapped(self, int32_t lpn, int64_t old, int64_t ppn) noexcept nogil:
+        """remap() of a page known to be at ``old`` (lmap[2*lpn] == old), with old's
+        superblock count left to the caller: a migration moves a victim's pages, and this
+        spares each one the load of its mapping entry (a cache miss) that remap() waits on."""
+        self.p2l[old] = -1
+        self.lmap[2 * lpn] = <int32_t>ppn
+        self.p2l[ppn] = lpn
+        self.sb_valid[div_pow2(ppn, self.sb_shift, self.per_sb)] += 1
     cdef inline int64_t div_k(self, int64_t x) noexcept nogil:
         return div_pow2(x, self.k_shift, self.k)
     cdef inline int64_t div_N(self, int64_t x) noexcept nogil:

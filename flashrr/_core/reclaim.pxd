@@ -72,6 +72,7 @@ cdef class Reclaim:
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
+    cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil
     cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,

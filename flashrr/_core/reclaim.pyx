@@ -313,6 +313,7 @@ cdef class Reclaim:
         cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef int64_t sbs[MAX_RANKED]
         cdef int32_t nsb, n_ranks
+        cdef bint plain
         cdef int32_t drank[64], cdie[64]
         cdef int64_t cretry[64]
         self.in_mig = True
@@ -369,7 +370,10 @@ cdef class Reclaim:
         # writes in source order, then one program per (dest superblock, offset, die)
         if self.streams is not None:
             self.streams.plan(victim, is_rr, self.m_lpn, n)
-        for qq in range(n):
+        plain = self.streams is None and (self.pool is None or not (is_rr or self.pool.gc_internal))
+        if plain:
+            self._move_plain(victim, is_rr, n)
+        for qq in range(0 if plain else n):
             # the remap below loads each page's mapping entry, a DRAM miss on large
             # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
             # the core's miss buffers and are dropped)
@@ -466,6 +470,26 @@ cdef class Reclaim:
             self.pool.after_migration(lane)
         if not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
+        return 0
+
+    cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil:
+        """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
+        source order, and remap them (m_newppn); for migrations without budget streams or a
+        write pool, whose pages' places are all known: the victim's."""
+        cdef int32_t lane = victim // self.S, q, N = self.N
+        cdef int64_t ppn, old, vbase = <int64_t>victim * self.k
+        cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
+        for q in range(n):
+            if q + MIG_PREFETCH < n:                       # the mapping entry each store will write
+                prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
+            ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            mix[self.ftl.div_N(ppn)] += 1
+            old = (vbase + self.m_comp[q]) * N + self.m_off[q]
+            if self.ftl.check:
+                self.ftl.ppn_version[ppn] = self.ftl.ppn_version[old]
+            self.ftl.move_mapped(self.m_lpn[q], old, ppn)
+            self.m_newppn[q] = ppn
+        self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
         return 0
 
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
