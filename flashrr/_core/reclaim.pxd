@@ -72,6 +72,8 @@ cdef class Reclaim:
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
+    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
+                        const int32_t* drank) noexcept nogil
     cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil

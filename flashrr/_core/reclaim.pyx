@@ -307,14 +307,15 @@ cdef class Reclaim:
         cdef int32_t k = self.k, N = self.N, S = self.S
         cdef int32_t lane = victim // S
         cdef int32_t base = lane * k
-        cdef int32_t n = 0, nt = 0, off, c, lpn, i, j, q, qq, d, chan, xfer, nd
-        cdef int64_t extra, e, ppn
+        cdef int32_t n = 0, nt = 0, off, c, lpn, q, qq, nd
+        cdef int64_t ppn
         cdef int32_t dies_seen[64]
         cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef int64_t sbs[MAX_RANKED]
         cdef int32_t nsb, n_ranks
         cdef bint plain
-        cdef int32_t drank[64], cdie[64]
+        cdef int32_t drank[64]
+        cdef int32_t cdie[64]
         cdef int64_t cretry[64]
         self.in_mig = True
         if self.pool is not None:
@@ -339,34 +340,8 @@ cdef class Reclaim:
         for c in range(k):
             cdie[c] = self.comp_die[base + c]
             cretry[c] = self.retries(<int64_t>victim * k + c)
-        i = 0
-        while i < n:
-            j = i
-            while j < n and self.m_off[j] == self.m_off[i]:
-                j += 1
-            nd = 0
-            for q in range(i, j):
-                nd = _add_unique(dies_seen, nd, cdie[self.m_comp[q]])
-            for c in range(nd):
-                d = dies_seen[c]
-                extra = 0
-                xfer = 0
-                chan = 0
-                for q in range(i, j):
-                    if cdie[self.m_comp[q]] == d:
-                        e = cretry[self.m_comp[q]]
-                        if e > extra:
-                            extra = e
-                        chan = self.comp_chan[base + self.m_comp[q]]
-                        if cdie[self.m_dest[q]] != d:
-                            xfer += 1
-                self.x_phase[nt] = PH_READ
-                self.x_die[nt] = d
-                self.x_chan[nt] = chan
-                self.x_xfer[nt] = xfer
-                self.x_dur[nt] = self.t_read + self.retry_extra[extra]
-                nt += 1
-            i = j
+        n_ranks = _die_ranks(cdie, k, drank)
+        nt = self._reads(n, nt, base, cdie, cretry, drank)
         # writes in source order, then one program per (dest superblock, offset, die)
         if self.streams is not None:
             self.streams.plan(victim, is_rr, self.m_lpn, n)
@@ -405,7 +380,6 @@ cdef class Reclaim:
         # when the pages land in few superblocks, one per (superblock, offset, component),
         # else by sorting keys
         nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-        n_ranks = _die_ranks(cdie, k, drank)
         c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
         nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
         self.cnt[C_PROGRAMMED] += n
@@ -471,6 +445,50 @@ cdef class Reclaim:
         if not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
+
+    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
+                        const int32_t* drank) noexcept nogil:
+        """The reads of migrated pages 0..n-1 (source order) as transactions nt, nt+1, ...: one
+        per (source row, die), the dies of a row in the order its pages meet them; returns the
+        new count.  A transaction takes its slowest page's retries, and counts its pages bound
+        for another die (channel transfers).  A die's slots are its rank's (``drank``)."""
+        cdef int32_t q = 0, i, c, r, nd, o, off
+        cdef int32_t order[64]
+        cdef int32_t r_xfer[64]
+        cdef int32_t r_chan[64]
+        cdef int32_t r_die[64]
+        cdef int64_t r_extra[64]
+        while q < n:
+            off = self.m_off[q]
+            nd = 0
+            i = q
+            while q < n and self.m_off[q] == off:
+                c = self.m_comp[q]
+                r = drank[c]
+                for o in range(nd):
+                    if order[o] == r:
+                        break
+                else:
+                    order[nd] = r
+                    nd += 1
+                    r_extra[r] = 0
+                    r_xfer[r] = 0
+                    r_die[r] = cdie[c]
+                if cretry[c] > r_extra[r]:
+                    r_extra[r] = cretry[c]
+                r_chan[r] = self.comp_chan[base + c]
+                if cdie[self.m_dest[q]] != cdie[c]:
+                    r_xfer[r] += 1
+                q += 1
+            for o in range(nd):
+                r = order[o]
+                self.x_phase[nt] = PH_READ
+                self.x_die[nt] = r_die[r]
+                self.x_chan[nt] = r_chan[r]
+                self.x_xfer[nt] = r_xfer[r]
+                self.x_dur[nt] = self.t_read + self.retry_extra[r_extra[r]]
+                nt += 1
+        return nt
 
     cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
