@@ -709,11 +709,14 @@ cdef class Reclaim:
 
     # ================================================================ background loop
     cdef int run_bg(self, int64_t until) except -1 nogil:
+        """Start, in time order, the background work (queued transactions, then idle moves on
+        ties, then lower dies) that can start before ``until``.  The scheduler keeps each
+        die's start from the last look (hs): it stays a lower bound, since a die's clock only
+        moves on, until the die's queues change or a job finishes a phase, which mark it
+        stale.  The earliest bound is looked at again before it is taken."""
         cdef int32_t d, best, kind, best_kind
         cdef int64_t s, best_s
-        cdef IdleMove* m
-        # a head's start only grows (its die's clock) until the queues change, and every
-        # change resets bg_next: the last scan's earliest start still bounds them all
+        # every start is at or after the last scan's earliest, while no queue has changed
         if until <= self.sched.bg_next:
             return 0
         while True:
@@ -721,24 +724,25 @@ cdef class Reclaim:
             best_s = 0
             best_kind = 0
             for d in range(self.n_dies):
-                if self.sched.q_len[d]:
-                    s = self.sched.head_start(d, INT32_MAX)
-                    if s < 0:
-                        continue
-                    kind = 0
-                elif self.sched.iq_len[d]:
-                    m = &self.sched.iq[d][self.sched.iq_head[d]]
-                    s = imax(m.t, self.sched.die_free[d])
-                    kind = 1
-                else:
+                if self.sched.hs_all_stale or self.sched.hs_stale[d]:
+                    self.sched.hs[d] = self.sched.next_start(d)
+                    self.sched.hs_stale[d] = 0
+                s = self.sched.hs[d]
+                if s == INT64_MAX:
                     continue
+                kind = self.sched.hs_kind[d]
                 if best < 0 or s < best_s or (s == best_s and kind < best_kind):
                     best = d
                     best_s = s
                     best_kind = kind
+            self.sched.hs_all_stale = False
             if best < 0 or best_s >= until:
                 self.sched.bg_next = best_s if best >= 0 else INT64_MAX
                 return 0
+            s = self.sched.next_start(best)                        # the bound may have moved on
+            if s != best_s:
+                self.sched.hs[best] = s
+                continue
             if best_kind == 0:
                 self.sched.book_head(best, best_s)
             else:

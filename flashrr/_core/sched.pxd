@@ -3,7 +3,7 @@
 # Times are int64 ns.  A *job* is one decided GC or RR migration; its
 # transactions wait in per-die FIFO queues until they are booked.
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
 from .common cimport *
@@ -87,6 +87,11 @@ cdef class Scheduler:
     cdef int64_t bg_pending            # queued transactions, all dies
     cdef int64_t bg_next               # no queued transaction or idle move can start before this (ns);
                                        # set by Reclaim.run_bg's scan, -1 after any change to the queues
+    cdef int64_t* hs                   # [n_dies] run_bg's last look at each die: no queued transaction or
+                                       # idle move of it can start before this (ns), INT64_MAX none ready
+    cdef int8_t* hs_kind               # [n_dies] what starts then: 0 a queued transaction, 1 an idle move
+    cdef uint8_t* hs_stale             # [n_dies] 1: the die's queues changed since (look again)
+    cdef bint hs_all_stale             # a job finished a phase: the heads it held back on any die may go
     cdef Job* jobs                     # [jobs_cap] by id; ids restart when nothing is queued
     cdef int32_t n_jobs, jobs_cap
     cdef int32_t* sb_erase_job         # [n_sb] job whose erase of this superblock is not booked, -1 none
@@ -178,6 +183,11 @@ cdef class Scheduler:
                    int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil
     cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil          # dst is read at src until programmed
     cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil  # start of the die's head, -1 if none
+    cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its head, else of its first idle move
+    cdef inline void changed(self, int32_t die) noexcept nogil:
+        """The die's queues changed: run_bg looks at it again."""
+        self.hs_stale[die] = 1
+        self.bg_next = -1
     cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
     cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
     cdef bint job_pending(self, int32_t job) noexcept nogil

@@ -2,7 +2,7 @@
 """Scheduler layer of the compiled engine: dies, channels and the queues of
 background flash transactions.  Twin: ``reference/sched.py``; docs/model.md
 section 5 gives the rules.  Every method runs without the GIL."""
-from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
 
@@ -144,6 +144,9 @@ cdef class Scheduler:
         self.ivc_dropped = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
         self.die_finger = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_dies)
         self.die_finger_ii = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        a = arr("hs", self.n_dies, np.int64); self.hs = <int64_t*>a.data
+        a = arr("hs_kind", self.n_dies, np.int8); self.hs_kind = <int8_t*>a.data
+        a = arr("hs_stale", self.n_dies, np.uint8, 1); self.hs_stale = <uint8_t*>a.data
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
             self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
@@ -212,6 +215,7 @@ cdef class Scheduler:
             self.iq_len[i] = 0
             self.die_finger[i] = 0
             self.die_finger_ii[i] = 0
+            self.hs_stale[i] = 1
         for i in range(self.n_chan):
             self.chan_free[i] = 0
             for j in range(self.ivc_n[i]):
@@ -227,6 +231,7 @@ cdef class Scheduler:
         self.horizon = 0
         self.bg_pending = 0
         self.bg_next = -1
+        self.hs_all_stale = True
         self.idle_pending = 0
         self.n_jobs = 0
         self.n_events[0] = 0
@@ -420,7 +425,7 @@ cdef class Scheduler:
         if phase == PH_PROG:
             self.die_q_progs[die] += 1
         self.bg_pending += 1
-        self.bg_next = -1
+        self.changed(die)
         if phase == PH_ERASE:
             self.sb_erase_job[self.jobs[job].victim] = job
         return 0
@@ -456,6 +461,22 @@ cdef class Scheduler:
             ready = imax(job.end[PH_READ], job.end[PH_PROG])
         return imax(ready, self.die_free[die])
 
+    cdef int64_t next_start(self, int32_t die) noexcept nogil:
+        """When the die's next background work can start (ns), INT64_MAX if none can now, and
+        hs_kind[die] what it is: its queue's head (if that waits for another die, nothing
+        starts here), else its first idle move."""
+        cdef int64_t s
+        cdef IdleMove* m
+        self.hs_kind[die] = 0
+        if self.q_len[die]:
+            s = self.head_start(die, INT32_MAX)
+            return INT64_MAX if s < 0 else s
+        if self.iq_len[die]:
+            m = &self.iq[die][self.iq_head[die]]
+            self.hs_kind[die] = 1
+            return imax(m.t, self.die_free[die])
+        return INT64_MAX
+
     cdef int book_head(self, int32_t die, int64_t start) except -1 nogil:
         cdef Txn tx = self.q[die][self.q_head[die]]
         cdef Job* job = &self.jobs[tx.job]
@@ -464,7 +485,7 @@ cdef class Scheduler:
         self.q_head[die] = (self.q_head[die] + 1) % self.q_cap[die]
         self.q_len[die] -= 1
         self.bg_pending -= 1
-        self.bg_next = -1
+        self.changed(die)
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= 1
@@ -477,6 +498,8 @@ cdef class Scheduler:
                             self.n_src -= 1
         job.left[tx.phase] -= 1
         job.end[tx.phase] = imax(job.end[tx.phase], end)
+        if job.left[tx.phase] == 0:
+            self.hs_all_stale = True
         if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
             self.set_erase_end(tx.job, end)
             if self.sb_erase_job[job.victim] == tx.job:
@@ -561,7 +584,7 @@ cdef class Scheduler:
         m.dest = dest
         self.iq_len[die] = ln + 1
         self.idle_pending += 1
-        self.bg_next = -1
+        self.changed(die)
         return 0
 
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil:
@@ -569,7 +592,7 @@ cdef class Scheduler:
         self.iq_head[die] = (self.iq_head[die] + 1) % self.iq_cap[die]
         self.iq_len[die] -= 1
         self.idle_pending -= 1
-        self.bg_next = -1
+        self.changed(die)
         return m
 
     # ================================================================ destage buffer (binary min-heap)
