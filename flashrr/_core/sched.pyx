@@ -280,8 +280,11 @@ cdef class Scheduler:
         ii = 0
         if ci < nc:
             c = ch[ci]
-            ii = _first_after(&c.v[1], 2, c.n,
-                              self.die_finger_ii[die] if ci + self.ivc_dropped[chan] == self.die_finger[die] else -1, s)
+            # near the die's last interval if this is its chunk; a split since (which also shifts
+            # the chunks after it) may leave the hint past the chunk's end, where _first_after
+            # would read stale or never-written slots: the last interval then
+            k = self.die_finger_ii[die] if ci + self.ivc_dropped[chan] == self.die_finger[die] else -1
+            ii = _first_after(&c.v[1], 2, c.n, k if k < c.n else c.n - 1, s)
         # walk forward until the gap before interval (ci, ii) is long enough
         while ci < nc:
             c = ch[ci]
