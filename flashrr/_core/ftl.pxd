@@ -81,7 +81,7 @@ cdef class Ftl:
             self.sb_state[sb] = S_CLOSED
             self.uf_sb[lane] = -1
         if wp == (q + 1) * k:  # the superpage is complete
-            self.user_lane = (lane + 1) % self.n_lanes
+            self.user_lane = 0 if lane + 1 == self.n_lanes else lane + 1
         return ppn
     cdef inline int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil:
         """Next GC/RR-frontier ppn of component c.  Inline: the common case, where c still

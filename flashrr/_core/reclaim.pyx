@@ -514,9 +514,9 @@ cdef class Reclaim:
                         uint64_t cmask) noexcept nogil:
         """Transaction nt: the multi-plane program of the pages in cmask, on the die and row
         of migrated page ``first``; xfer of them come from another die (a channel transfer)."""
-        cdef int32_t N = self.N, k = self.k
         cdef int64_t ppn = self.m_newppn[first]
-        cdef int32_t dsb = <int32_t>(ppn // N // k), off = <int32_t>(ppn % N)
+        cdef int64_t b = self.ftl.div_N(ppn)              # shifts, not divisions, for powers of two
+        cdef int32_t dsb = <int32_t>self.ftl.div_k(b), off = <int32_t>(ppn - b * self.N)
         self.x_phase[nt] = PH_PROG
         self.x_die[nt] = self.comp_die[base + self.m_dest[first]]
         self.x_chan[nt] = self.comp_chan[base + self.m_dest[first]]

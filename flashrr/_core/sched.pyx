@@ -414,7 +414,7 @@ cdef class Scheduler:
             ring = self.q[die] = <Txn*>_unwrap_grow(ring, cap, h, ln, sizeof(Txn))
             self.q_cap[die] = cap = 2 * cap
             h = self.q_head[die] = 0
-        tx = &ring[(h + ln) % cap]
+        tx = &ring[h + ln - cap if h + ln >= cap else h + ln]  # h, ln < cap: no division
         tx.job = job
         tx.phase = <int8_t>phase
         tx.chan = chan
@@ -485,7 +485,7 @@ cdef class Scheduler:
         cdef Job* job = &self.jobs[tx.job]
         cdef int64_t end, ppn
         cdef int32_t c
-        self.q_head[die] = (self.q_head[die] + 1) % self.q_cap[die]
+        self.q_head[die] = 0 if self.q_head[die] + 1 == self.q_cap[die] else self.q_head[die] + 1
         self.q_len[die] -= 1
         self.bg_pending -= 1
         self.changed(die)
@@ -580,7 +580,7 @@ cdef class Scheduler:
             ring = self.iq[die] = <IdleMove*>_unwrap_grow(ring, cap, h, ln, sizeof(IdleMove))
             self.iq_cap[die] = cap = 2 * cap
             h = self.iq_head[die] = 0
-        m = &ring[(h + ln) % cap]
+        m = &ring[h + ln - cap if h + ln >= cap else h + ln]
         m.t = t
         m.lpn = lpn
         m.src = src
@@ -592,7 +592,7 @@ cdef class Scheduler:
 
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil:
         cdef IdleMove m = self.iq[die][self.iq_head[die]]
-        self.iq_head[die] = (self.iq_head[die] + 1) % self.iq_cap[die]
+        self.iq_head[die] = 0 if self.iq_head[die] + 1 == self.iq_cap[die] else self.iq_head[die] + 1
         self.iq_len[die] -= 1
         self.idle_pending -= 1
         self.changed(die)
