@@ -535,11 +535,14 @@ cdef class Reclaim:
         Each page goes to its slot (superblock rank, offset, component) of m_slot, with the
         components of a row ordered by die rank; a scan of the slots in order then meets the
         pages in the order of the sorted keys of _progs_sorted, and a die's pages of one row
-        side by side.  O(n + slots spanned), where the sort costs two radix passes."""
+        side by side.  O(n + the slots each superblock's pages span), where the sort costs
+        two radix passes."""
         cdef int32_t k = self.k, N = self.N
         cdef int32_t cord[64]
-        cdef int32_t q, r, c, p = 0, j, first, xfer, d
-        cdef int64_t ppn, b, sb, last_sb = -1, rank = 0, slot, lo = INT64_MAX, hi = -1, row
+        cdef int32_t q, r, c, p = 0, j, first, xfer, d, rank = 0
+        cdef int64_t ppn, b, sb, last_sb = -1, slot, row
+        cdef int64_t lo[MAX_RANKED]
+        cdef int64_t hi[MAX_RANKED]
         cdef int32_t* tab = self.m_slot
         cdef int32_t* rowp
         cdef uint64_t cmask
@@ -548,49 +551,54 @@ cdef class Reclaim:
                 if drank[c] == r:
                     cord[c] = p
                     p += 1
+        for r in range(nsb):                               # the slots each superblock's pages span
+            lo[r] = INT64_MAX
+            hi[r] = -1
         for q in range(n):
             ppn = self.m_newppn[q]
             b = self.ftl.div_N(ppn)
             sb = self.ftl.div_k(b)
             if sb != last_sb:
                 last_sb = sb
-                rank = _rank(sbs, sb)
-            slot = (rank * N + (ppn - b * N)) * k + cord[self.m_dest[q]]
+                rank = <int32_t>_rank(sbs, sb)
+            slot = (<int64_t>rank * N + (ppn - b * N)) * k + cord[self.m_dest[q]]
             if tab[slot] >= 0:                             # a placement put two pages there
-                for slot in range(lo, hi + 1):
-                    tab[slot] = -1
+                for r in range(nsb):
+                    for slot in range(lo[r], hi[r] + 1):
+                        tab[slot] = -1
                 return -1
             tab[slot] = q
-            if slot < lo:
-                lo = slot
-            if slot > hi:
-                hi = slot
-        if n == 0:
-            return nt
-        for row in range(lo // k, hi // k + 1):
-            rowp = tab + row * k
-            j = 0
-            while j < k:
-                if rowp[j] < 0:
-                    j += 1
-                    continue
-                first = rowp[j]
-                r = drank[self.m_dest[first]]
-                d = self.comp_die[base + self.m_dest[first]]
-                xfer = 0
-                cmask = 0
+            if slot < lo[rank]:
+                lo[rank] = slot
+            if slot > hi[rank]:
+                hi[rank] = slot
+        for rank in range(nsb):
+            if hi[rank] < 0:
+                continue
+            for row in range(lo[rank] // k, hi[rank] // k + 1):
+                rowp = tab + row * k
+                j = 0
                 while j < k:
-                    q = rowp[j]
-                    if q >= 0:
-                        if drank[self.m_dest[q]] != r:
-                            break
-                        if self.comp_die[base + self.m_comp[q]] != d:
-                            xfer += 1
-                        cmask |= (<uint64_t>1) << self.m_dest[q]
-                        rowp[j] = -1
-                    j += 1
-                self._emit_prog(nt, base, first, xfer, cmask)
-                nt += 1
+                    if rowp[j] < 0:
+                        j += 1
+                        continue
+                    first = rowp[j]
+                    r = drank[self.m_dest[first]]
+                    d = self.comp_die[base + self.m_dest[first]]
+                    xfer = 0
+                    cmask = 0
+                    while j < k:
+                        q = rowp[j]
+                        if q >= 0:
+                            if drank[self.m_dest[q]] != r:
+                                break
+                            if self.comp_die[base + self.m_comp[q]] != d:
+                                xfer += 1
+                            cmask |= (<uint64_t>1) << self.m_dest[q]
+                            rowp[j] = -1
+                        j += 1
+                    self._emit_prog(nt, base, first, xfer, cmask)
+                    nt += 1
         return nt
 
     cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
