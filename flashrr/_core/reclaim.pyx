@@ -452,7 +452,7 @@ cdef class Reclaim:
         per (source row, die), the dies of a row in the order its pages meet them; returns the
         new count.  A transaction takes its slowest page's retries, and counts its pages bound
         for another die (channel transfers).  A die's slots are its rank's (``drank``)."""
-        cdef int32_t q = 0, i, c, r, nd, o, off
+        cdef int32_t q = 0, c, r, nd, o, off
         cdef int32_t order[64]
         cdef int32_t r_xfer[64]
         cdef int32_t r_chan[64]
@@ -461,7 +461,6 @@ cdef class Reclaim:
         while q < n:
             off = self.m_off[q]
             nd = 0
-            i = q
             while q < n and self.m_off[q] == off:
                 c = self.m_comp[q]
                 r = drank[c]
@@ -492,8 +491,8 @@ cdef class Reclaim:
 
     cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
-        source order, and remap them (m_newppn); for migrations without budget streams or a
-        write pool, whose pages' places are all known: the victim's."""
+        source order, and remap them (m_newppn); for migrations whose pages neither budget
+        streams nor a write pool place.  Every page's place is known: the victim's."""
         cdef int32_t lane = victim // self.S, q, N = self.N
         cdef int64_t ppn, old, vbase = <int64_t>victim * self.k
         cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
