@@ -358,16 +358,14 @@ cdef class Reclaim:
                     q = self.streams.perm[q]
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[q]])
             q = qq
-            if self.streams is not None:
+            if self.streams is None:                       # not plain: the write pool takes every page
+                ppn = self.pool.internal_slot(lane)
+            else:
                 q = self.streams.perm[qq]
                 if self.streams.code[q] >= 0:
                     ppn = self.streams.slot_ppn(lane, self.streams.code[q], self.m_lpn[q])
                 else:
                     ppn = self.ftl.gc_slot(lane, self.m_dest[q])
-            elif self.pool is not None and (is_rr or self.pool.gc_internal):
-                ppn = self.pool.internal_slot(lane)
-            else:
-                ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             if is_rr:
                 self.mix_rr[self.ftl.div_N(ppn)] += 1
             else:
