@@ -99,16 +99,14 @@ cdef class Ftl:
     cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:
         cdef int64_t old = self.lmap[2 * lpn]
         if old >= 0:
-            self.p2l[old] = -1
             self.sb_valid[div_pow2(old, self.sb_shift, self.per_sb)] -= 1
-        self.lmap[2 * lpn] = <int32_t>ppn
-        self.p2l[ppn] = lpn
-        self.sb_valid[div_pow2(ppn, self.sb_shift, self.per_sb)] += 1
+        self.move_mapped(lpn, old, ppn)
     cdef inline void move_mapped(self, int32_t lpn, int64_t old, int64_t ppn) noexcept nogil:
-        """remap() of a page known to be at ``old`` (lmap[2*lpn] == old), with old's
-        superblock count left to the caller: a migration moves a victim's pages, and this
-        spares each one the load of its mapping entry (a cache miss) that remap() waits on."""
-        self.p2l[old] = -1
+        """remap() of a page known to be at ``old`` (lmap[2*lpn] == old, -1 unmapped), with
+        old's superblock count left to the caller: a migration moves a victim's pages, and
+        this spares each one the load of its mapping entry (a cache miss) that remap() waits on."""
+        if old >= 0:
+            self.p2l[old] = -1
         self.lmap[2 * lpn] = <int32_t>ppn
         self.p2l[ppn] = lpn
         self.sb_valid[div_pow2(ppn, self.sb_shift, self.per_sb)] += 1
