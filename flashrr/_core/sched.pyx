@@ -38,6 +38,11 @@ cdef void* _unwrap_grow(void* ring, int32_t cap, int32_t head, int32_t n, size_t
     return grown
 
 
+cdef inline int32_t _wrap(int32_t i, int32_t cap) noexcept nogil:
+    """Index i of a ring of cap slots, for 0 <= i < 2 * cap (a compare, not a division)."""
+    return i - cap if i >= cap else i
+
+
 cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
     """Move n (start, end) pairs from index frm to index to (overlapping ranges allowed).
     Short runs by a loop, where a libc call would cost more than the copy; long ones (a
@@ -414,7 +419,7 @@ cdef class Scheduler:
             ring = self.q[die] = <Txn*>_unwrap_grow(ring, cap, h, ln, sizeof(Txn))
             self.q_cap[die] = cap = 2 * cap
             h = self.q_head[die] = 0
-        tx = &ring[h + ln - cap if h + ln >= cap else h + ln]  # h, ln < cap: no division
+        tx = &ring[_wrap(h + ln, cap)]
         tx.job = job
         tx.phase = <int8_t>phase
         tx.chan = chan
@@ -485,7 +490,7 @@ cdef class Scheduler:
         cdef Job* job = &self.jobs[tx.job]
         cdef int64_t end, ppn
         cdef int32_t c
-        self.q_head[die] = 0 if self.q_head[die] + 1 == self.q_cap[die] else self.q_head[die] + 1
+        self.q_head[die] = _wrap(self.q_head[die] + 1, self.q_cap[die])
         self.q_len[die] -= 1
         self.bg_pending -= 1
         self.changed(die)
@@ -580,7 +585,7 @@ cdef class Scheduler:
             ring = self.iq[die] = <IdleMove*>_unwrap_grow(ring, cap, h, ln, sizeof(IdleMove))
             self.iq_cap[die] = cap = 2 * cap
             h = self.iq_head[die] = 0
-        m = &ring[h + ln - cap if h + ln >= cap else h + ln]
+        m = &ring[_wrap(h + ln, cap)]
         m.t = t
         m.lpn = lpn
         m.src = src
@@ -592,7 +597,7 @@ cdef class Scheduler:
 
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil:
         cdef IdleMove m = self.iq[die][self.iq_head[die]]
-        self.iq_head[die] = 0 if self.iq_head[die] + 1 == self.iq_cap[die] else self.iq_head[die] + 1
+        self.iq_head[die] = _wrap(self.iq_head[die] + 1, self.iq_cap[die])
         self.iq_len[die] -= 1
         self.idle_pending -= 1
         self.changed(die)
