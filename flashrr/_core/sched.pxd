@@ -74,6 +74,8 @@ cdef class Scheduler:
                                        # point past them, so a drop is O(1); _grow_chunks reclaims them)
     cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search
     cdef int64_t* ivc_dropped          # [n_chan] chunks dropped since time 0
+    cdef int64_t* ivc_last_s           # [n_chan] start of the channel's last interval (when it has one):
+                                       # a transfer before it skips the last chunk's lines
     cdef int64_t* die_finger           # [n_dies] where the die's last searched booking landed: chunk index
                                        # plus the channel's ivc_dropped then (a die books forward in time,
                                        # so its next booking is near; the search starts there)
@@ -132,20 +134,20 @@ cdef class Scheduler:
         if dur == 0:
             return t
         cdef int32_t last = self.ivc_n[chan] - 1
-        if last >= 0:
+        if last >= 0 and self.ivc_last_s[chan] <= t:   # at or after the last interval's start
             c = self.ivc[chan][last]
-            if c.v[2 * c.n - 2] <= t:                  # at or after the last interval's start
-                if c.v[2 * c.n - 1] >= t:              # inside it or touching it: grow it
-                    e = c.v[2 * c.n - 1] + dur
-                    c.v[2 * c.n - 1] = e
-                    self.ivc_end[chan][last] = e
-                    return e
-                if c.n < IVC:                          # after it, with room in its chunk
-                    c.v[2 * c.n] = t
-                    c.v[1 + 2 * c.n] = t + dur
-                    c.n += 1
-                    self.ivc_end[chan][last] = t + dur
-                    return t + dur
+            if c.v[2 * c.n - 1] >= t:                  # inside it or touching it: grow it
+                e = c.v[2 * c.n - 1] + dur
+                c.v[2 * c.n - 1] = e
+                self.ivc_end[chan][last] = e
+                return e
+            if c.n < IVC:                              # after it, with room in its chunk
+                c.v[2 * c.n] = t
+                c.v[1 + 2 * c.n] = t + dur
+                c.n += 1
+                self.ivc_end[chan][last] = t + dur
+                self.ivc_last_s[chan] = t
+                return t + dur
         return self.xfer_fit(chan, t, dur, die)
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil

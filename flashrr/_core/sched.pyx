@@ -147,6 +147,7 @@ cdef class Scheduler:
         self.ivc_lo = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_chan)
         self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
         self.ivc_dropped = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
+        self.ivc_last_s = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
         self.die_finger = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_dies)
         self.die_finger_ii = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
         a = arr("hs", self.n_dies, np.int64); self.hs = <int64_t*>a.data
@@ -199,7 +200,7 @@ cdef class Scheduler:
             for i in range(self.n_dies):
                 free(self.iq[i])
         free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_lo); free(self.ivc_end)
-        free(self.ivc_dropped); free(self.die_finger); free(self.die_finger_ii)
+        free(self.ivc_dropped); free(self.ivc_last_s); free(self.die_finger); free(self.die_finger_ii)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
@@ -360,6 +361,8 @@ cdef class Scheduler:
         c.v[1 + 2 * ii] = e
         c.n += 1
         self.ivc_end[chan][ci] = c.v[2 * c.n - 1]
+        if ii == c.n - 1 and ci == self.ivc_n[chan] - 1:
+            self.ivc_last_s[chan] = s
         return 0
 
     cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil:
