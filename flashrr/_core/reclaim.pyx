@@ -22,7 +22,7 @@ from .buffers import owned_array
 cnp.import_array()
 
 DEF PPM_C = 1000000
-DEF MIG_PREFETCH = 16     # pages; mapping entries a migration keeps in flight ahead of its remap
+DEF MIG_PREFETCH = 32     # pages; mapping entries a migration keeps in flight ahead of its remap
 DEF MAX_RANKED = 8        # destination superblocks a migration's program keys rank (more: raw ids)
 
 cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
