@@ -46,7 +46,7 @@ assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIR
 DEF H_READ = 0
 DEF H_WRITE = 1
 DEF H_IO = 2
-DEF PREFETCH_AHEAD = 8    # requests; the replay loop prefetches mapping entries this far ahead
+DEF PREFETCH_AHEAD = 16   # requests; the replay loop prefetches mapping entries this far ahead
 DEF PREFETCH_VICTIMS = 4  # and those of this many LRU victims-to-be
 
 
