@@ -47,7 +47,7 @@ DEF H_READ = 0
 DEF H_WRITE = 1
 DEF H_IO = 2
 DEF PREFETCH_AHEAD = 16   # requests; the replay loop prefetches mapping entries this far ahead
-DEF PREFETCH_VICTIMS = 4  # and those of this many LRU victims-to-be
+DEF PREFETCH_VICTIMS = 3  # and those of this many LRU victims-to-be
 
 
 cdef extern from *:
