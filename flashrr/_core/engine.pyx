@@ -48,6 +48,7 @@ DEF H_WRITE = 1
 DEF H_IO = 2
 DEF PREFETCH_AHEAD = 16   # requests; the replay loop prefetches mapping entries this far ahead
 DEF PREFETCH_VICTIMS = 3  # and those of this many LRU victims-to-be
+DEF FINGER_AHEAD = 4      # requests; and the channel lines of a read's die this far ahead
 
 
 cdef extern from *:
@@ -532,9 +533,10 @@ cdef class CompiledEngine:
         if ps & (ps - 1) == 0:
             while (<int64_t>1) << (ps_shift + 1) <= ps:
                 ps_shift += 1
-        cdef int64_t shift, t, lpn0, lpn1, i, j
-        cdef int32_t r
+        cdef int64_t shift, t, lpn0, lpn1, i, j, ppn
+        cdef int32_t r, c
         cdef int32_t* lmap = self.ftl.lmap
+        cdef bint fingers = self.sched.gapfill
         for r in range(repeat):
             shift = r * period
             for i in range(n):
@@ -544,6 +546,14 @@ cdef class CompiledEngine:
                 if j < n:
                     prefetch(&lmap[2 * div_pow2(off[j], ps_shift, ps)])
                     prefetch(&lmap[2 * div_pow2(off[j] + size[j] - 1, ps_shift, ps)])
+                # a read FINGER_AHEAD requests ahead, whose mapping entry that prefetch has brought
+                # in by now: the channel lines its die's transfer will search from
+                j = i + FINGER_AHEAD
+                if fingers and j < n and not wr[j]:
+                    ppn = lmap[2 * div_pow2(off[j], ps_shift, ps)]
+                    if ppn >= 0:
+                        c = self.blk_comp[div_pow2(ppn, self.N_shift, self.N)]
+                        self.sched.prefetch_finger(self.comp_die[c], self.comp_chan[c])
                 if self.cache_cap:
                     self.cache.prefetch_victims(PREFETCH_VICTIMS, self.ftl.p2l)
                 t = tns[i] + shift

@@ -149,6 +149,15 @@ cdef class Scheduler:
                 self.ivc_last_s[chan] = t
                 return t + dur
         return self.xfer_fit(chan, t, dur, die)
+    cdef inline void prefetch_finger(self, int32_t die, int32_t chan) noexcept nogil:
+        """Prefetch the lines a "gap-fill" channel search for die would start from (no effect
+        on results): the chunk and the interval where its last searched booking landed."""
+        cdef int64_t ci = self.die_finger[die] - self.ivc_dropped[chan]
+        cdef IvChunk* c
+        if 0 <= ci < self.ivc_n[chan]:
+            c = self.ivc[chan][ci]
+            prefetch(c)
+            prefetch(&c.v[2 * self.die_finger_ii[die]])
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
     cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil
