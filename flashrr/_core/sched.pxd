@@ -30,6 +30,7 @@ ctypedef struct Job:                   # one decided migration
 
 cdef enum:
     IVC = 64                           # busy intervals per channel chunk
+    IVC_SPARE = 1024                   # dropped chunks kept for reuse, at most (1 MB)
 
 ctypedef struct IvChunk:               # a run of a channel's busy intervals, sorted, disjoint
     int32_t n
@@ -74,6 +75,8 @@ cdef class Scheduler:
                                        # point past them, so a drop is O(1); _grow_chunks reclaims them)
     cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search
     cdef int64_t* ivc_dropped          # [n_chan] chunks dropped since time 0
+    cdef IvChunk** ivc_spare           # chunks dropped and kept for reuse (a stack): a busy channel drops
+    cdef int32_t ivc_spare_n           # and splits chunks all the time, and malloc/free cost more
     cdef int64_t* ivc_last_s           # [n_chan] start of the channel's last interval (when it has one):
                                        # a transfer before it skips the last chunk's lines
     cdef int64_t* die_finger           # [n_dies] where the die's last searched booking landed: chunk index
@@ -161,6 +164,8 @@ cdef class Scheduler:
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil
     cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
     cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil
+    cdef IvChunk* _chunk_new(self) except NULL nogil                       # a spare chunk, else a new one
+    cdef void _chunk_drop(self, IvChunk* c) noexcept nogil                   # keep it as a spare, or free it
     cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
                     int64_t dur, int32_t cause) except -1 nogil:
         cdef int64_t start = imax(ready, self.die_free[die]), end

@@ -148,6 +148,8 @@ cdef class Scheduler:
         self.ivc_end = <int64_t**>_grow(NULL, sizeof(int64_t*) * self.n_chan)
         self.ivc_dropped = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
         self.ivc_last_s = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_chan)
+        self.ivc_spare = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * IVC_SPARE)
+        self.ivc_spare_n = 0
         self.die_finger = <int64_t*>_grow(NULL, sizeof(int64_t) * self.n_dies)
         self.die_finger_ii = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
         a = arr("hs", self.n_dies, np.int64); self.hs = <int64_t*>a.data
@@ -199,6 +201,10 @@ cdef class Scheduler:
         if self.iq != NULL:
             for i in range(self.n_dies):
                 free(self.iq[i])
+        if self.ivc_spare != NULL:
+            for i in range(self.ivc_spare_n):
+                free(self.ivc_spare[i])
+            free(self.ivc_spare)
         free(self.ivc); free(self.ivc_n); free(self.ivc_cap); free(self.ivc_lo); free(self.ivc_end)
         free(self.ivc_dropped); free(self.ivc_last_s); free(self.die_finger); free(self.die_finger_ii)
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
@@ -225,7 +231,7 @@ cdef class Scheduler:
         for i in range(self.n_chan):
             self.chan_free[i] = 0
             for j in range(self.ivc_n[i]):
-                free(self.ivc[i][j])
+                self._chunk_drop(self.ivc[i][j])
             self.ivc_n[i] = 0
             self.ivc_dropped[i] = 0
         for i in range(self.n_lanes * self.S):
@@ -262,7 +268,7 @@ cdef class Scheduler:
         # harmless: every booking starts at or after the horizon, so a first fit never meets it)
         cdef int64_t* ends = self.ivc_end[chan]
         while nc > 0 and ends[0] <= self.horizon:
-            free(ch[0])
+            self._chunk_drop(ch[0])
             nc -= 1
             ch += 1
             ends += 1
@@ -332,7 +338,7 @@ cdef class Scheduler:
             else:
                 if self.ivc_lo[chan] + nc == self.ivc_cap[chan]:
                     ch = self._grow_chunks(chan)
-                c = ch[nc] = <IvChunk*>_grow(NULL, sizeof(IvChunk))
+                c = ch[nc] = self._chunk_new()
                 c.n = 0
                 self.ivc_n[chan] = nc = nc + 1
                 ci = nc - 1
@@ -341,7 +347,7 @@ cdef class Scheduler:
         if c.n == IVC:                                     # split the full chunk in two halves
             if self.ivc_lo[chan] + nc == self.ivc_cap[chan]:
                 ch = self._grow_chunks(chan)
-            d = <IvChunk*>_grow(NULL, sizeof(IvChunk))
+            d = self._chunk_new()
             half = IVC // 2
             d.n = IVC - half
             memcpy(&d.v[0], &c.v[2 * half], sizeof(int64_t) * 2 * d.n)
@@ -384,6 +390,19 @@ cdef class Scheduler:
         self.ivc_end[chan] = ends
         self.ivc[chan] = base
         return base
+
+    cdef IvChunk* _chunk_new(self) except NULL nogil:
+        if self.ivc_spare_n:
+            self.ivc_spare_n -= 1
+            return self.ivc_spare[self.ivc_spare_n]
+        return <IvChunk*>_grow(NULL, sizeof(IvChunk))
+
+    cdef void _chunk_drop(self, IvChunk* c) noexcept nogil:
+        if self.ivc_spare_n < IVC_SPARE:
+            self.ivc_spare[self.ivc_spare_n] = c
+            self.ivc_spare_n += 1
+        else:
+            free(c)
 
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
