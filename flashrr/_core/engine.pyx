@@ -556,6 +556,9 @@ cdef class CompiledEngine:
                         self.sched.prefetch_finger(self.comp_die[c], self.comp_chan[c])
                 if self.cache_cap:
                     self.cache.prefetch_victims(PREFETCH_VICTIMS, self.ftl.p2l)
+                    if fingers:  # and the lines of the die the next write-back goes to
+                        c = self.ftl.user_lane * self.k
+                        self.sched.prefetch_finger(self.comp_die[c], self.comp_chan[c])
                 t = tns[i] + shift
                 if self.sched.bg_pending or self.sched.idle_pending:
                     self.rc.run_bg(t)
