@@ -56,6 +56,8 @@ cdef class Reclaim:
     cdef int64_t* m_key                # (key, index) pairs for sorting programs
     cdef int32_t* m_slot               # [MAX_RANKED*k*N] page index per (dest superblock rank, offset,
                                        # component), -1 empty: kept all -1 between migrations
+    cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
+    cdef int32_t rowstamp_serial       # (destination superblock rank, offset): _count_rows
     cdef int32_t* x_phase              # the migration's transactions, in booking order
     cdef int32_t* x_die
     cdef int32_t* x_chan
@@ -83,6 +85,10 @@ cdef class Reclaim:
                                const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil
+    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
+    cdef int32_t _count_rows(self, int32_t n, int32_t nsb, const int64_t* sbs) noexcept nogil
+    cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
+                           int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil
     cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil
     cdef int run_bg(self, int64_t until) except -1 nogil                   # start what can start before until
     cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil

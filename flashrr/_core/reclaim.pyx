@@ -180,6 +180,8 @@ cdef class Reclaim:
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
         a = arr("m_key", 4 * kn, np.int64); self.m_key = <int64_t*>a.data   # pairs, then the sort's scratch
         a = arr("m_slot", MAX_RANKED * kn, np.int32, -1); self.m_slot = <int32_t*>a.data
+        a = arr("m_rowstamp", MAX_RANKED * self.N, np.int32); self.m_rowstamp = <int32_t*>a.data
+        self.rowstamp_serial = 0
         nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
         a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
         a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
@@ -313,8 +315,10 @@ cdef class Reclaim:
         cdef int64_t mu = 0, mr = 0, mg = 0, b
         cdef int64_t sbs[MAX_RANKED]
         cdef int32_t nsb, n_ranks
-        cdef bint plain
+        cdef bint plain, placed, direct
         cdef int32_t drank[64]
+        cdef int32_t d = self.sched.group_dies[self.sched.group_first[lane]], n_reads = 0, n_progs = 0
+        cdef int64_t read_ns = 0
         cdef int32_t cdie[64]
         cdef int64_t cretry[64]
         self.in_mig = True
@@ -333,7 +337,8 @@ cdef class Reclaim:
                     self.m_lpn[n] = lpn
                     self.m_dest[n] = c
                     n += 1
-        if n and ((is_rr and self.place_rr) or (not is_rr and self.place_gc)):
+        placed = n and ((is_rr and self.place_rr) or (not is_rr and self.place_gc))
+        if placed:
             self.call_place(is_rr, victim, n, t)
         # reads: one transaction per (source row, die); a component's die and retry steps are
         # the same on every row, so they are looked up once
@@ -341,11 +346,21 @@ cdef class Reclaim:
             cdie[c] = self.comp_die[base + c]
             cretry[c] = self.retries(<int64_t>victim * k + c)
         n_ranks = _die_ranks(cdie, k, drank)
-        nt = self._reads(n, nt, base, cdie, cretry, drank)
+        plain = self.streams is None and (self.pool is None or not (is_rr or self.pool.gc_internal))
+        # "gc-first" and "fcfs" book a one-die migration at once and in order when nothing is
+        # queued on its die (schedule()'s shortcut; "fcfs" never queues): its reads, programs
+        # and erase then run back to back, so only their counts and total times matter, and
+        # no transaction is written down
+        direct = (plain and not placed and self.pv is None and not self.untimed
+                  and self.sched_mode != SCHED_USER_FIRST and self.sched.group_len[lane] == 1
+                  and self.sched.q_len[d] == 0)
+        if direct:
+            read_ns = self._read_time(n, cretry, &n_reads)
+        else:
+            nt = self._reads(n, nt, base, cdie, cretry, drank)
         # writes in source order, then one program per (dest superblock, offset, die)
         if self.streams is not None:
             self.streams.plan(victim, is_rr, self.m_lpn, n)
-        plain = self.streams is None and (self.pool is None or not (is_rr or self.pool.gc_internal))
         if plain:
             self._move_plain(victim, is_rr, n)
         for qq in range(0 if plain else n):
@@ -378,19 +393,25 @@ cdef class Reclaim:
         # when the pages land in few superblocks, one per (superblock, offset, component),
         # else by sorting keys
         nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-        c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
-        nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
+        if direct and nsb > 0:
+            n_progs = self._count_rows(n, nsb, sbs)
+        else:
+            if direct:                                     # too many destinations to count by rank
+                direct = False
+                nt = self._reads(n, nt, base, cdie, cretry, drank)
+            c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
+            nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
+            nd = 0
+            for c in range(k):
+                nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
+            for c in range(nd):
+                self.x_phase[nt] = PH_ERASE
+                self.x_die[nt] = dies_seen[c]
+                self.x_chan[nt] = 0
+                self.x_xfer[nt] = 0
+                self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
+                nt += 1
         self.cnt[C_PROGRAMMED] += n
-        nd = 0
-        for c in range(k):
-            nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
-        for c in range(nd):
-            self.x_phase[nt] = PH_ERASE
-            self.x_die[nt] = dies_seen[c]
-            self.x_chan[nt] = 0
-            self.x_xfer[nt] = 0
-            self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
-            nt += 1
         for c in range(k):
             b = <int64_t>victim * k + c
             mu += self.mix_user[b]
@@ -440,8 +461,73 @@ cdef class Reclaim:
         self.in_mig = False
         if self.pool is not None and not self.pool.reset_per_page:
             self.pool.after_migration(lane)
-        if not self.untimed:
+        if direct:
+            self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
+        elif not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
+        return 0
+
+    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil:
+        """Total time (ns) of the reads _reads() would write for pages 0..n-1 of a one-die
+        migration, one per source row with pages, at the slowest page's retries; the rows'
+        count into n_rows."""
+        cdef int32_t q = 0, off, rows = 0
+        cdef int64_t worst, total = 0
+        while q < n:
+            off = self.m_off[q]
+            worst = 0
+            while q < n and self.m_off[q] == off:
+                if cretry[self.m_comp[q]] > worst:
+                    worst = cretry[self.m_comp[q]]
+                q += 1
+            total += self.t_read + self.retry_extra[worst]
+            rows += 1
+        n_rows[0] = rows
+        return total
+
+    cdef int32_t _count_rows(self, int32_t n, int32_t nsb, const int64_t* sbs) noexcept nogil:
+        """The distinct (destination superblock, offset) of m_newppn[0:n], whose superblocks are
+        sbs[0:nsb]: the programs of a one-die migration, one per row of the destination."""
+        cdef int32_t q, rows = 0, rank = 0, serial, N = self.N
+        cdef int64_t ppn, b, sb, last_sb = -1, slot
+        cdef int32_t* stamp = self.m_rowstamp
+        if self.rowstamp_serial == INT32_MAX:
+            memset(stamp, 0, sizeof(int32_t) * MAX_RANKED * N)
+            self.rowstamp_serial = 0
+        self.rowstamp_serial += 1
+        serial = self.rowstamp_serial
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            b = self.ftl.div_N(ppn)
+            sb = self.ftl.div_k(b)
+            if sb != last_sb:
+                last_sb = sb
+                rank = <int32_t>_rank(sbs, sb)
+            slot = <int64_t>rank * N + (ppn - b * N)
+            if stamp[slot] != serial:
+                stamp[slot] = serial
+                rows += 1
+        return rows
+
+    cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
+                           int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
+        """schedule() of a one-die migration under "gc-first" with nothing queued on the die, or
+        under "fcfs":
+        its n_reads reads (read_ns in all), then n_progs programs, then the erase, each phase
+        after the one before, run back to back."""
+        cdef int8_t kind = KIND_RR if is_rr else KIND_GC
+        cdef int32_t job = self.sched.new_job(kind, lane, victim, t)
+        cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
+        cdef int64_t read_end = t, prog_end = t
+        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
+            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
+            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
+        if n_reads:
+            read_end = self.sched.op_run(die, PH_READ, t, read_ns, cause)
+        if n_progs:
+            prog_end = self.sched.op_run(die, PH_PROG, read_end, <int64_t>n_progs * self.t_prog, cause)
+        self.sched.set_erase_end(job, self.sched.op_run(die, PH_ERASE, imax(read_end, prog_end), self.t_erase,
+                                                        cause))
         return 0
 
     cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
