@@ -57,7 +57,7 @@ cdef class Reclaim:
     cdef int32_t* m_slot               # [MAX_RANKED*k*N] page index per (dest superblock rank, offset,
                                        # component), -1 empty: kept all -1 between migrations
     cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
-    cdef int32_t rowstamp_serial       # (destination superblock rank, offset): _count_rows
+    cdef int32_t rowstamp_serial       # (destination superblock, offset), the superblock by order of first use
     cdef int32_t* x_phase              # the migration's transactions, in booking order
     cdef int32_t* x_die
     cdef int32_t* x_chan
@@ -76,7 +76,7 @@ cdef class Reclaim:
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
     cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
                         const int32_t* drank) noexcept nogil
-    cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil
     cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
@@ -86,7 +86,6 @@ cdef class Reclaim:
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil
     cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
-    cdef int32_t _count_rows(self, int32_t n, int32_t nsb, const int64_t* sbs) noexcept nogil
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil
     cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil

@@ -362,7 +362,10 @@ cdef class Reclaim:
         if self.streams is not None:
             self.streams.plan(victim, is_rr, self.m_lpn, n)
         if plain:
-            self._move_plain(victim, is_rr, n)
+            n_progs = self._move_plain(victim, is_rr, n, direct)
+            if n_progs < 0:                                # too many destinations to count
+                direct = False
+                nt = self._reads(n, nt, base, cdie, cretry, drank)
         for qq in range(0 if plain else n):
             # the remap below loads each page's mapping entry, a DRAM miss on large
             # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
@@ -392,13 +395,8 @@ cdef class Reclaim:
         # one program per (dest superblock, offset, die), in that order: by direct address
         # when the pages land in few superblocks, one per (superblock, offset, component),
         # else by sorting keys
-        nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-        if direct and nsb > 0:
-            n_progs = self._count_rows(n, nsb, sbs)
-        else:
-            if direct:                                     # too many destinations to count by rank
-                direct = False
-                nt = self._reads(n, nt, base, cdie, cretry, drank)
+        if not direct:
+            nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
             c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
             nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
             nd = 0
@@ -485,30 +483,6 @@ cdef class Reclaim:
         n_rows[0] = rows
         return total
 
-    cdef int32_t _count_rows(self, int32_t n, int32_t nsb, const int64_t* sbs) noexcept nogil:
-        """The distinct (destination superblock, offset) of m_newppn[0:n], whose superblocks are
-        sbs[0:nsb]: the programs of a one-die migration, one per row of the destination."""
-        cdef int32_t q, rows = 0, rank = 0, serial, N = self.N
-        cdef int64_t ppn, b, sb, last_sb = -1, slot
-        cdef int32_t* stamp = self.m_rowstamp
-        if self.rowstamp_serial == INT32_MAX:
-            memset(stamp, 0, sizeof(int32_t) * MAX_RANKED * N)
-            self.rowstamp_serial = 0
-        self.rowstamp_serial += 1
-        serial = self.rowstamp_serial
-        for q in range(n):
-            ppn = self.m_newppn[q]
-            b = self.ftl.div_N(ppn)
-            sb = self.ftl.div_k(b)
-            if sb != last_sb:
-                last_sb = sb
-                rank = <int32_t>_rank(sbs, sb)
-            slot = <int64_t>rank * N + (ppn - b * N)
-            if stamp[slot] != serial:
-                stamp[slot] = serial
-                rows += 1
-        return rows
-
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
         """schedule() of a one-die migration under "gc-first" with nothing queued on the die, or
@@ -573,25 +547,53 @@ cdef class Reclaim:
                 nt += 1
         return nt
 
-    cdef int _move_plain(self, int32_t victim, bint is_rr, int32_t n) except -1 nogil:
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
         source order, and remap them (m_newppn); for migrations whose pages neither budget
-        streams nor a write pool place.  Every page's place is known: the victim's."""
-        cdef int32_t lane = victim // self.S, q, N = self.N
-        cdef int64_t ppn, old, vbase = <int64_t>victim * self.k
+        streams nor a write pool place.  Every page's place is known: the victim's.  With
+        ``rows``, returns how many distinct (destination superblock, offset) the pages went
+        to (-1 past MAX_RANKED superblocks): a one-die migration's programs."""
+        cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, j, serial = 0
+        cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
+        cdef int64_t sbs[MAX_RANKED]
         cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
+        cdef int32_t* stamp = self.m_rowstamp
+        if rows:
+            if self.rowstamp_serial == INT32_MAX:
+                memset(stamp, 0, sizeof(int32_t) * MAX_RANKED * N)
+                self.rowstamp_serial = 0
+            self.rowstamp_serial += 1
+            serial = self.rowstamp_serial
         for q in range(n):
             if q + MIG_PREFETCH < n:                       # the mapping entry each store will write
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
-            mix[self.ftl.div_N(ppn)] += 1
+            b = self.ftl.div_N(ppn)
+            mix[b] += 1
             old = (vbase + self.m_comp[q]) * N + self.m_off[q]
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[old]
             self.ftl.move_mapped(self.m_lpn[q], old, ppn)
             self.m_newppn[q] = ppn
+            if rows and n_rows >= 0:
+                sb = self.ftl.div_k(b)
+                if sb != last_sb:                          # its index among the superblocks met so far
+                    last_sb = sb
+                    rank = 0
+                    while rank < nsb and sbs[rank] != sb:
+                        rank += 1
+                    if rank == nsb:
+                        if nsb == MAX_RANKED:
+                            n_rows = -1
+                            continue
+                        sbs[nsb] = sb
+                        nsb += 1
+                slot = <int64_t>rank * N + (ppn - b * N)
+                if stamp[slot] != serial:
+                    stamp[slot] = serial
+                    n_rows += 1
         self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
-        return 0
+        return n_rows
 
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil:
