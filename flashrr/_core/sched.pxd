@@ -36,6 +36,10 @@ ctypedef struct IvChunk:               # a run of a channel's busy intervals, so
     int32_t n
     int64_t v[2 * IVC]                 # (start, end) pairs in ns
 
+ctypedef struct FlushEnt:              # a flush transaction in the destage buffer (heap entry)
+    int64_t end                        # when its program ends (ns)
+    int64_t pages                      # its pages still counted in the buffer
+
 ctypedef struct EraseEv:               # gc.free_pool = "erased": a booked erase whose end is not yet reached
     int64_t end                        # when the victim's last erase ends (ns)
     int64_t tag                        # 2 * event + kind + 1: unique per job, as Ftl.sb_tag holds it
@@ -112,8 +116,7 @@ cdef class Scheduler:
     cdef int32_t* iq_cap
     cdef int64_t idle_pending
     # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
-    cdef int64_t* heap                 # [heap_cap] ends (ns)
-    cdef int32_t* heap_cnt             # [heap_cap] pages of each entry (the reference keeps one entry per page)
+    cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
     cdef int64_t heap_pages            # pages in the buffer
     # ---- erase-end events (gc.free_pool = "erased"), unsorted; the earliest is found by a scan

@@ -183,8 +183,7 @@ cdef class Scheduler:
         self.ev_cap = 64
         self.ev = <EraseEv*>_grow(NULL, sizeof(EraseEv) * self.ev_cap)
         self.heap_cap = 64
-        self.heap = <int64_t*>_grow(NULL, sizeof(int64_t) * self.heap_cap)
-        self.heap_cnt = <int32_t*>_grow(NULL, sizeof(int32_t) * self.heap_cap)
+        self.heap = <FlushEnt*>_grow(NULL, sizeof(FlushEnt) * self.heap_cap)
         self.reset()
 
     def __dealloc__(self):
@@ -210,7 +209,7 @@ cdef class Scheduler:
         free(self.q); free(self.q_head); free(self.q_len); free(self.q_cap)
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
-        free(self.heap_cnt); free(self.ev)
+        free(self.ev)
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -630,45 +629,40 @@ cdef class Scheduler:
         cdef int32_t i, p
         if self.heap_len == self.heap_cap:
             self.heap_cap *= 2
-            self.heap = <int64_t*>_grow(self.heap, sizeof(int64_t) * self.heap_cap)
-            self.heap_cnt = <int32_t*>_grow(self.heap_cnt, sizeof(int32_t) * self.heap_cap)
+            self.heap = <FlushEnt*>_grow(self.heap, sizeof(FlushEnt) * self.heap_cap)
         i = self.heap_len
         self.heap_len += 1
         while i > 0:
             p = (i - 1) >> 1
-            if self.heap[p] <= end:
+            if self.heap[p].end <= end:
                 break
             self.heap[i] = self.heap[p]
-            self.heap_cnt[i] = self.heap_cnt[p]
             i = p
-        self.heap[i] = end
-        self.heap_cnt[i] = pages
+        self.heap[i].end = end
+        self.heap[i].pages = pages
         self.heap_pages += pages
         return 0
 
     cdef void _heap_pop(self) noexcept nogil:
         """Drop the earliest entry (its pages leave the buffer)."""
-        cdef int64_t last
-        cdef int32_t i = 0, c, n, last_cnt
-        self.heap_pages -= self.heap_cnt[0]
+        cdef FlushEnt last
+        cdef int32_t i = 0, c, n
+        self.heap_pages -= self.heap[0].pages
         self.heap_len -= 1
         n = self.heap_len
         if n:
             last = self.heap[n]
-            last_cnt = self.heap_cnt[n]
             while True:
                 c = 2 * i + 1
                 if c >= n:
                     break
-                if c + 1 < n and self.heap[c + 1] < self.heap[c]:
+                if c + 1 < n and self.heap[c + 1].end < self.heap[c].end:
                     c += 1
-                if self.heap[c] >= last:
+                if self.heap[c].end >= last.end:
                     break
                 self.heap[i] = self.heap[c]
-                self.heap_cnt[i] = self.heap_cnt[c]
                 i = c
             self.heap[i] = last
-            self.heap_cnt[i] = last_cnt
 
     cdef int64_t destage(self, const int64_t* ends, int32_t n, int64_t t) except -1 nogil:
         """Flushes ending at ends[0:n] (one per page; pages of one transaction are adjacent
@@ -677,7 +671,7 @@ cdef class Scheduler:
         run of equal ends gives the same pops as one per page, with fewer heap steps."""
         cdef int64_t ready = t, take
         cdef int32_t i = 0, j
-        while self.heap_len and self.heap[0] <= t:
+        while self.heap_len and self.heap[0].end <= t:
             self._heap_pop()
         while i < n:
             j = i + 1
@@ -686,12 +680,12 @@ cdef class Scheduler:
             self.destage_push(ends[i], j - i)
             i = j
         while self.heap_pages > self.destage_cap:
-            ready = imax(ready, self.heap[0])
+            ready = imax(ready, self.heap[0].end)
             take = self.heap_pages - self.destage_cap
-            if take >= self.heap_cnt[0]:
+            if take >= self.heap[0].pages:
                 self._heap_pop()
             else:
-                self.heap_cnt[0] -= <int32_t>take
+                self.heap[0].pages -= take
                 self.heap_pages -= take
         return ready
 
