@@ -83,6 +83,7 @@ cdef class Reclaim:
                                const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
     cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
                                const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
+    cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil
     cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil

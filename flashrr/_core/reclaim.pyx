@@ -486,22 +486,19 @@ cdef class Reclaim:
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
         """schedule() of a one-die migration under "gc-first" with nothing queued on the die, or
-        under "fcfs":
-        its n_reads reads (read_ns in all), then n_progs programs, then the erase, each phase
-        after the one before, run back to back."""
-        cdef int8_t kind = KIND_RR if is_rr else KIND_GC
-        cdef int32_t job = self.sched.new_job(kind, lane, victim, t)
+        under "fcfs": its n_reads reads (read_ns in all), then n_progs programs, then the erase,
+        each phase after the one before.  None moves data over the channel, so each operation
+        after the first starts where the one before it ended, and one op() per phase books
+        what one per transaction would."""
+        cdef int32_t job = self._open_job(is_rr, victim, lane, t)
         cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
         cdef int64_t read_end = t, prog_end = t
-        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
-            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
-            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
         if n_reads:
-            read_end = self.sched.op_run(die, PH_READ, t, read_ns, cause)
+            read_end = self.sched.op(die, 0, PH_READ, 0, t, read_ns, cause)
         if n_progs:
-            prog_end = self.sched.op_run(die, PH_PROG, read_end, <int64_t>n_progs * self.t_prog, cause)
-        self.sched.set_erase_end(job, self.sched.op_run(die, PH_ERASE, imax(read_end, prog_end), self.t_erase,
-                                                        cause))
+            prog_end = self.sched.op(die, 0, PH_PROG, 0, read_end, <int64_t>n_progs * self.t_prog, cause)
+        self.sched.set_erase_end(job, self.sched.op(die, 0, PH_ERASE, 0, imax(read_end, prog_end), self.t_erase,
+                                                    cause))
         return 0
 
     cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
@@ -553,7 +550,7 @@ cdef class Reclaim:
         streams nor a write pool place.  Every page's place is known: the victim's.  With
         ``rows``, returns how many distinct (destination superblock, offset) the pages went
         to (-1 past MAX_RANKED superblocks): a one-die migration's programs."""
-        cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, j, serial = 0
+        cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
         cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
         cdef int64_t sbs[MAX_RANKED]
         cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
@@ -730,17 +727,21 @@ cdef class Reclaim:
             q0 = q1
         return nt
 
+    cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil:
+        """A new scheduler job for the migration of victim decided at t; returns its id."""
+        cdef int32_t job = self.sched.new_job(KIND_RR if is_rr else KIND_GC, lane, victim, t)
+        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
+            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
+            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
+        return job
+
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil:
-        cdef int8_t kind = KIND_RR if is_rr else KIND_GC
-        cdef int32_t job = self.sched.new_job(kind, lane, victim, t), i, q, d, p
+        cdef int32_t job = self._open_job(is_rr, victim, lane, t), i, q, d, p
         cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
         cdef int64_t end, e, ready
         cdef int64_t phase_end[3]
         cdef bint urgent
-        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
-            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
-            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for i in range(n_tx):

@@ -186,20 +186,6 @@ cdef class Scheduler:
         self.die_busy[die] += end - start
         self.cnt[C_BUSY_USER + cause] += end - start
         return end
-    cdef inline int64_t op_run(self, int32_t die, int32_t phase, int64_t ready, int64_t total,
-                               int32_t cause) noexcept nogil:
-        """End (ns) of operations of one phase on die, total ns in all and none moving data over
-        the channel, the first ready at ``ready``: what booking them one by one with op() gives,
-        since each after the first starts where the one before it ended."""
-        cdef int64_t end = imax(ready, self.die_free[die]) + total
-        if phase == PH_PROG:
-            self.die_prog_end[die] = end
-        elif phase == PH_ERASE:
-            self.die_erase_end[die] = end
-        self.die_free[die] = end
-        self.die_busy[die] += total
-        self.cnt[C_BUSY_USER + cause] += total
-        return end
     cdef inline int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
                          int64_t dur, int32_t cause) except -1 nogil:
         cdef int64_t wait, end
