@@ -1,0 +1,258 @@
+"""Rebuild the real block I/O trace samples in tests/data from their sources.
+
+Not a test and never run by the test suite: run it by hand when a sample has
+to be rebuilt or checked.
+
+Every sample is read from a git snapshot of the repository that publishes it,
+pinned to one commit, with ``git --git-dir DIR show COMMIT:PATH``. The
+snapshots are git directories named ``owner+name`` (or ``owner+name/repo``)
+under a root directory, ``/work/.mirror`` by default; any clone of the same
+repository that holds the pinned commit works:
+
+    python tests/data/make_samples.py                       # write every sample
+    python tests/data/make_samples.py --root /path/to/repos # snapshots elsewhere
+    python tests/data/make_samples.py --check               # rebuild in memory, compare with tests/data
+    python tests/data/make_samples.py tpcc-small.mqsim.txt  # one sample
+
+After writing, each sample is read back with
+``flashrr.read_trace(cache=False)`` (when flashrr is importable) and compared,
+request by request, with the columns taken straight from the source.
+
+The samples, their sources and what is done to them:
+
+==================================================  ===================================  ==========================================
+sample                                              source (repository @ commit: path)   conversion
+==================================================  ===================================  ==========================================
+msr-hm_0-sample.msr.csv.gz                          ben-manes/caffeine @ b479ff7d...:    none (gzip of the original bytes)
+                                                    .../snia_cambridge/msr-cambridge1-
+                                                    sample.csv
+systor17-traces-sample.systor.csv.gz                ben-manes/caffeine @ b479ff7d...:    none (the original .gz file, byte for
+                                                    .../snia_systor/systor17-traces-     byte)
+                                                    sample.csv.gz
+systor17-additional-sample.systor.csv.gz            ben-manes/caffeine @ b479ff7d...:    none (the original .gz file, byte for
+                                                    .../snia_systor/systor17-additional- byte)
+                                                    sample.csv.gz
+tencent-cbs-sample.tencent.csv.gz                   ben-manes/caffeine @ b479ff7d...:    bzip2 decompressed, gzip compressed;
+                                                    .../snia_tencent_block/cloud_        the CSV bytes are unchanged
+                                                    storage-sample.bz2
+tpcc-small.mqsim.txt                                CMU-SAFARI/MQSim @ 7ec40e3b...:      none (the original bytes)
+                                                    traces/tpcc-small.trace
+==================================================  ===================================  ==========================================
+
+(``...`` in the caffeine paths stands for
+``simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser``.)
+The caffeine commit is the head of pull request 1797 and is not on a branch:
+in a clone, fetch it with ``git fetch origin pull/1797/head``.
+The full commits are the ``CAFFEINE`` and ``MQSIM`` constants below;
+tests/data/README.md credits each sample's collector and licence.
+
+gzip output is written with compression level 9, no file name and a zero
+modification time, so the same input always gives the same bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_ROOT = Path("/work/.mirror")
+
+CAFFEINE = ("ben-manes/caffeine", "b479ff7d4d91f120771bd0d4fd636f47177e8ed3")
+MQSIM = ("CMU-SAFARI/MQSim", "7ec40e3b198e8bd117f992f051cd610e330e079e")
+CAFFEINE_PARSER = "simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser"
+
+SECTOR = 512
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A trace as the source states it, in file order: arrival in ns (from the
+    earliest arrival, since some sources' absolute times overflow int64 in ns),
+    byte offset, byte size, write flag."""
+
+    time_ns: np.ndarray
+    offset: np.ndarray
+    size: np.ndarray
+    is_write: np.ndarray
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    repo: str
+    commit: str
+    path: str
+    build: Callable[["Sources"], bytes]          # the sample file's bytes
+    expect: Callable[["Sources"], Columns]       # what flashrr must read from it
+
+
+class Sources:
+    """Reads files from the pinned commits of the snapshot git directories."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def git_dir(self, repo: str) -> Path:
+        base = self.root / repo.replace("/", "+")
+        for cand in (base / "repo", base / "repo" / ".git", base):
+            if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
+                return cand
+        raise SystemExit(f"no git directory for {repo} under {self.root} (looked in {base})")
+
+    def read(self, repo: str, commit: str, path: str) -> bytes:
+        out = subprocess.run(["git", "--git-dir", str(self.git_dir(repo)), "show", f"{commit}:{path}"],
+                             capture_output=True, check=False)
+        if out.returncode:
+            raise SystemExit(f"git show {repo}@{commit}:{path} failed: {out.stderr.decode().strip()}")
+        return out.stdout
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+# ---------------------------------------------------------------------------
+# Samples kept as they are (only the compression may change)
+# ---------------------------------------------------------------------------
+
+def _text_of(sample_path: str, repo=CAFFEINE) -> Callable[[Sources], str]:
+    def text(src: Sources) -> str:
+        raw = src.read(*repo, sample_path)
+        if sample_path.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        elif sample_path.endswith(".bz2"):
+            raw = bz2.decompress(raw)
+        return raw.decode("ascii")
+    return text
+
+
+def _columns(rows: list[tuple[int, int, int, bool]]) -> Columns:
+    t, o, s, w = zip(*rows)
+    t0 = min(t)
+    return Columns(np.array([x - t0 for x in t], np.int64), np.array(o, np.int64), np.array(s, np.int64),
+                   np.array(w, bool))
+
+
+def _seconds_ns(tok: str) -> int:
+    whole, _, frac = tok.strip().partition(".")
+    if len(frac) > 9 and frac[9:].strip("0"):
+        raise SystemExit(f"time {tok!r} has more than 9 decimals")
+    return int(whole) * 1_000_000_000 + int((frac + "000000000")[:9])
+
+
+def expect_msr(text: str) -> Columns:
+    # Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime; Timestamp in 100-ns ticks
+    rows = []
+    for ln in text.splitlines():
+        f = ln.split(",")
+        rows.append((int(f[0]) * 100, int(f[4]), int(f[5]), f[3].strip().lower() == "write"))
+    return _columns(rows)
+
+
+def expect_systor(text: str) -> Columns:
+    # Timestamp,Response,IOType,LUN,Offset,Size (header first); Timestamp in seconds
+    rows = []
+    for ln in text.splitlines()[1:]:
+        f = ln.split(",")
+        rows.append((_seconds_ns(f[0]), int(f[4]), int(f[5]), f[2].strip().upper() == "W"))
+    return _columns(rows)
+
+
+def expect_tencent(text: str) -> Columns:
+    # Timestamp,Offset,Size,IOType,VolumeID; seconds, 512-byte sectors, 1 = write
+    rows = []
+    for ln in text.splitlines():
+        f = ln.split(",")
+        rows.append((_seconds_ns(f[0]), int(f[1]) * SECTOR, int(f[2]) * SECTOR, int(f[3]) == 1))
+    return _columns(rows)
+
+
+def expect_mqsim(text: str) -> Columns:
+    # arrival_ns device start_sector size_sectors type (0 = write)
+    rows = []
+    for ln in text.splitlines():
+        f = ln.split()
+        if f:
+            rows.append((int(f[0]), int(f[2]) * SECTOR, int(f[3]) * SECTOR, int(f[4]) == 0))
+    return _columns(rows)
+
+
+MSR_PATH = f"{CAFFEINE_PARSER}/snia_cambridge/msr-cambridge1-sample.csv"
+SYSTOR_PATH = f"{CAFFEINE_PARSER}/snia_systor/systor17-traces-sample.csv.gz"
+SYSTOR_ADD_PATH = f"{CAFFEINE_PARSER}/snia_systor/systor17-additional-sample.csv.gz"
+TENCENT_PATH = f"{CAFFEINE_PARSER}/snia_tencent_block/cloud_storage-sample.bz2"
+TPCC_PATH = "traces/tpcc-small.trace"
+
+SAMPLES = [
+    Sample("msr-hm_0-sample.msr.csv.gz", *CAFFEINE, MSR_PATH,
+           lambda s: gzip_bytes(s.read(*CAFFEINE, MSR_PATH)),
+           lambda s: expect_msr(_text_of(MSR_PATH)(s))),
+    Sample("systor17-traces-sample.systor.csv.gz", *CAFFEINE, SYSTOR_PATH,
+           lambda s: s.read(*CAFFEINE, SYSTOR_PATH),
+           lambda s: expect_systor(_text_of(SYSTOR_PATH)(s))),
+    Sample("systor17-additional-sample.systor.csv.gz", *CAFFEINE, SYSTOR_ADD_PATH,
+           lambda s: s.read(*CAFFEINE, SYSTOR_ADD_PATH),
+           lambda s: expect_systor(_text_of(SYSTOR_ADD_PATH)(s))),
+    Sample("tencent-cbs-sample.tencent.csv.gz", *CAFFEINE, TENCENT_PATH,
+           lambda s: gzip_bytes(bz2.decompress(s.read(*CAFFEINE, TENCENT_PATH))),
+           lambda s: expect_tencent(_text_of(TENCENT_PATH)(s))),
+    Sample("tpcc-small.mqsim.txt", *MQSIM, TPCC_PATH,
+           lambda s: s.read(*MQSIM, TPCC_PATH),
+           lambda s: expect_mqsim(_text_of(TPCC_PATH, MQSIM)(s))),
+]
+SOURCES = {s.name: (s.repo, s.commit, s.path) for s in SAMPLES}
+
+
+def verify(path: Path, want: Columns) -> str:
+    """Read ``path`` with flashrr and compare it with ``want`` (sorted stably by
+    time and rebased to the first arrival, as flashrr does)."""
+    try:
+        import flashrr
+    except ImportError:
+        return "not verified (flashrr not importable)"
+    got = flashrr.read_trace(str(path), cache=False)
+    order = np.argsort(want.time_ns, kind="stable")
+    t = want.time_ns[order]
+    for name, a, b in (("time_ns", got.time_ns, t - t[0]), ("offset", got.offset, want.offset[order]),
+                       ("size", got.size, want.size[order]), ("is_write", got.is_write, want.is_write[order])):
+        if len(a) != len(b) or not np.array_equal(a, b):
+            raise SystemExit(f"{path.name}: flashrr reads a different {name} than the source states")
+    return f"verified: {len(got)} requests"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help="samples to build (default: all)")
+    ap.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="directory of owner+name git snapshots")
+    ap.add_argument("--out", type=Path, default=HERE, help="output directory (default: tests/data)")
+    ap.add_argument("--check", action="store_true", help="compare with the files in --out instead of writing")
+    args = ap.parse_args(argv)
+    src = Sources(args.root)
+    chosen = [s for s in SAMPLES if not args.names or s.name in args.names]
+    unknown = set(args.names) - {s.name for s in SAMPLES}
+    if unknown:
+        ap.error(f"unknown samples: {', '.join(sorted(unknown))}")
+    bad = 0
+    for s in chosen:
+        data = s.build(src)
+        dest = args.out / s.name
+        if args.check:
+            same = dest.is_file() and dest.read_bytes() == data
+            bad += not same
+            print(f"{s.name}: {'same' if same else 'DIFFERS'}")
+            continue
+        dest.write_bytes(data)
+        print(f"{s.name}: {len(data):,} bytes; {verify(dest, s.expect(src))}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
