@@ -12,7 +12,7 @@ repository that holds the pinned commit works:
     python tests/data/make_samples.py                       # write every sample
     python tests/data/make_samples.py --root /path/to/repos # snapshots elsewhere
     python tests/data/make_samples.py --check               # rebuild in memory, compare with tests/data
-    python tests/data/make_samples.py tpcc-small.mqsim.txt  # one sample
+    python tests/data/make_samples.py cloudphysics-io.mqsim.txt.gz   # one sample
 
 After writing, each sample is read back with
 ``flashrr.read_trace(cache=False)`` (when flashrr is importable) and compared,
@@ -23,6 +23,12 @@ The samples, their sources and what is done to them:
 ==================================================  ===================================  ==========================================
 sample                                              source (repository @ commit: path)   conversion
 ==================================================  ===================================  ==========================================
+cloudphysics-io.mqsim.txt.gz                        1a1a11a/libCacheSim @ aa0fc409...:   vscsi (v1) binary records written as
+                                                    data/cloudPhysicsIO.vscsi, checked   ``mqsim`` lines: arrival = vscsi
+                                                    against data/cloudPhysicsIO.csv      timestamp (microseconds) x 1000 ns,
+                                                                                         device 0, start = lbn (512-byte sectors),
+                                                                                         size = length / 512, type 0 for SCSI
+                                                                                         WRITE(10) (0x2a), 1 for READ(10) (0x28)
 msr-hm_0-sample.msr.csv.gz                          ben-manes/caffeine @ b479ff7d...:    none (gzip of the original bytes)
                                                     .../snia_cambridge/msr-cambridge1-
                                                     sample.csv
@@ -43,8 +49,20 @@ tpcc-small.mqsim.txt                                CMU-SAFARI/MQSim @ 7ec40e3b.
 ``simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser``.)
 The caffeine commit is the head of pull request 1797 and is not on a branch:
 in a clone, fetch it with ``git fetch origin pull/1797/head``.
-The full commits are the ``CAFFEINE`` and ``MQSIM`` constants below;
-tests/data/README.md credits each sample's collector and licence.
+The full commits are the ``LIBCACHESIM``, ``CAFFEINE`` and ``MQSIM``
+constants below; tests/data/README.md credits each sample's collector and
+licence.
+
+Time unit of the CloudPhysics trace. libCacheSim's vscsi reader
+(``libCacheSim/traceReader/customizedReader/vscsi.h``) reads the record's
+``ts`` field as microseconds and divides it by 1,000,000 to get seconds, and
+the ``time`` column of ``data/cloudPhysicsIO.csv`` equals ``ts // 1_000_000``
+for every one of the 113,872 records (this script checks it, together with
+op, size and lbn). So the CSV holds the same trace with times truncated to
+whole seconds, and the binary holds them in microseconds; the sample keeps
+the microseconds. The trace spans 7,200.09 s (about two hours). Arrival
+times keep the tracer's clock (the first is 5,633,898,368,802,000 ns);
+flashrr rebases them to 0 when it reads the file.
 
 gzip output is written with compression level 9, no file name and a zero
 modification time, so the same input always gives the same bytes.
@@ -65,11 +83,13 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 DEFAULT_ROOT = Path("/work/.mirror")
 
+LIBCACHESIM = ("1a1a11a/libCacheSim", "aa0fc40914b2b786f4b9f4dafb099f8f332b216a")
 CAFFEINE = ("ben-manes/caffeine", "b479ff7d4d91f120771bd0d4fd636f47177e8ed3")
 MQSIM = ("CMU-SAFARI/MQSim", "7ec40e3b198e8bd117f992f051cd610e330e079e")
 CAFFEINE_PARSER = "simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser"
 
 SECTOR = 512
+SCSI_READ10, SCSI_WRITE10 = 0x28, 0x2A
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,58 @@ class Sources:
 
 def gzip_bytes(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+# ---------------------------------------------------------------------------
+# CloudPhysics (libCacheSim): vscsi v1 binary -> mqsim
+# ---------------------------------------------------------------------------
+
+# vscsi version-1 record, little endian: sn u32, len u32, nSG u32, cmd u16,
+# ver u16, lbn u64, ts u64 (32 bytes); the version is ver >> 8.
+VSCSI1 = np.dtype([("sn", "<u4"), ("len", "<u4"), ("nsg", "<u4"), ("cmd", "<u2"), ("ver", "<u2"),
+                   ("lbn", "<u8"), ("ts", "<u8")])
+CP_VSCSI = "data/cloudPhysicsIO.vscsi"
+CP_CSV = "data/cloudPhysicsIO.csv"
+
+
+def _cloudphysics_records(src: Sources) -> np.ndarray:
+    raw = src.read(*LIBCACHESIM, CP_VSCSI)
+    if len(raw) % VSCSI1.itemsize:
+        raise SystemExit(f"{CP_VSCSI}: {len(raw)} bytes is not a whole number of 32-byte records")
+    rec = np.frombuffer(raw, dtype=VSCSI1)
+    if not np.all(rec["ver"] >> 8 == 1):
+        raise SystemExit(f"{CP_VSCSI}: not every record is vscsi version 1")
+    if not np.all((rec["cmd"] == SCSI_READ10) | (rec["cmd"] == SCSI_WRITE10)):
+        raise SystemExit(f"{CP_VSCSI}: a command other than READ(10)/WRITE(10)")
+    if np.any(rec["len"] == 0) or np.any(rec["len"] % SECTOR):
+        raise SystemExit(f"{CP_VSCSI}: a length that is not a positive multiple of 512 bytes")
+    # The CSV export of the same trace: version,time,op,size,lbn with time in
+    # whole seconds, op in hex. Every record must agree with it.
+    lines = src.read(*LIBCACHESIM, CP_CSV).decode("ascii").splitlines()
+    if lines[0].strip().lower() != "version,time,op,size,lbn" or len(lines) - 1 != len(rec):
+        raise SystemExit(f"{CP_CSV}: header or record count differs from {CP_VSCSI}")
+    csv = np.array([ln.split(",") for ln in lines[1:]])
+    same = ((csv[:, 1].astype(np.uint64) == rec["ts"] // 1_000_000)
+            & (np.array([int(x, 16) for x in csv[:, 2]]) == rec["cmd"])
+            & (csv[:, 3].astype(np.uint64) == rec["len"])
+            & (csv[:, 4].astype(np.uint64) == rec["lbn"]))
+    if not np.all(same):
+        raise SystemExit(f"{CP_CSV} and {CP_VSCSI} disagree at record {int(np.argmin(same))}")
+    return rec
+
+
+def build_cloudphysics(src: Sources) -> bytes:
+    rec = _cloudphysics_records(src)
+    out = [f"{int(r['ts']) * 1000} 0 {int(r['lbn'])} {int(r['len']) // SECTOR} "
+           f"{0 if r['cmd'] == SCSI_WRITE10 else 1}\n" for r in rec]
+    return gzip_bytes("".join(out).encode("ascii"))
+
+
+def expect_cloudphysics(src: Sources) -> Columns:
+    rec = _cloudphysics_records(src)
+    ts = rec["ts"].astype(np.int64)
+    return Columns((ts - ts.min()) * 1000, rec["lbn"].astype(np.int64) * SECTOR,
+                   rec["len"].astype(np.int64), rec["cmd"] == SCSI_WRITE10)
 
 
 # ---------------------------------------------------------------------------
@@ -192,6 +264,7 @@ TENCENT_PATH = f"{CAFFEINE_PARSER}/snia_tencent_block/cloud_storage-sample.bz2"
 TPCC_PATH = "traces/tpcc-small.trace"
 
 SAMPLES = [
+    Sample("cloudphysics-io.mqsim.txt.gz", *LIBCACHESIM, CP_VSCSI, build_cloudphysics, expect_cloudphysics),
     Sample("msr-hm_0-sample.msr.csv.gz", *CAFFEINE, MSR_PATH,
            lambda s: gzip_bytes(s.read(*CAFFEINE, MSR_PATH)),
            lambda s: expect_msr(_text_of(MSR_PATH)(s))),
