@@ -36,6 +36,13 @@ def extensions():
         )
         for name in names
     ]
+    # the stack-distance kernel of flashrr.trace.locality (a Fenwick-tree count NumPy cannot vectorise)
+    exts.append(Extension(
+        "flashrr.trace._locality_kernel",
+        ["flashrr/trace/_locality_kernel.pyx"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ))
     directives = {
         "language_level": 3,
         "boundscheck": DEBUG,
@@ -43,7 +50,8 @@ def extensions():
         "cdivision": not DEBUG,
         "initializedcheck": DEBUG,
     }
-    print(f"flashrr: building compiled extensions {names} (debug checks: {DEBUG})", file=sys.stderr)
+    print(f"flashrr: building compiled extensions {names} and trace._locality_kernel (debug checks: {DEBUG})",
+          file=sys.stderr)
     return cythonize(exts, compiler_directives=directives, nthreads=JOBS)
 
 
