@@ -218,3 +218,11 @@ def synth_cmd(preset, out, n_requests, seed, to):
     _write(tr, out, fmt)
     click.echo(f"{out}: {len(tr):,} requests ({fmt})")
 
+
+from .trace_profile_cmd import profile_cmd  # noqa: E402  (the read-disturb profile, in its own module)
+
+trace.add_command(profile_cmd)
+from .trace_model_cmds import fit_cmd, validate_cmd  # noqa: E402  (the workload model, in its own module)
+
+trace.add_command(fit_cmd)
+trace.add_command(validate_cmd)
