@@ -43,6 +43,14 @@ def extensions():
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     ))
+    # the request generator of the workload model (flashrr.trace.model)
+    exts.append(Extension(
+        "flashrr.trace.model._kernel",
+        ["flashrr/trace/model/_kernel.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ))
     directives = {
         "language_level": 3,
         "boundscheck": DEBUG,
@@ -50,7 +58,7 @@ def extensions():
         "cdivision": not DEBUG,
         "initializedcheck": DEBUG,
     }
-    print(f"flashrr: building compiled extensions {names} and trace._locality_kernel (debug checks: {DEBUG})",
+    print(f"flashrr: building compiled extensions {names} and the trace kernels (debug checks: {DEBUG})",
           file=sys.stderr)
     return cythonize(exts, compiler_directives=directives, nthreads=JOBS)
 

@@ -1,0 +1,55 @@
+"""A workload model fitted to a block trace, and the traces it generates.
+
+Why: read disturb works on physical blocks, and the device preconditions the
+logical space in LPN order, so where the reads of a trace cluster, and how
+often the same pages come back before the cache forgets them, decide which
+blocks become read-hot.  A synthetic trace with the right table statistics
+(read ratio, sizes, hot ratio, footprint) but none of that structure can give
+several times the read reclaims of the trace it imitates.
+
+The model keeps, per op (read, write):
+
+* **where fresh requests go** — a heat map of the address space at region
+  granularity (runs of consecutive regions with one weight, so hot regions stay
+  contiguous), and inside each region a multiplicative cascade: every node of
+  a binary tree over the region's units sends a share of its requests to its
+  first half, drawn from a per-depth distribution fitted to the trace.  This is
+  the b-model of M. Wang et al., "Data mining meets performance evaluation: fast
+  algorithms for modeling bursty traffic" (ICDE 2002), which M. Wang et al.
+  applied to disk block addresses in "Capturing the spatio-temporal behavior of
+  real traffic data" (Performance 2002); here each depth has a fitted
+  distribution of shares instead of one bias.  The split shares of a region are a hash of the seed,
+  the op, the region and the node, so a region's hot spots persist through the
+  trace without being stored;
+* **re-accesses** — the share of requests that repeat the start of one of the
+  last ``reuse_window_requests`` requests (by op, and by whether the previous
+  request was one), and the distribution of that distance.  This is the part
+  that sets the cache hit ratio, and the read-after-write gap;
+* **sizes** — the empirical size distribution per heat level of the region a
+  request starts in (large sequential transfers and small hot reads live in
+  different places), and how often a unit is read with the same size;
+* **working-set drift** — ``phases`` consecutive parts of the trace, each with
+  its own heat maps.
+
+And for the whole trace: the op sequence (a two-state Markov chain) and the
+arrival process (a Markov chain over gap states, each with its own gap
+distribution, which keeps bursts and idle periods).  Fitting statistics per
+part of a trace and replaying them follows V. Tarasov et al., "Extracting
+flexible, replayable models from large block traces" (FAST 2012), which keeps
+multi-dimensional statistics per chunk of a trace.
+
+What the model does not keep: exact page identities (a generated trace
+re-reads the same regions, not the same pages), overlaps between requests with
+different starts, sequential streams longer than the re-access window, and
+correlations between the arrival process and what is accessed.
+
+Units: bytes, ns, requests.  Entry points: :func:`fit_model`,
+:class:`ModelSource` / :func:`generate_trace`, :func:`load_model` /
+:func:`save_model`, and the trace spec ``model:FILE.toml?n_requests=N&seed=S``.
+"""
+from .fit import MIN_REQUESTS, FitSettings, fit_model
+from .generate import ModelSource, compiled_kernel_available, generate_trace
+from .schema import Arrivals, HeatMap, ModelError, OpModel, WorkloadModel, load_model, save_model
+
+__all__ = ["WorkloadModel", "OpModel", "HeatMap", "Arrivals", "ModelError", "FitSettings", "fit_model",
+           "MIN_REQUESTS", "ModelSource", "generate_trace", "load_model", "save_model", "compiled_kernel_available"]

@@ -1,0 +1,268 @@
+# cython: language_level=3
+"""The compiled request generator of the workload model.
+
+Step for step the same arithmetic as ``reference.py`` (read that file for what
+each step means); the tests check the two agree bit for bit.  The loop runs
+without the GIL over the model's flat arrays (``prepared.py``).
+"""
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport expm1, floor
+from libc.stdint cimport int64_t, uint64_t
+
+cnp.import_array()
+
+cdef int64_t SECTOR = 512
+cdef uint64_t HASH_OP = 0x9E3779B97F4A7C15ULL
+cdef uint64_t HASH_REGION = 0xC2B2AE3D27D4EB4FULL
+cdef uint64_t HASH_NODE = 0x165667B19E3779F9ULL
+cdef uint64_t HASH_SIZE = 0xD6E8FEB86659FD93ULL
+cdef uint64_t HASH_RETRY_G = 0xA24BAED4963EE407ULL
+cdef uint64_t HASH_RETRY_A = 0x9FB21C651E98DF25ULL
+cdef double INV_2_53 = 1.0 / 9007199254740992.0
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    x = x + 0x9E3779B97F4A7C15ULL
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL
+    return x ^ (x >> 31)
+
+
+cdef inline double _draw(const double* t, int64_t k, double u) noexcept nogil:
+    # t: a quantile table of k + 1 knots in log1p space (a pointer: slicing a memoryview per draw costs more
+    # than the draw)
+    cdef double pos = u * k
+    cdef int64_t i = <int64_t>floor(pos)
+    if i >= k:
+        i = k - 1
+    cdef double f = pos - i
+    return expm1(t[i] + f * (t[i + 1] - t[i]))
+
+
+cdef inline int64_t _round_size(double v) noexcept nogil:
+    cdef int64_t s = <int64_t>floor(v / SECTOR + 0.5) * SECTOR
+    return s if s > SECTOR else SECTOR
+
+
+cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil:
+    # the first of the n entries of a cumulative distribution above u (the last one if none)
+    cdef int64_t k = 0
+    cdef int64_t last = n - 1
+    while k < last and cdf[k] <= u:
+        k += 1
+    return k
+
+
+cdef class Kernel:
+    """Generator state (op, re-access flag, gap state, clock, re-access ring, recent units) over a Prepared
+    model.
+
+    ``recent`` counts, per unit, the requests of the ring that start in it: an open-addressing table
+    (linear probing, backward-shift deletion) of ``2 * window`` or more slots, so it is never more than half
+    full.
+    """
+
+    cdef object prep
+    cdef int64_t n_requests, window, phases, levels, unit_bytes, first_state, fresh_retries
+    cdef double p_write_first, p_same, s_hash
+    cdef uint64_t salt
+    cdef double[:] p_write_after
+    cdef double[:, :] p_reuse, dist_log, sector_cdf, trans_cdf, gap_log
+    cdef int64_t[:] dist_len, seg_first, seg_start, seg_len, seg_level, seg_alias
+    cdef double[:] seg_prob
+    cdef double[:, :, :] size_log
+    cdef const cnp.uint8_t[:, :, :, :] cascade
+    cdef double cascade_step
+    cdef int64_t[:, :] size_len
+    cdef int64_t[:] ring_off, ring_size, h_unit, h_count
+    cdef uint64_t h_mask
+    cdef public int64_t prev_op, prev_reuse, state, time
+
+    def __init__(self, prep):
+        self.prep = prep
+        self.n_requests = prep.n_requests
+        self.window = prep.window
+        self.phases = prep.phases
+        self.levels = prep.levels
+        self.unit_bytes = prep.unit_bytes
+        self.first_state = prep.first_state
+        self.p_write_first = prep.p_write_first
+        self.p_same = prep.p_same
+        self.s_hash = prep.s_hash
+        self.salt = prep.salt
+        self.p_write_after = prep.p_write_after
+        self.p_reuse = prep.p_reuse
+        self.dist_log = prep.dist_log
+        self.dist_len = prep.dist_len
+        self.sector_cdf = prep.sector_cdf
+        self.trans_cdf = prep.trans_cdf
+        self.gap_log = prep.gap_log
+        self.seg_first = prep.seg_first
+        self.seg_start = prep.seg_start
+        self.seg_len = prep.seg_len
+        self.seg_level = prep.seg_level
+        self.seg_alias = prep.seg_alias
+        self.seg_prob = prep.seg_prob
+        self.size_log = prep.size_log
+        self.size_len = prep.size_len
+        self.cascade = prep.cascade
+        self.cascade_step = prep.cascade_step
+        self.fresh_retries = prep.fresh_retries
+        self.ring_off = np.zeros(prep.window, dtype=np.int64)
+        self.ring_size = np.zeros(prep.window, dtype=np.int64)
+        cdef int64_t cap = 16
+        while cap < 2 * prep.window:
+            cap *= 2
+        self.h_unit = np.full(cap, -1, dtype=np.int64)
+        self.h_count = np.zeros(cap, dtype=np.int64)
+        self.h_mask = <uint64_t>(cap - 1)
+        self.prev_op = 0
+        self.prev_reuse = 0
+        self.state = prep.first_state
+        self.time = 0
+
+    def fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset, int64_t[:] size,
+             cnp.uint8_t[:] is_write):
+        """Requests ``g0 .. g0 + len(u) - 1`` into the output arrays."""
+        with nogil:
+            self._fill(g0, u, time_ns, offset, size, is_write)
+
+    cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
+                    int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
+        cdef int64_t i, g, op, reuse, d, j, off = 0, sz = 0
+        for i in range(u.shape[0]):
+            g = g0 + i
+            if g == 0:
+                op = 1 if u[i, 0] < self.p_write_first else 0
+            else:
+                op = 1 if u[i, 0] < self.p_write_after[self.prev_op] else 0
+            reuse = 0
+            d = 0
+            if g > 0 and self.dist_len[op] > 0 and u[i, 1] < self.p_reuse[op, self.prev_reuse]:
+                d = <int64_t>floor(_draw(&self.dist_log[op, 0], self.dist_len[op] - 1, u[i, 2]) + 0.5)
+                if d < 1:
+                    d = 1
+                if d > self.window:
+                    d = self.window
+                if d <= g:
+                    reuse = 1
+            if reuse:
+                j = (g - d) % self.window
+                off = self.ring_off[j]
+                if u[i, 3] < self.p_same:
+                    sz = self.ring_size[j]
+                else:
+                    sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
+            else:
+                self._fresh(g, op, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
+            if g > 0:
+                self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
+                self.time += <int64_t>floor(_draw(&self.gap_log[self.state, 0], self.gap_log.shape[1] - 1, u[i, 10]))
+            time_ns[i] = self.time
+            offset[i] = off
+            size[i] = sz
+            is_write[i] = <cnp.uint8_t>op
+            j = g % self.window
+            if g >= self.window:
+                self._forget(self.ring_off[j] // self.unit_bytes)
+            self._remember(off // self.unit_bytes)
+            self.ring_off[j] = off
+            self.ring_size[j] = sz
+            self.prev_op = op
+            self.prev_reuse = reuse
+
+    cdef inline int64_t _find(self, int64_t unit) noexcept nogil:
+        """The slot holding ``unit``, or -1 - (the empty slot where it would go)."""
+        cdef uint64_t h = _mix(<uint64_t>unit) & self.h_mask
+        while self.h_unit[h] != -1:
+            if self.h_unit[h] == unit:
+                return <int64_t>h
+            h = (h + 1) & self.h_mask
+        return -1 - <int64_t>h
+
+    cdef void _remember(self, int64_t unit) noexcept nogil:
+        cdef int64_t h = self._find(unit)
+        if h >= 0:
+            self.h_count[h] += 1
+        else:
+            self.h_unit[-1 - h] = unit
+            self.h_count[-1 - h] = 1
+
+    cdef void _forget(self, int64_t unit) noexcept nogil:
+        cdef int64_t h = self._find(unit)
+        cdef uint64_t i, j, home
+        if h < 0:
+            return
+        self.h_count[h] -= 1
+        if self.h_count[h] > 0:
+            return
+        # backward-shift deletion: pull later entries of the probe run into the hole when their home allows
+        i = <uint64_t>h
+        j = i
+        while True:
+            j = (j + 1) & self.h_mask
+            if self.h_unit[j] == -1:
+                break
+            home = _mix(<uint64_t>self.h_unit[j]) & self.h_mask
+            if ((j - home) & self.h_mask) >= ((j - i) & self.h_mask):
+                self.h_unit[i] = self.h_unit[j]
+                self.h_count[i] = self.h_count[j]
+                i = j
+        self.h_unit[i] = -1
+        self.h_count[i] = 0
+
+    cdef void _fresh(self, int64_t g, int64_t op, double u_seg, double u_region, double u_cascade, double u_sector,
+                     double u_same, double u_size, int64_t* off_out, int64_t* size_out) noexcept nogil:
+        cdef int64_t lv = self.levels
+        cdef int64_t m = op * self.phases + (g * self.phases // self.n_requests if self.phases > 1 else 0)
+        cdef int64_t base = self.seg_first[m]
+        cdef int64_t n_seg = self.seg_first[m + 1] - base
+        cdef int64_t attempt = 0, k, seg = 0, seg_len, region, heat = 0, node, depth, unit = 0, sector
+        cdef double x, lo, hi, mid
+        cdef uint64_t key
+        while True:
+            x = u_seg * n_seg
+            k = <int64_t>floor(x)
+            if k > n_seg - 1:
+                k = n_seg - 1
+            if x - k < self.seg_prob[base + k]:
+                seg = base + k
+            else:
+                seg = self.seg_alias[base + k]
+            seg_len = self.seg_len[seg]
+            k = <int64_t>floor(u_region * seg_len)
+            if k > seg_len - 1:
+                k = seg_len - 1
+            region = self.seg_start[seg] + k
+            heat = self.seg_level[seg]
+            lo = 0.0
+            hi = 1.0
+            node = 1
+            for depth in range(lv):
+                key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>region * HASH_REGION) \
+                    ^ (<uint64_t>node * HASH_NODE)
+                mid = lo + (self.cascade[op, heat, depth, _mix(key) >> 56] * self.cascade_step) * (hi - lo)
+                if u_cascade < mid:
+                    node = 2 * node
+                    hi = mid
+                else:
+                    node = 2 * node + 1
+                    lo = mid
+            unit = (region << lv) + (node - (<int64_t>1 << lv))
+            if attempt >= self.fresh_retries or self._find(unit) < 0:
+                break
+            attempt += 1
+            key = self.salt ^ (<uint64_t>g * HASH_RETRY_G) ^ (<uint64_t>attempt * HASH_RETRY_A)
+            u_seg = (_mix(key) >> 11) * INV_2_53
+            u_region = (_mix(key ^ 1) >> 11) * INV_2_53
+            u_cascade = (_mix(key ^ 2) >> 11) * INV_2_53
+        sector = _pick(&self.sector_cdf[op, 0], self.sector_cdf.shape[1], u_sector)
+        off_out[0] = unit * self.unit_bytes + sector * SECTOR
+        if u_same < self.s_hash:
+            key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>unit * HASH_SIZE)
+            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + heat, 0], self.size_len[op, 1 + heat] - 1,
+                                            (_mix(key) >> 11) * INV_2_53))
+        else:
+            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + heat, 0], self.size_len[op, 1 + heat] - 1, u_size))

@@ -1,0 +1,290 @@
+"""Fitting a :class:`~flashrr.trace.model.schema.WorkloadModel` to a block trace.
+
+:func:`fit_model` measures, in one pass of vectorised NumPy over the trace:
+
+1. the op chain (a two-state Markov chain of reads and writes);
+2. re-accesses: a request whose start unit (``offset // unit_bytes``) was the
+   start unit of one of the previous ``reuse_window_requests`` requests is a
+   re-access at that distance; the probability of one, by op and by whether the
+   previous request was one, and the distance distribution per op;
+3. for the other (fresh) requests of each op, per phase of the trace, the heat
+   map of their start regions (counts per region, rounded to
+   ``weight_steps_per_octave`` steps per power of two, runs of equal regions
+   merged), the within-region cascade (how a node's requests split between
+   its halves, pooled per heat level and depth over nodes with at least two
+   requests, weighted by their requests, with the binomial noise of small
+   counts taken out), the start sector within the unit, and the sizes per heat
+   level;
+4. the arrival process: gaps between arrivals in ``gap_states`` states
+   (quantiles of the gap), a transition matrix between the states of
+   consecutive gaps, and each state's gap distribution.
+
+A trace whose heat maps would need more than ``max_segments`` segments is
+refitted with regions twice as large until they fit, so the model file stays
+small (the fit records the region size it used).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..core import Trace
+from .schema import SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, WorkloadModel
+from .tables import quantile_table
+
+__all__ = ["FitSettings", "fit_model", "MIN_REQUESTS"]
+
+#: The shortest trace a model can be fitted to.
+MIN_REQUESTS = 500
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """Settings of :func:`fit_model` (sizes in bytes, distances in requests)."""
+
+    unit_bytes: int = 4096
+    """Unit of a request's start (a power of two, >= 512)."""
+    region_bytes: int = 1 << 20
+    """Unit of the heat maps (a power of two times unit_bytes); doubled while the maps exceed max_segments."""
+    reuse_window_requests: int = 4096
+    """A request re-accesses a start unit used at most this many requests earlier; older reuse is left to the
+    heat maps."""
+    fresh_retries: int = 8
+    """Draws a fresh request gets to find a unit not used within the re-access window (the model's
+    ``fresh_retries``)."""
+    phases: int = 1
+    """Phases of the trace (equal numbers of requests), each with its own heat maps: the working-set drift."""
+    weight_steps_per_octave: int = 4
+    """Resolution of the heat-map weights (steps per power of two)."""
+    max_segments: int = 32768
+    """Most heat-map segments over both ops and all phases."""
+    cascade_bins: int = 21
+    """Values of a split share (0, 1/(bins-1), ..., 1)."""
+    size_knots: int = 256
+    distance_knots: int = 128
+    gap_states: int = 16
+    gap_knots: int = 64
+
+    def __post_init__(self):
+        def bad(name, rule):
+            raise ModelError(f"fit setting {name}: expected {rule} (got {getattr(self, name)!r})")
+
+        u = self.unit_bytes
+        if not isinstance(u, int) or u < SECTOR_BYTES or u & (u - 1):
+            bad("unit_bytes", "a power of two, at least 512")
+        r = self.region_bytes
+        if not isinstance(r, int) or r < 2 * u or r & (r - 1):
+            bad("region_bytes", "a power of two, at least twice unit_bytes")
+        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024),
+                             ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
+                             ("cascade_bins", 2, 1001), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
+                             ("gap_states", 1, 256), ("gap_knots", 1, 4096)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                bad(name, f"an integer in [{lo}, {hi}]")
+
+
+def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | None = None, **overrides
+              ) -> WorkloadModel:
+    """The workload model of ``trace`` (see the module docstring).
+
+    ``settings`` (or keyword overrides of :class:`FitSettings` fields) set the
+    fit; ``name`` names the model (default: the trace's name).  Raises
+    :class:`~flashrr.trace.model.schema.ModelError` naming the trace for a trace
+    too short to fit (fewer than :data:`MIN_REQUESTS` requests).
+    """
+    if not isinstance(trace, Trace):
+        to_trace = getattr(trace, "to_trace", None)
+        if to_trace is None:
+            raise TypeError(f"fit_model: expected a Trace or a TraceSource, got {type(trace).__name__}")
+        trace = to_trace()
+    s = settings or FitSettings()
+    if overrides:
+        s = FitSettings(**{**asdict(s), **overrides})
+    n = len(trace)
+    label = name or trace.name
+    if n < MIN_REQUESTS:
+        raise ModelError(f"trace {trace.name!r}: requests: {n}; fitting a model needs at least {MIN_REQUESTS}")
+    off, size = trace.offset, trace.size
+    w = trace.is_write.astype(np.int64)
+
+    p_write_first, p_write_after = _op_chain(w)
+    reuse, dist, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
+    p_reuse = _reuse_probabilities(w, reuse)
+    same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
+
+    region_bytes = s.region_bytes
+    while True:
+        spatial = {op: _fresh_part(off, size, w, reuse, op, s, region_bytes) for op in (0, 1)}
+        n_seg = sum(len(h.start) for part in spatial.values() if part for h in part["phases"])
+        if n_seg <= s.max_segments or region_bytes >= s.unit_bytes << 24:
+            break
+        region_bytes *= 2
+    for op in (0, 1):  # an op with no fresh request borrows the other's places (it is never generated fresh)
+        if spatial[op] is None:
+            spatial[op] = spatial[1 - op]
+    parts = []
+    for op in (0, 1):
+        sel = w == op
+        size_all = quantile_table(size[sel] if sel.any() else size, s.size_knots)
+        d = dist[reuse & sel]
+        part = spatial[op]
+        parts.append(OpModel(tuple(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
+                             part["cascade"], size_all, part["size_by_level"], tuple(part["phases"])))
+    arrivals = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
+    from ..stats import trace_stats
+
+    source = {"name": trace.name, **{k: v for k, v in trace_stats(trace).items()}}
+    fit = {**asdict(s), "region_bytes_used": region_bytes}
+    return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
+                         same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries, source=source, fit=fit)
+
+
+def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:
+    ratio = float(w.mean())
+    prev, nxt = w[:-1], w[1:]
+    after = []
+    for op in (0, 1):
+        m = prev == op
+        after.append(float(nxt[m].mean()) if m.any() else ratio)
+    return ratio, (after[0], after[1])
+
+
+def _reuses(keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(reuse, distance, prev)``: per request, whether its key was used at most ``window`` requests earlier,
+    the distance to the latest earlier use (0 if none) and that request's index (-1 if none)."""
+    n = keys.size
+    order = np.lexsort((np.arange(n), keys))
+    same = keys[order][1:] == keys[order][:-1]
+    prev = np.full(n, -1, dtype=np.int64)
+    prev[order[1:][same]] = order[:-1][same]
+    dist = np.where(prev >= 0, np.arange(n) - prev, 0)
+    return (prev >= 0) & (dist <= window), dist, prev
+
+
+def _reuse_probabilities(w: np.ndarray, reuse: np.ndarray) -> list[list[float]]:
+    """``p[op][prev_reuse]``: probability of a re-access for a request of ``op`` after a fresh request (0) or a
+    re-access (1); a cell without requests takes the op's overall share."""
+    out = []
+    for op in (0, 1):
+        is_op = w[1:] == op
+        overall = float(reuse[1:][is_op].mean()) if is_op.any() else 0.0
+        row = []
+        for pr in (False, True):
+            m = is_op & (reuse[:-1] == pr)
+            row.append(float(reuse[1:][m].mean()) if m.any() else overall)
+        out.append(row)
+    return out
+
+
+def _fresh_part(off, size, w, reuse, op: int, s: FitSettings, region_bytes: int) -> dict | None:
+    """Heat maps per phase, cascade, sector pmf and sizes per level of the fresh requests of ``op``."""
+    n = off.size
+    idx = np.flatnonzero((w == op) & ~reuse)
+    if idx.size == 0:
+        return None
+    unit = s.unit_bytes
+    levels = int(math.log2(region_bytes // unit))
+    units = off[idx] // unit
+    region = units >> levels
+    regions, inv, counts = np.unique(region, return_inverse=True, return_counts=True)
+    level = _heat_levels(counts)
+    phase_of = idx * s.phases // n
+    phases = []
+    for k in range(s.phases):
+        m = phase_of == k
+        if not m.any():  # a phase without fresh requests of this op: use the whole trace's map
+            m = np.ones(idx.size, dtype=bool)
+        r_k, c_k = np.unique(inv[m], return_counts=True)
+        phases.append(_segments(regions[r_k], c_k, level[r_k], s.weight_steps_per_octave))
+    req_level = level[inv]
+    by_level = tuple(quantile_table(size[idx][req_level == lv], s.size_knots) for lv in range(SIZE_LEVELS))
+    sector = np.bincount((off[idx] % unit) // SECTOR_BYTES, minlength=unit // SECTOR_BYTES).astype(np.float64)
+    pooled = _cascade(units, levels, s.cascade_bins)
+    cascade = np.stack([_cascade(units[req_level == lv], levels, s.cascade_bins, pooled)
+                        for lv in range(SIZE_LEVELS)])
+    return {"phases": phases, "cascade": cascade, "sector_pmf": sector, "size_by_level": by_level}
+
+
+def _heat_levels(counts: np.ndarray) -> np.ndarray:
+    """Level of each region by the rank of its count: [1 - 2**-l, 1 - 2**-(l+1)) of the ranks is level l."""
+    m = counts.size
+    rank = np.empty(m)
+    rank[np.argsort(counts, kind="stable")] = (np.arange(m) + 0.5) / m
+    return np.minimum(np.floor(-np.log2(1.0 - rank)).astype(np.int64), SIZE_LEVELS - 1)
+
+
+def _segments(regions: np.ndarray, counts: np.ndarray, level: np.ndarray, steps: int) -> HeatMap:
+    """Runs of consecutive regions with equal rounded weight and level."""
+    q = np.round(np.log2(counts) * steps).astype(np.int64)
+    brk = np.ones(regions.size, dtype=bool)
+    brk[1:] = (regions[1:] != regions[:-1] + 1) | (q[1:] != q[:-1]) | (level[1:] != level[:-1])
+    starts = np.flatnonzero(brk)
+    lengths = np.diff(np.append(starts, regions.size))
+    return HeatMap(regions[starts], lengths, 2.0 ** (q[starts] / steps), level[starts])
+
+
+def _cascade(units: np.ndarray, levels: int, bins: int, fallback: np.ndarray | None = None) -> np.ndarray:
+    """``(levels, bins)``: per depth, the request-weighted distribution of the share going to the first half,
+    over nodes with at least two requests; a depth without such nodes takes ``fallback``'s row (or splits
+    evenly)."""
+    keys, cnt = np.unique(units, return_counts=True)
+    out = np.zeros((levels, bins))
+    for depth in range(levels):
+        child = keys >> (levels - depth - 1)
+        ck, cinv = np.unique(child, return_inverse=True)
+        ccount = np.bincount(cinv, weights=cnt)
+        parent, pinv = np.unique(ck >> 1, return_inverse=True)
+        total = np.bincount(pinv, weights=ccount)
+        first = np.bincount(pinv, weights=ccount * ((ck & 1) == 0))
+        ok = total >= 2
+        if ok.any():
+            share = _denoised_shares(first[ok] / total[ok], total[ok])
+            b = np.minimum(np.floor(share * (bins - 1) + 0.5).astype(np.int64), bins - 1)
+            out[depth] = np.bincount(b, weights=total[ok], minlength=bins)
+        elif fallback is not None:
+            out[depth] = fallback[depth]
+        else:
+            out[depth, (bins - 1) // 2] = 1.0
+            if bins % 2 == 0:
+                out[depth, bins // 2] = 1.0
+    return out
+
+
+def _denoised_shares(share: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Observed split shares pulled towards their (request-weighted) mean so that their spread keeps only what
+    the binomial noise of ``total`` requests per node does not explain.
+
+    A node that splits its requests with true share p shows ``Binomial(c, p) / c``, whose variance is
+    ``p (1 - p) / c`` beyond that of p itself; generating from the observed shares would add that noise a
+    second time and make every region more concentrated than it is.  The noise is estimated per node as
+    ``s (1 - s) / (c - 1)`` and removed from the weighted variance; each share is then moved towards the mean
+    by the factor that leaves the remaining variance (shares of a depth with no spread are kept).
+    """
+    w = total / total.sum()
+    mean = float(w @ share)
+    var_obs = float(w @ (share - mean) ** 2)
+    if var_obs <= 0.0:
+        return share
+    noise = float(w @ (share * (1.0 - share) / (total - 1.0)))
+    factor = math.sqrt(max(var_obs - noise, 0.0) / var_obs)
+    return np.clip(mean + factor * (share - mean), 0.0, 1.0)
+
+
+def _arrivals(time_ns: np.ndarray, states: int, knots: int) -> Arrivals:
+    gaps = np.diff(time_ns).astype(np.float64)
+    if gaps.size == 0:
+        return Arrivals(np.ones((1, 1)), np.zeros((1, 2)), 0)
+    lg = np.log1p(gaps)
+    edges = np.unique(np.quantile(lg, np.arange(1, states) / states))
+    st = np.searchsorted(edges, lg, side="right")
+    used, st = np.unique(st, return_inverse=True)
+    k = used.size
+    trans = np.zeros((k, k))
+    np.add.at(trans, (st[:-1], st[1:]), 1.0)
+    empty = trans.sum(axis=1) == 0
+    trans[empty] = 1.0  # a state only the last gap reaches: any next state
+    tables = np.stack([quantile_table(gaps[st == i], knots) for i in range(k)])
+    return Arrivals(trans, tables, int(st[0]))

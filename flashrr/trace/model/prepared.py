@@ -1,0 +1,128 @@
+"""A workload model turned into the flat arrays both generators read.
+
+:class:`Prepared` holds everything per request generation needs, in the form
+the compiled kernel (``_kernel.pyx``) and its pure-Python twin
+(``reference.py``) both use: quantile tables in ``log1p`` space, alias tables
+over heat-map segments (one per op and phase, concatenated), the cascade as a
+lookup of 256 split shares per node depth, and cumulative distributions for
+the sector and the gap-state chain.
+
+Uniform draws: each request uses one row of :data:`N_UNIFORMS` numbers from
+``numpy.random.default_rng([seed, block])``, block by block of
+:data:`BLOCK_REQUESTS` requests, so a generated trace does not depend on how it
+is read in chunks.  Column meanings are the ``U_*`` constants.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .schema import SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
+from .tables import MASK64, alias_table, splitmix64
+
+__all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_OP", "HASH_REGION", "HASH_NODE",
+           "HASH_SIZE", "HASH_RETRY_G", "HASH_RETRY_A"]
+
+#: Requests generated per block (the unit of random draws).
+BLOCK_REQUESTS = 1 << 16
+#: Uniform draws per request, by column.
+N_UNIFORMS = 11
+U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP = range(N_UNIFORMS)
+
+# Multipliers that spread op, region, node and unit over the 64 bits of a hash key.
+HASH_OP = 0x9E3779B97F4A7C15
+HASH_REGION = 0xC2B2AE3D27D4EB4F
+HASH_NODE = 0x165667B19E3779F9
+HASH_SIZE = 0xD6E8FEB86659FD93
+# ... and request index and attempt, for the draws of a fresh request's retries
+HASH_RETRY_G = 0xA24BAED4963EE407
+HASH_RETRY_A = 0x9FB21C651E98DF25
+
+
+def block_uniforms(seed: int, block: int, n: int) -> np.ndarray:
+    """The ``(n, N_UNIFORMS)`` draws of block ``block`` (n <= BLOCK_REQUESTS)."""
+    return np.random.default_rng([seed, block]).random((n, N_UNIFORMS))
+
+
+class Prepared:
+    """The flat arrays of ``model`` for a trace of ``n_requests`` requests and seed ``seed``."""
+
+    def __init__(self, model: WorkloadModel, n_requests: int, seed: int):
+        self.model = model
+        self.n_requests = int(n_requests)
+        self.seed = int(seed)
+        self.salt = splitmix64(self.seed & MASK64)
+        self.unit_bytes = model.unit_bytes
+        self.levels = model.levels
+        self.window = model.reuse_window_requests
+        self.phases = model.phases
+        self.fresh_retries = model.fresh_retries
+        self.p_write_first = model.p_write_first
+        self.p_write_after = np.array(model.p_write_after, dtype=np.float64)
+        self.p_same = model.p_same_size
+        self.s_hash = math.sqrt(model.p_same_size)
+        ops = (model.read, model.write)
+        self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
+        knots = [op.reuse_distance.size for op in ops]
+        dk = max(max(knots), 2)
+        self.dist_len = np.array(knots, dtype=np.int64)
+        self.dist_log = np.zeros((2, dk))
+        for i, op in enumerate(ops):
+            self.dist_log[i, :knots[i]] = np.log1p(op.reuse_distance)
+        sk = max(max(op.size_all.size for op in ops),
+                 max((t.size for op in ops for t in op.size_by_level), default=0))
+        # size tables: [op, 0] = all sizes, [op, 1 + level] = per heat level (a level without a table uses all)
+        self.size_log = np.zeros((2, SIZE_LEVELS + 1, sk))
+        self.size_len = np.zeros((2, SIZE_LEVELS + 1), dtype=np.int64)
+        for i, op in enumerate(ops):
+            for j, t in enumerate((op.size_all,) + tuple(op.size_by_level)):
+                if t.size == 0:
+                    t = op.size_all
+                self.size_log[i, j, :t.size] = np.log1p(t)
+                self.size_len[i, j] = t.size
+        n_sectors = model.unit_bytes // SECTOR_BYTES
+        self.sector_cdf = np.zeros((2, n_sectors))
+        for i, op in enumerate(ops):
+            c = np.cumsum(op.sector_pmf)
+            c[-1] = 1.0
+            self.sector_cdf[i] = c
+        # cascade[op, heat level, depth, j]: the bin of the split share a node takes when its hash's top byte is
+        # j; the share is bin * cascade_step (uint8, so the whole table stays in the L1 cache)
+        bins = {op.cascade.shape[2] for op in ops}
+        if len(bins) != 1 or bins.pop() > 256:
+            raise ValueError("both ops' cascades must have the same number of bins, at most 256")
+        b = ops[0].cascade.shape[2]
+        self.cascade_step = 1.0 / (b - 1)
+        self.cascade = np.zeros((2, SIZE_LEVELS, max(self.levels, 1), 256), dtype=np.uint8)
+        grid = (np.arange(256) + 0.5) / 256
+        for i, op in enumerate(ops):
+            for h in range(SIZE_LEVELS):
+                for depth in range(self.levels):
+                    c = np.cumsum(op.cascade[h, depth])
+                    c /= c[-1]
+                    self.cascade[i, h, depth] = np.minimum(np.searchsorted(c, grid, side="right"), b - 1)
+        # heat-map segments of every (op, phase), concatenated; seg_first[op * phases + k] starts map (op, k)
+        starts, lengths, levels, probs, aliases, first = [], [], [], [], [], [0]
+        for op in ops:
+            for h in op.phases:
+                prob, alias = alias_table(h.weight * h.length)
+                starts.append(h.start)
+                lengths.append(h.length)
+                levels.append(h.level)
+                probs.append(prob)
+                aliases.append(alias + first[-1])
+                first.append(first[-1] + h.start.size)
+        self.seg_first = np.array(first, dtype=np.int64)
+        self.seg_start = np.concatenate(starts).astype(np.int64)
+        self.seg_len = np.concatenate(lengths).astype(np.int64)
+        self.seg_level = np.concatenate(levels).astype(np.int64)
+        self.seg_prob = np.concatenate(probs)
+        self.seg_alias = np.concatenate(aliases).astype(np.int64)
+        arr = model.arrivals
+        self.n_states = arr.transition.shape[0]
+        tc = np.cumsum(arr.transition, axis=1)
+        tc[:, -1] = 1.0
+        self.trans_cdf = tc
+        self.gap_log = np.log1p(arr.gap_ns)
+        self.first_state = arr.first_state

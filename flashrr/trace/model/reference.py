@@ -1,0 +1,156 @@
+"""The pure-Python twin of the compiled generator (``_kernel.pyx``).
+
+It is the readable statement of how a request is made, and the tests hold the
+compiled kernel to it bit for bit.  It is also what runs when flashrr was built
+without extensions (slowly: about 10^5 requests per second).
+
+One request, with ``u`` its row of uniform draws (columns ``U_*`` of
+:mod:`~flashrr.trace.model.prepared`):
+
+1. **Op**: a write with probability ``p_write_first`` (request 0) or
+   ``p_write_after[previous op]``.
+2. **Re-access**: with probability ``p_reuse[op][previous was a re-access]``
+   the request repeats the start of the request ``d`` before it, ``d`` drawn
+   from the op's distance table and rounded (1 .. window; a ``d`` beyond the
+   start of the trace makes the request fresh).  It keeps that request's size
+   with probability ``p_same_size``, else draws one from the op's size table.
+3. **Fresh**: a heat-map segment of the op's current phase (alias table), a
+   region in it (uniform), a unit in the region by descending the cascade of
+   the segment's heat level (each node's split share is looked up from a hash
+   of seed, op, region and node, so the same region keeps the same hot spots
+   throughout the trace).  A unit that one of the last ``window`` requests
+   started in is drawn again (segment, region and cascade, from hashed draws),
+   up to ``fresh_retries`` times: the fit calls a request fresh only when its
+   unit was not used within the window, and without this the heat map alone
+   would make its hot units come back within the window, as cache hits.  Then
+   a start sector in the unit, and a size from the table of the heat level:
+   the unit's own size (a hash of seed, op and unit picks it) with probability
+   ``sqrt(p_same_size)``, else a fresh draw.
+4. **Arrival**: the next gap state from the chain, and a gap from its table.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, HASH_SIZE, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
+                       U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SIZE, U_STATE, Prepared)
+from .schema import SECTOR_BYTES
+from .tables import MASK64, draw_log1p, hash01, splitmix64
+
+__all__ = ["ReferenceGenerator"]
+
+
+def _round_size(v: float) -> int:
+    s = int(math.floor(v / SECTOR_BYTES + 0.5)) * SECTOR_BYTES
+    return s if s > SECTOR_BYTES else SECTOR_BYTES
+
+
+def _pick(cdf, u: float) -> int:
+    k = 0
+    last = len(cdf) - 1
+    while k < last and cdf[k] <= u:
+        k += 1
+    return k
+
+
+class ReferenceGenerator:
+    """Generates the requests of a :class:`Prepared` model block by block (state kept between blocks)."""
+
+    def __init__(self, prep: Prepared):
+        self.p = prep
+        self.ring_off = np.zeros(prep.window, dtype=np.int64)
+        self.ring_size = np.zeros(prep.window, dtype=np.int64)
+        self.prev_op = 0
+        self.prev_reuse = 0
+        self.state = prep.first_state
+        self.time = 0
+        self.recent: dict[int, int] = {}  # unit -> requests among the last `window` that start in it
+
+    def _forget(self, unit: int) -> None:
+        c = self.recent[unit] - 1
+        if c:
+            self.recent[unit] = c
+        else:
+            del self.recent[unit]
+
+    def _fresh(self, g: int, op: int, r) -> tuple[int, int]:
+        """Offset and size of a fresh request (step 3 of the module docstring)."""
+        p = self.p
+        lv = p.levels
+        m = op * p.phases + (g * p.phases // p.n_requests if p.phases > 1 else 0)
+        base, n_seg = p.seg_first[m], p.seg_first[m + 1] - p.seg_first[m]
+        u_seg, u_region, u_cascade = r[U_SEG], r[U_REGION], r[U_CASCADE]
+        attempt = 0
+        while True:
+            x = u_seg * n_seg
+            k = min(int(math.floor(x)), n_seg - 1)
+            seg = base + k if x - k < p.seg_prob[base + k] else p.seg_alias[base + k]
+            seg_len = int(p.seg_len[seg])
+            region = int(p.seg_start[seg]) + min(int(math.floor(u_region * seg_len)), seg_len - 1)
+            heat = int(p.seg_level[seg])
+            lo, hi = 0.0, 1.0  # the cascade draw u_cascade falls in [lo, hi): the current node's interval
+            node = 1
+            for depth in range(lv):
+                key = (p.salt ^ ((op * HASH_OP) & MASK64) ^ ((region * HASH_REGION) & MASK64)
+                       ^ ((node * HASH_NODE) & MASK64))
+                mid = lo + (int(p.cascade[op, heat, depth, splitmix64(key) >> 56]) * p.cascade_step) * (hi - lo)
+                if u_cascade < mid:
+                    node = 2 * node
+                    hi = mid
+                else:
+                    node = 2 * node + 1
+                    lo = mid
+            unit = (region << lv) + (node - (1 << lv))
+            if attempt >= p.fresh_retries or unit not in self.recent:
+                break
+            attempt += 1
+            key = p.salt ^ ((g * HASH_RETRY_G) & MASK64) ^ ((attempt * HASH_RETRY_A) & MASK64)
+            u_seg, u_region, u_cascade = hash01(key), hash01(key ^ 1), hash01(key ^ 2)
+        sector = _pick(p.sector_cdf[op], r[U_SECTOR])
+        off = unit * p.unit_bytes + sector * SECTOR_BYTES
+        table = p.size_log[op, 1 + heat, :p.size_len[op, 1 + heat]]
+        if r[U_SAME] < p.s_hash:
+            key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
+            return off, _round_size(draw_log1p(table, hash01(key)))
+        return off, _round_size(draw_log1p(table, r[U_SIZE]))
+
+    def fill(self, g0: int, u: np.ndarray, time_ns, offset, size, is_write) -> None:
+        """Requests ``g0 .. g0 + len(u) - 1`` into the output arrays (int64, int64, int64, bool)."""
+        p = self.p
+        for i in range(u.shape[0]):
+            g = g0 + i
+            r = u[i]
+            op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[self.prev_op]))
+            reuse = 0
+            d = 0
+            if g > 0 and p.dist_len[op] > 0 and r[U_REUSE] < p.p_reuse[op, self.prev_reuse]:
+                d = int(math.floor(draw_log1p(p.dist_log[op, :p.dist_len[op]], r[U_DIST]) + 0.5))
+                d = min(max(d, 1), p.window)
+                if d <= g:
+                    reuse = 1
+            if reuse:
+                j = (g - d) % p.window
+                off = int(self.ring_off[j])
+                if r[U_SAME] < p.p_same:
+                    sz = int(self.ring_size[j])
+                else:
+                    sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
+            else:
+                off, sz = self._fresh(g, op, r)
+            if g > 0:
+                self.state = _pick(p.trans_cdf[self.state], r[U_STATE])
+                self.time += int(math.floor(draw_log1p(p.gap_log[self.state], r[U_GAP])))
+            time_ns[i] = self.time
+            offset[i] = off
+            size[i] = sz
+            is_write[i] = bool(op)
+            j = g % p.window
+            if g >= p.window:
+                self._forget(int(self.ring_off[j]) // p.unit_bytes)
+            self.recent[off // p.unit_bytes] = self.recent.get(off // p.unit_bytes, 0) + 1
+            self.ring_off[j] = off
+            self.ring_size[j] = sz
+            self.prev_op = op
+            self.prev_reuse = reuse

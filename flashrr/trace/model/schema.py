@@ -1,0 +1,446 @@
+"""The workload model as data: :class:`WorkloadModel`, its parts, and its TOML file.
+
+Every field is checked when a model is built, whether by the fit, in Python or
+from a file; a broken field raises :class:`ModelError` naming the file (when
+there is one), the field and what was expected.  What each part means, and how
+the generator uses it, is in :mod:`flashrr.trace.model` (the package docstring).
+
+Units: bytes for sizes and offsets, ns for times, requests for re-access
+distances.  Region and unit indices count ``region_bytes`` and ``unit_bytes``
+from byte 0 of the logical address space.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..core import TraceError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+__all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
+           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS"]
+
+FORMAT_NAME = "flashrr-workload-model"
+FORMAT_VERSION = 1
+SECTOR_BYTES = 512
+#: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
+#: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
+SIZE_LEVELS = 8
+OPS = ("read", "write")
+_MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
+
+
+class ModelError(TraceError):
+    """A workload model that is malformed or cannot be used; the message names the file and field."""
+
+
+def _fail(where: str, what: str, got) -> None:
+    shown = got if not isinstance(got, np.ndarray) else f"array of shape {got.shape}"
+    raise ModelError(f"{where}: expected {what} (got {shown!r})")
+
+
+def _array(where: str, value, dtype, ndim: int) -> np.ndarray:
+    try:
+        a = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        _fail(where, f"a {ndim}-dimensional array of numbers", value)
+    if a.ndim != ndim and not (a.size == 0 and ndim >= 1):
+        _fail(where, f"a {ndim}-dimensional array", value)
+    if a.size == 0:
+        a = a.reshape((0,) * ndim)
+    if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
+        _fail(where, "finite numbers", value)
+    return a
+
+
+def _prob(where: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 <= v <= 1.0:
+        _fail(where, "a probability in [0, 1]", v)
+    return float(v)
+
+
+def _pos_int(where: str, v, lo: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        _fail(where, f"an integer >= {lo}", v)
+    return int(v)
+
+
+def _quantiles(where: str, a, *, allow_empty: bool, lo: float = 0.0) -> np.ndarray:
+    a = _array(where, a, np.float64, 1)
+    if a.size == 0:
+        if not allow_empty:
+            _fail(where, "a quantile table of at least 2 values", a)
+        return a
+    if a.size < 2 or np.any(np.diff(a) < 0) or a[0] < lo:
+        _fail(where, f"a non-decreasing quantile table of at least 2 values >= {lo}", a)
+    return a
+
+
+def _pmf(where: str, a, n: int | None = None) -> np.ndarray:
+    a = _array(where, a, np.float64, 1)
+    if a.size == 0 or (n is not None and a.size != n) or np.any(a < 0) or not a.sum() > 0:
+        _fail(where, f"non-negative weights with a positive sum{'' if n is None else f' ({n} of them)'}", a)
+    return a / a.sum()
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    """Where fresh requests of one op start, at region granularity, during one phase.
+
+    Runs of consecutive regions (segments): segment ``s`` covers regions
+    ``start[s] .. start[s] + length[s] - 1``, each drawn with weight
+    ``weight[s]``; regions outside every segment are never drawn.  ``level[s]``
+    (0 .. SIZE_LEVELS - 1) selects the size table of requests starting there.
+    """
+
+    start: np.ndarray
+    length: np.ndarray
+    weight: np.ndarray
+    level: np.ndarray
+
+    def check(self, where: str) -> "HeatMap":
+        start = _array(f"{where}.start", self.start, np.int64, 1)
+        length = _array(f"{where}.length", self.length, np.int64, 1)
+        weight = _array(f"{where}.weight", self.weight, np.float64, 1)
+        level = _array(f"{where}.level", self.level, np.int64, 1)
+        n = start.size
+        if n == 0:
+            _fail(f"{where}.start", "at least one segment", start)
+        for name, a in (("length", length), ("weight", weight), ("level", level)):
+            if a.size != n:
+                _fail(f"{where}.{name}", f"{n} values (one per segment, as start)", a)
+        if np.any(start < 0):
+            _fail(f"{where}.start", "region indices >= 0", start)
+        if np.any(length < 1):
+            _fail(f"{where}.length", "segment lengths >= 1 region", length)
+        if np.any(weight <= 0):
+            _fail(f"{where}.weight", "weights > 0", weight)
+        if np.any((level < 0) | (level >= SIZE_LEVELS)):
+            _fail(f"{where}.level", f"levels in 0 .. {SIZE_LEVELS - 1}", level)
+        if n > 1 and np.any(start[1:] < start[:-1] + length[:-1]):
+            _fail(f"{where}.start", "segments in increasing order that do not overlap", start)
+        return HeatMap(start, length, weight, level)
+
+    @property
+    def end_region(self) -> int:
+        """One past the highest region any segment covers."""
+        return int(self.start[-1] + self.length[-1])
+
+    def to_dict(self) -> dict:
+        return {"start": self.start.tolist(), "length": self.length.tolist(),
+                "weight": [float(f"{w:.6g}") for w in self.weight], "level": self.level.tolist()}
+
+
+@dataclass(frozen=True)
+class OpModel:
+    """The parts of the model that belong to one op (reads or writes).
+
+    * ``p_reuse``: probability that a request of this op re-accesses the start of
+      a recent request, after a fresh request (index 0) and after a re-access
+      (index 1).
+    * ``reuse_distance``: quantile table of the re-access distance, requests
+      (1 .. the model's ``reuse_window_requests``); empty when this op never
+      re-accesses.
+    * ``sector_pmf``: where a fresh request starts within its unit, in 512-byte
+      sectors (``unit_bytes // 512`` weights).
+    * ``cascade``: ``(SIZE_LEVELS, levels, bins)``; ``cascade[h, l]`` is the
+      distribution of the share of a depth-l node's requests that go to its
+      first half, in regions of heat level h, on ``bins`` equally spaced values
+      from 0 to 1 (depth 0 splits a region, the last depth a pair of units).
+    * ``size_all``: quantile table of request sizes, bytes (used for re-accesses
+      that change size); ``size_by_level``: one quantile table per heat level
+      (used for fresh requests; an empty row falls back on ``size_all``).
+    * ``phases``: one :class:`HeatMap` per phase of the trace.
+    """
+
+    p_reuse: tuple
+    reuse_distance: np.ndarray
+    sector_pmf: np.ndarray
+    cascade: np.ndarray
+    size_all: np.ndarray
+    size_by_level: tuple
+    phases: tuple
+
+    def check(self, where: str, unit_bytes: int, levels: int, window: int) -> "OpModel":
+        if not isinstance(self.p_reuse, (tuple, list)) or len(self.p_reuse) != 2:
+            _fail(f"{where}.p_reuse", "two probabilities (after a fresh request, after a re-access)", self.p_reuse)
+        p_reuse = (_prob(f"{where}.p_reuse_after_fresh", self.p_reuse[0]),
+                   _prob(f"{where}.p_reuse_after_reuse", self.p_reuse[1]))
+        dist = _quantiles(f"{where}.reuse_distance", self.reuse_distance, allow_empty=True, lo=1.0)
+        if dist.size and dist[-1] > window:
+            _fail(f"{where}.reuse_distance", f"distances of at most reuse_window_requests ({window})", dist[-1])
+        if dist.size == 0 and max(p_reuse) > 0:
+            _fail(f"{where}.reuse_distance", "a quantile table (p_reuse is above 0)", dist)
+        sector = _pmf(f"{where}.sector_pmf", self.sector_pmf, unit_bytes // SECTOR_BYTES)
+        cascade = _array(f"{where}.cascade", self.cascade, np.float64, 3)
+        if cascade.shape[:2] != (SIZE_LEVELS, levels) or cascade.shape[2] < 2 or np.any(cascade < 0) \
+                or np.any(cascade.sum(axis=2) <= 0):
+            _fail(f"{where}.cascade", f"{SIZE_LEVELS} heat levels of {levels} depths (log2(region_bytes / "
+                  "unit_bytes)), each at least 2 non-negative weights with a positive sum", cascade)
+        cascade = cascade / cascade.sum(axis=2, keepdims=True)
+        size_all = _quantiles(f"{where}.size_all", self.size_all, allow_empty=False, lo=1.0)
+        if not isinstance(self.size_by_level, (tuple, list)) or len(self.size_by_level) != SIZE_LEVELS:
+            _fail(f"{where}.size_by_level", f"{SIZE_LEVELS} quantile tables (empty ones allowed)",
+                  self.size_by_level)
+        by_level = tuple(_quantiles(f"{where}.size_by_level[{i}]", t, allow_empty=True, lo=1.0)
+                         for i, t in enumerate(self.size_by_level))
+        if not isinstance(self.phases, (tuple, list)) or not self.phases:
+            _fail(f"{where}.phase", "at least one phase (a heat map)", self.phases)
+        phases = tuple(h.check(f"{where}.phase[{i}]") for i, h in enumerate(self.phases))
+        return OpModel(p_reuse, dist, sector, cascade, size_all, by_level, phases)
+
+    def to_dict(self) -> dict:
+        return {"p_reuse_after_fresh": self.p_reuse[0], "p_reuse_after_reuse": self.p_reuse[1],
+                "reuse_distance": _floats(self.reuse_distance), "sector_pmf": _floats(self.sector_pmf),
+                "cascade": [[_floats(r) for r in lv] for lv in self.cascade], "size_all": _floats(self.size_all),
+                "size_by_level": [_floats(t) for t in self.size_by_level],
+                "phase": [h.to_dict() for h in self.phases]}
+
+
+@dataclass(frozen=True)
+class Arrivals:
+    """The arrival process: a Markov chain over gap states, each with its own gaps.
+
+    The gap before request i (i >= 1) comes from the quantile table
+    ``gap_ns[s_i]`` of the state ``s_i``, drawn from row ``s_{i-1}`` of
+    ``transition``; the state of request 0 is ``first_state``.
+    """
+
+    transition: np.ndarray
+    gap_ns: np.ndarray
+    first_state: int
+
+    def check(self, where: str) -> "Arrivals":
+        t = _array(f"{where}.transition", self.transition, np.float64, 2)
+        s = t.shape[0]
+        if s < 1 or t.shape != (s, s) or np.any(t < 0) or np.any(t.sum(axis=1) <= 0):
+            _fail(f"{where}.transition", "a square matrix of non-negative weights, every row with a positive sum", t)
+        t = t / t.sum(axis=1, keepdims=True)
+        g = _array(f"{where}.gap_ns", self.gap_ns, np.float64, 2)
+        if g.shape[0] != s or g.shape[1] < 2:
+            _fail(f"{where}.gap_ns", f"{s} quantile tables (one per state) of at least 2 values", g)
+        for i in range(s):
+            _quantiles(f"{where}.gap_ns[{i}]", g[i], allow_empty=False)
+        if isinstance(self.first_state, bool) or not isinstance(self.first_state, (int, np.integer)) \
+                or not 0 <= self.first_state < s:
+            _fail(f"{where}.first_state", f"a state in 0 .. {s - 1}", self.first_state)
+        return Arrivals(t, g, int(self.first_state))
+
+    def to_dict(self) -> dict:
+        return {"first_state": self.first_state, "transition": [_floats(r) for r in self.transition],
+                "gap_ns": [_floats(r) for r in self.gap_ns]}
+
+
+@dataclass(frozen=True)
+class WorkloadModel:
+    """A fitted (or hand-built) workload model; see :mod:`flashrr.trace.model`.
+
+    * ``unit_bytes``: the unit of address a fresh request starts in (a power of
+      two, a multiple of 512); ``region_bytes``: the unit of the heat maps (a
+      power of two times ``unit_bytes``).
+    * ``reuse_window_requests``: the largest re-access distance, requests.
+    * ``p_write_first``, ``p_write_after``: the op chain (probability of a
+      write for request 0, and after a read / after a write).
+    * ``p_same_size``: probability that a re-access keeps the size of the
+      request it repeats; a fresh request takes its unit's own size (the same
+      every time the unit is drawn) with probability ``sqrt(p_same_size)``.
+    * ``fresh_retries``: how many times a fresh request whose unit one of the
+      last ``reuse_window_requests`` requests used is drawn again (0: never).
+    * ``read``, ``write``: :class:`OpModel`; ``arrivals``: :class:`Arrivals`.
+    * ``source``: statistics of the trace the model was fitted to, and ``fit``:
+      the fit's settings (both informational; validation prints them).
+    """
+
+    name: str
+    unit_bytes: int
+    region_bytes: int
+    reuse_window_requests: int
+    p_write_first: float
+    p_write_after: tuple
+    p_same_size: float
+    read: OpModel
+    write: OpModel
+    arrivals: Arrivals
+    fresh_retries: int = 8
+    source: dict = field(default_factory=dict)
+    fit: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name, value in self._checked("model").items():
+            object.__setattr__(self, name, value)
+
+    def _checked(self, where: str) -> dict:
+        if not isinstance(self.name, str):
+            _fail(f"{where}.name", "a string", self.name)
+        unit = _pos_int(f"{where}.unit_bytes", self.unit_bytes, SECTOR_BYTES)
+        if unit % SECTOR_BYTES or unit & (unit - 1):
+            _fail(f"{where}.unit_bytes", "a power of two, at least 512", unit)
+        region = _pos_int(f"{where}.region_bytes", self.region_bytes, unit)
+        if region & (region - 1) or region < 2 * unit or region // unit > 1 << _MAX_LEVELS:
+            _fail(f"{where}.region_bytes", f"a power of two from 2 to 2**{_MAX_LEVELS} times unit_bytes ({unit})",
+                  region)
+        levels = int(math.log2(region // unit))
+        window = _pos_int(f"{where}.reuse_window_requests", self.reuse_window_requests)
+        if window > 1 << 24:
+            _fail(f"{where}.reuse_window_requests", "at most 2**24 requests", window)
+        if not isinstance(self.p_write_after, (tuple, list)) or len(self.p_write_after) != 2:
+            _fail(f"{where}.p_write_after", "two probabilities (after a read, after a write)", self.p_write_after)
+        p_after = (_prob(f"{where}.ops.p_write_after_read", self.p_write_after[0]),
+                   _prob(f"{where}.ops.p_write_after_write", self.p_write_after[1]))
+        ops = {}
+        for op in OPS:
+            m = getattr(self, op)
+            if not isinstance(m, OpModel):
+                _fail(f"{where}.{op}", "an OpModel", m)
+            ops[op] = m.check(f"{where}.{op}", unit, levels, window)
+        arr = self.arrivals
+        if not isinstance(arr, Arrivals):
+            _fail(f"{where}.arrivals", "an Arrivals", arr)
+        return {"unit_bytes": unit, "region_bytes": region, "reuse_window_requests": window,
+                "p_write_first": _prob(f"{where}.ops.p_write_first", self.p_write_first), "p_write_after": p_after,
+                "p_same_size": _prob(f"{where}.ops.p_same_size", self.p_same_size), "read": ops["read"],
+                "write": ops["write"], "arrivals": arr.check(f"{where}.arrivals"),
+                "fresh_retries": _pos_int(f"{where}.fresh_retries", self.fresh_retries, 0),
+                "source": dict(self.source),
+                "fit": dict(self.fit)}
+
+    @property
+    def levels(self) -> int:
+        """Cascade depth: ``log2(region_bytes / unit_bytes)``."""
+        return int(math.log2(self.region_bytes // self.unit_bytes))
+
+    @property
+    def phases(self) -> int:
+        return len(self.read.phases)
+
+    def op(self, is_write: int) -> OpModel:
+        return self.write if is_write else self.read
+
+    def max_end_byte(self) -> int:
+        """An upper bound of the highest byte a generated request can touch."""
+        end = 0
+        for op in (self.read, self.write):
+            top = max(h.end_region for h in op.phases) * self.region_bytes
+            end = max(end, top + int(op.size_all[-1]) + SECTOR_BYTES,
+                      *(top + int(t[-1]) + SECTOR_BYTES for t in op.size_by_level if t.size))
+        return end - 1
+
+    def replace(self, **changes) -> "WorkloadModel":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": self.name, "unit_bytes": self.unit_bytes,
+                "region_bytes": self.region_bytes, "reuse_window_requests": self.reuse_window_requests,
+                "fresh_retries": self.fresh_retries, "source": _plain(self.source), "fit": _plain(self.fit),
+                "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
+                        "p_write_after_write": self.p_write_after[1], "p_same_size": self.p_same_size},
+                "read": self.read.to_dict(), "write": self.write.to_dict(), "arrivals": self.arrivals.to_dict()}
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "model") -> "WorkloadModel":
+        """A model from the dict of its TOML file; :class:`ModelError` names the field for anything missing or
+        malformed."""
+        if not isinstance(d, dict):
+            _fail(where, "a table", d)
+        if d.get("format") != FORMAT_NAME:
+            _fail(f"{where}: format", f"{FORMAT_NAME!r}", d.get("format"))
+        if d.get("version") != FORMAT_VERSION:
+            _fail(f"{where}: version", f"{FORMAT_VERSION}", d.get("version"))
+        get = _Getter(where, d)
+        ops = get.table("ops")
+        parts = {}
+        for op in OPS:
+            t = get.table(op)
+            g = _Getter(f"{where}: {op}", t)
+            phase_list = g.value("phase", list)
+            phases = []
+            for i, ph in enumerate(phase_list):
+                pg = _Getter(f"{where}: {op}.phase[{i}]", ph if isinstance(ph, dict) else _fail(
+                    f"{where}: {op}.phase[{i}]", "a table", ph))
+                phases.append(HeatMap(pg.value("start"), pg.value("length"), pg.value("weight"), pg.value("level")))
+            parts[op] = OpModel((g.value("p_reuse_after_fresh"), g.value("p_reuse_after_reuse")),
+                                g.value("reuse_distance"), g.value("sector_pmf"), g.value("cascade"),
+                                g.value("size_all"), tuple(g.value("size_by_level", list)), tuple(phases))
+        arr = _Getter(f"{where}: arrivals", get.table("arrivals"))
+        og = _Getter(f"{where}: ops", ops)
+        try:
+            return cls(get.value("name", str), get.value("unit_bytes"), get.value("region_bytes"),
+                       get.value("reuse_window_requests"), og.value("p_write_first"),
+                       (og.value("p_write_after_read"), og.value("p_write_after_write")), og.value("p_same_size"),
+                       parts["read"], parts["write"],
+                       Arrivals(arr.value("transition"), arr.value("gap_ns"), arr.value("first_state")),
+                       get.value("fresh_retries"), d.get("source", {}), d.get("fit", {}))
+        except ModelError as e:
+            msg = str(e)
+            raise ModelError(msg.replace("model.", f"{where}: ", 1) if msg.startswith("model.") else msg) from None
+
+
+class _Getter:
+    def __init__(self, where: str, table: dict):
+        self.where, self.t = where, table
+
+    def value(self, key: str, kind=None):
+        if key not in self.t:
+            raise ModelError(f"{self.where}: missing field {key!r}")
+        v = self.t[key]
+        if kind is not None and not isinstance(v, kind):
+            _fail(f"{self.where}.{key}", f"a {kind.__name__}", v)
+        return v
+
+    def table(self, key: str) -> dict:
+        return self.value(key, dict)
+
+
+def _floats(a) -> list:
+    return [float(f"{x:.9g}") for x in np.asarray(a, dtype=np.float64).ravel()]
+
+
+def _plain(d: dict) -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out[k] = _plain(v)
+        elif isinstance(v, (np.integer,)):
+            out[k] = int(v)
+        elif isinstance(v, (np.floating,)):
+            out[k] = float(v)
+        elif v is None:
+            continue
+        else:
+            out[k] = v
+    return out
+
+
+def load_model(path) -> WorkloadModel:
+    """The model in the TOML file ``path``; :class:`ModelError` names the file and the field on any problem."""
+    p = Path(path).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelError(f"model file {str(p)!r}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ModelError(f"model file {str(p)!r}: cannot be read ({e})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ModelError(f"model file {str(p)!r}: not valid TOML ({e})") from None
+    return WorkloadModel.from_dict(data, where=f"model file {str(p)!r}")
+
+
+def save_model(model: WorkloadModel, path) -> Path:
+    """Write ``model`` as TOML to ``path``; returns the path."""
+    p = Path(path).expanduser()
+    p.write_text(model.to_toml(), encoding="utf-8")
+    return p
