@@ -76,10 +76,12 @@ class TraceHashCache:
 
 
 def trace_identities(targets: dict[str, str], cache: TraceHashCache) -> dict[str, str]:
-    """Identity of each trace target (``{target: kind}``, kind ``synth`` or
-    ``file``): a synth target is its own identity; a file target's is the
-    file's ``sha256:<hex>`` followed by its pipeline (``?fold=modulo&...``),
-    so two pipelines over one file are two traces."""
+    """Identity of each trace target (``{target: kind}``, kind ``synth``,
+    ``file`` or ``model``): a synth target is its own identity; a file target's
+    is the file's ``sha256:<hex>`` followed by its pipeline
+    (``?fold=modulo&...``), so two pipelines over one file are two traces; a
+    model target's is ``model:sha256:<hex>`` of the model file, its request
+    count and seed, and its pipeline."""
     from ..trace.pipeline import parse_trace_spec
 
     out = {}

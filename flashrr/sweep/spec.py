@@ -58,8 +58,8 @@ class SpecError(ValueError):
 class TraceEntry:
     """One ``traces`` entry: ``text`` as written; ``target`` what workers load
     (the canonical trace spec, see :mod:`flashrr.trace.pipeline`: a synth spec,
-    or the file's absolute path, with the pipeline); ``kind`` is ``synth`` or
-    ``file``."""
+    or the trace or model file's absolute path, with the pipeline); ``kind`` is
+    ``synth``, ``file`` or ``model``."""
 
     where: str
     text: str
@@ -257,9 +257,10 @@ def _traces(ctx, traces) -> tuple:
             out.append(TraceEntry(where, text, "synth", parsed.canonical()))
             continue
         path = ctx.path(parsed.base)
+        what = "model file" if parsed.kind == "model" else "trace file"
         if not path.is_file():
-            raise ctx.error(where, f"trace file {parsed.base!r} not found (looked for {path})")
-        out.append(TraceEntry(where, text, "file", parsed.canonical(str(path.resolve()))))
+            raise ctx.error(where, f"{what} {parsed.base!r} not found (looked for {path})")
+        out.append(TraceEntry(where, text, parsed.kind, parsed.canonical(str(path.resolve()))))
     return tuple(out)
 
 

@@ -1,11 +1,13 @@
 """Trace pipelines: a trace named as text, with subsets and transformations.
 
-A trace spec is a file path or ``synth:PRESET``, optionally followed by ``?``
-and ``key=value`` pairs joined by ``&``::
+A trace spec is a file path, ``synth:PRESET`` or ``model:MODEL.toml`` (a
+fitted workload model, :mod:`flashrr.trace.model`), optionally followed by
+``?`` and ``key=value`` pairs joined by ``&``::
 
     usr_0.csv?fold=modulo&amplify_reads=4&scale_time=0.5&repeat=8&skip_bad=1
     usr_0.csv?start_s=3600&duration_s=600
     synth:lun0?n_requests=20000&seed=1&repeat=128
+    model:usr_0.toml?n_requests=1000000&seed=2&fold=modulo
 
 The same text works in ``flashrr run --trace``, ``flashrr trace stats|convert``,
 sweep specs (``traces = [...]``) and :func:`flashrr.simulate`.
@@ -29,7 +31,8 @@ in the text:
 
 Any other key of a ``synth:`` spec is a parameter of the generator
 (``n_requests``, ``seed`` and the :class:`~flashrr.trace.synth.SynthParams`
-fields).  Unknown keys, keys given twice and bad values raise
+fields); a ``model:`` spec takes ``n_requests`` (default: the request count of
+the trace the model was fitted to) and ``seed`` (default 0).  Unknown keys, keys given twice and bad values raise
 :class:`~flashrr.trace.core.TraceError` naming the key, before any trace is
 read.  :meth:`TraceSpec.canonical` is the spec with keys in a fixed order and
 values in a fixed form, identity transforms (``repeat=1``, ``skip_bad=0``...)
@@ -49,9 +52,10 @@ from .source import MemorySource, TraceSource
 from .stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
 
 __all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "open_base", "apply_pipeline",
-           "PIPELINE_KEYS", "SYNTH_PREFIX"]
+           "PIPELINE_KEYS", "SYNTH_PREFIX", "MODEL_PREFIX"]
 
 SYNTH_PREFIX = "synth:"
+MODEL_PREFIX = "model:"
 FOLD_MODES = ("modulo",)
 NS_PER_S = 1_000_000_000
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -60,6 +64,13 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 def _int_value(raw: str) -> int:
     v = int(raw.strip())
     if v < 1:
+        raise ValueError
+    return v
+
+
+def _nonnegative_int(raw: str) -> int:
+    v = int(raw.strip())
+    if v < 0:
         raise ValueError
     return v
 
@@ -139,6 +150,9 @@ PIPELINE_KEYS = {
 }
 _FILE_ONLY = ("format", "skip_bad")
 _SYNTH_EXTRA_NAMES = ("n_requests", "seed")
+# generator keys of a model: spec -> (parser, what a valid value is)
+_MODEL_KEYS = {"n_requests": (_int_value, "a positive integer (requests)"),
+               "seed": (lambda raw: _nonnegative_int(raw), "an integer >= 0")}
 
 
 class TraceSpecError(TraceError):
@@ -154,10 +168,11 @@ class TraceSpec:
     """A parsed trace spec.
 
     * ``text``: the spec as given.
-    * ``kind``: ``"file"`` or ``"synth"``.
-    * ``base``: the file path as given, or ``synth:PRESET`` with its generator
-      parameters in canonical form.
-    * ``synth_params``: generator parameters (values as Python literals).
+    * ``kind``: ``"file"``, ``"synth"`` or ``"model"``.
+    * ``base``: the file path as given (the model file's, for ``model:``), or
+      ``synth:PRESET`` with its generator parameters in canonical form.
+    * ``synth_params``: generator parameters (values as Python literals; for
+      ``model:``, ``n_requests`` and ``seed`` as integers).
     * ``steps``: pipeline keys with parsed values (identity values dropped).
     """
 
@@ -183,6 +198,9 @@ class TraceSpec:
         """The spec in canonical form; ``base`` replaces the file path (e.g. by
         the file's content hash or absolute path)."""
         head = self.base if base is None else base
+        if self.kind == "model":
+            gen = "&".join(f"{k}={self.synth_params[k]}" for k in sorted(self.synth_params))
+            head = f"{MODEL_PREFIX}{head}" + (f"?{gen}" if gen else "")
         q = self.query()
         if not q:
             return head
@@ -234,6 +252,8 @@ def parse_trace_spec(text) -> TraceSpec:
         head = SYNTH_PREFIX + head[len(SYNTH_PREFIX):].strip()
         if head == SYNTH_PREFIX:
             raise TraceSpecError(text, "missing preset name after 'synth:'")
+    elif text.startswith(MODEL_PREFIX):
+        return _parse_model_spec(text)
     elif "?" in text and not Path(text).is_file():
         kind = "file"
         head, _, query = text.partition("?")
@@ -275,6 +295,32 @@ def parse_trace_spec(text) -> TraceSpec:
         q = "&".join(f"{k}={synth_raw[k]}" for k in sorted(synth_raw))
         head = head + (f"?{q}" if q else "")
     return TraceSpec(text, kind, head, synth_params, steps)
+
+
+def _parse_model_spec(text: str) -> TraceSpec:
+    head, _, query = text[len(MODEL_PREFIX):].partition("?")
+    path = head.strip()
+    if not path:
+        raise TraceSpecError(text, "missing model file after 'model:'")
+    steps: dict = {}
+    params: dict = {}
+    for key, raw in _split_query(text, query):
+        if key in _MODEL_KEYS:
+            parse, expected = _MODEL_KEYS[key]
+        elif key in PIPELINE_KEYS and key not in _FILE_ONLY:
+            parse, expected, _, identity = PIPELINE_KEYS[key]
+        else:
+            raise TraceSpecError(text, f"unknown key {key!r}; expected one of "
+                                 f"{', '.join(list(_MODEL_KEYS) + _known_keys('model'))}")
+        try:
+            value = parse(raw)
+        except (ValueError, ArithmeticError, InvalidOperation):
+            raise TraceSpecError(text, f"{key}={raw!r}: expected {expected}") from None
+        if key in _MODEL_KEYS:
+            params[key] = value
+        elif value != PIPELINE_KEYS[key][3]:
+            steps[key] = value
+    return TraceSpec(text, "model", path, params, steps)
 
 
 def _check_synth_name(text: str, key: str) -> None:
@@ -321,6 +367,18 @@ def open_base(spec: TraceSpec, *, fmt: str | None = None, skip_bad: bool = False
     :class:`~flashrr.trace.io.ReadReport`), or a generated synthetic trace
     (``report`` None).  The spec's ``format``/``skip_bad`` win over the
     arguments; relative paths resolve against ``base_dir`` when given."""
+    if spec.kind == "model":
+        from .model import ModelError, ModelSource, load_model
+
+        path = Path(spec.base).expanduser()
+        if base_dir is not None and not path.is_absolute():
+            path = Path(base_dir) / path
+        try:
+            model = load_model(path)
+            return ModelSource(model, spec.synth_params.get("n_requests"), spec.synth_params.get("seed", 0),
+                               name=path.name.removesuffix(".toml")), None
+        except ModelError as e:
+            raise TraceSpecError(spec.text, str(e)) from None
     if spec.kind == "synth":
         from .synth import synth_trace
 
