@@ -1,0 +1,184 @@
+"""Does a fitted workload model stand in for its trace?  Replay both and compare.
+
+:func:`validate_model` replays a real trace and traces generated from its model
+(several seeds) on the same device, with the same policies and replays, and
+returns one row per (policy, metric): the real value, the model's mean over
+seeds and its range, the difference, and whether it meets the goal.
+
+Goals (``docs/traces.md``, the workload model section): RR count, mean read
+latency and read cache hit ratio within 25% of the real trace's; the share of
+page reads in the busiest 10% of 2 MiB regions within 5 points.  The other
+metrics (GC count, WAF, p99 read latency, the KS distance between the block
+read counts at RR of the two traces) are shown without a goal.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["validate_model", "region_top_share", "GOALS", "METRICS", "ValidationReport"]
+
+#: metric -> (kind of goal, bound): "rel" = |model - real| <= bound * |real|; "abs" = |model - real| <= bound
+GOALS = {"rr_count": ("rel", 0.25), "read_latency_mean_ns": ("rel", 0.25), "cache_read_hit_ratio": ("rel", 0.25),
+         "region_top10_share": ("abs", 0.05)}
+#: metrics in display order: name -> label
+METRICS = {"rr_count": "RR count", "gc_count": "GC count", "waf": "WAF", "cache_read_hit_ratio": "cache read hit",
+           "read_latency_mean_ns": "read mean (us)", "read_latency_p99_ns": "read p99 (us)",
+           "region_top10_share": "region top-10% share", "ks_block_reads_at_rr": "KS, block reads at RR"}
+REGION_BYTES = 2 << 20
+
+
+def region_top_share(trace, page_bytes: int = 8192, region_bytes: int = REGION_BYTES, fraction: float = 0.1) -> float:
+    """Share of all page reads that fall in the busiest ``fraction`` of the ``region_bytes`` regions that reads
+    touch (pages of ``page_bytes``; a read counts once for every page it touches)."""
+    from .trace.locality import page_counts, region_counts, top_share
+
+    reads = ~trace.is_write
+    first = trace.offset[reads] // page_bytes
+    last = (trace.offset[reads] + trace.size[reads] - 1) // page_bytes
+    pages, counts = page_counts(first, last)
+    _, per_region = region_counts(pages, counts, region_bytes // page_bytes)
+    return top_share(per_region, fraction)
+
+
+def _block_reads_at_rr(result) -> np.ndarray:
+    ev = result.rr_events
+    if ev is None or not len(ev):
+        return np.zeros(0)
+    return np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in ev["block_reads"]])
+
+
+def _ks(a: np.ndarray, b: np.ndarray) -> float:
+    if not a.size or not b.size:
+        return math.nan
+    from scipy.stats import ks_2samp
+
+    return float(ks_2samp(a, b).statistic)
+
+
+@dataclass
+class ValidationReport:
+    """``table``: one row per (policy, metric) with columns policy, metric, real, model (mean over seeds),
+    model_min, model_max, diff (model - real: relative for a "rel" goal, in points for "abs"), goal and met
+    (True, False, or None without a goal).  ``runs``: one row per replay (source real/model, seed, policy,
+    metrics)."""
+
+    table: pd.DataFrame
+    runs: pd.DataFrame
+    model_name: str
+
+    def text(self) -> str:
+        lines = []
+        for policy, block in self.table.groupby("policy", sort=False):
+            lines.append(f"policy {policy}")
+            rows = []
+            for r in block.itertuples():
+                rows.append((METRICS[r.metric], _fmt(r.metric, r.real), _fmt(r.metric, r.model),
+                             f"{_fmt(r.metric, r.model_min)} .. {_fmt(r.metric, r.model_max)}", _diff(r),
+                             r.goal if isinstance(r.goal, str) else "", _met(r.met)))
+            heads = ("metric", "real", "model", "model range", "diff", "goal", "met")
+            widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(heads)]
+            lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)))
+            lines.append("  ".join("-" * w for w in widths))
+            lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in rows]
+            lines.append("")
+        return "\n".join(lines).rstrip()
+
+
+def _met(v) -> str:
+    if v is True or v is np.True_:
+        return "yes"
+    if v is False or v is np.False_:
+        return "NO"
+    return ""
+
+
+def _fmt(metric: str, v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if metric.endswith("_ns"):
+        return f"{v / 1e3:,.0f}"
+    if metric in ("rr_count", "gc_count"):
+        return f"{v:,.1f}" if v != int(v) else f"{int(v):,}"
+    return f"{v:.3f}"
+
+
+def _diff(r) -> str:
+    if r.diff is None or (isinstance(r.diff, float) and math.isnan(r.diff)):
+        return "n/a"
+    kind = GOALS.get(r.metric, ("rel",))[0]
+    return f"{r.diff * 100:+.1f} pts" if kind == "abs" else f"{r.diff * 100:+.1f}%"
+
+
+def validate_model(trace, model=None, config="shuffler", policies=("baseline",), repeat: int = 16,
+                   seeds=(1, 2, 3), n_requests: int | None = None, policy_params: dict | None = None,
+                   fit_settings=None, progress=None) -> ValidationReport:
+    """Replay ``trace`` (a Trace, a TraceSource or a trace spec) and ``len(seeds)`` traces of ``model`` (a
+    WorkloadModel, a path to its TOML file, or None to fit one to ``trace`` with ``fit_settings``) on
+    ``config`` with each of ``policies``, ``repeat`` times; ``n_requests`` is the generated length (default:
+    the trace's).  ``policy_params`` maps a policy name to its parameters.  ``progress`` (optional) is called
+    with a one-line message before each replay."""
+    from .simulate import resolve_config, resolve_source, simulate
+    from .trace.model import ModelSource, WorkloadModel, fit_model, load_model
+
+    cfg = resolve_config(config)
+    real = resolve_source(trace, cfg).to_trace()
+    if model is None:
+        model = fit_model(real, fit_settings)
+    elif not isinstance(model, WorkloadModel):
+        model = load_model(model)
+    n = n_requests or len(real)
+    policy_params = policy_params or {}
+    sources = [("real", None, real)]
+    for s in seeds:
+        sources.append(("model", s, ModelSource(model, n, seed=s).to_trace()))
+    rows = []
+    blocks = {}
+    for label, seed, tr in sources:
+        share = region_top_share(tr, cfg.geometry.page_size_bytes)
+        for policy in policies:
+            if progress is not None:
+                progress(f"{label}{'' if seed is None else f' seed {seed}'}: {policy}")
+            res = simulate(cfg, tr, policy=policy, repeat=repeat, **policy_params.get(policy, {}))
+            s = res.summary
+            row = {"source": label, "seed": seed, "policy": policy, "region_top10_share": share}
+            row.update({k: float(s[k]) for k in METRICS if k in s})
+            rows.append(row)
+            blocks[(label, seed, policy)] = _block_reads_at_rr(res)
+    runs = pd.DataFrame(rows)
+    table = []
+    for policy in policies:
+        r = runs[(runs.source == "real") & (runs.policy == policy)].iloc[0]
+        m = runs[(runs.source == "model") & (runs.policy == policy)]
+        real_blocks = blocks[("real", None, policy)]
+        ks = [_ks(real_blocks, blocks[("model", s, policy)]) for s in seeds]
+        for metric in METRICS:
+            if metric == "ks_block_reads_at_rr":
+                vals = np.array(ks)
+                real_v = math.nan
+            else:
+                vals = m[metric].to_numpy(dtype=np.float64)
+                real_v = float(r[metric])
+            mean = float(np.nanmean(vals)) if np.isfinite(vals).any() else math.nan
+            lo = float(np.nanmin(vals)) if np.isfinite(vals).any() else math.nan
+            hi = float(np.nanmax(vals)) if np.isfinite(vals).any() else math.nan
+            goal, met, diff = None, None, math.nan
+            if metric in GOALS:
+                kind, bound = GOALS[metric]
+                if kind == "rel":
+                    goal = f"within {bound:.0%}"
+                    diff = (mean - real_v) / real_v if real_v else (0.0 if mean == real_v else math.inf)
+                else:
+                    goal = f"within {bound * 100:.0f} pts"
+                    diff = mean - real_v
+                met = bool(abs(diff) <= bound + 1e-12) if math.isfinite(diff) else False
+            elif metric != "ks_block_reads_at_rr" and real_v:
+                diff = (mean - real_v) / real_v
+            table.append({"policy": policy, "metric": metric, "real": real_v, "model": mean, "model_min": lo,
+                          "model_max": hi, "diff": diff, "goal": goal, "met": met})
+    out = pd.DataFrame(table)
+    out["met"] = out["met"].astype(object)
+    return ValidationReport(out, runs, model.name)
