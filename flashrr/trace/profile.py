@@ -628,10 +628,11 @@ def _fmt_ns(x) -> str:
     """A duration in ns, in the largest unit that keeps it >= 1."""
     if x is None:
         return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g} {unit}"
-    return f"{x:.3g} ns"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1)):
+        if abs(x) >= scale or unit == "ns":
+            v = x / scale
+            return f"{v:,.0f} {unit}" if abs(v) >= 1000 else f"{v:.3g} {unit}"
+    raise AssertionError("unreachable")
 
 
 def _fmt_bytes(x) -> str:
