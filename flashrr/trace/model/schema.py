@@ -35,6 +35,7 @@ SECTOR_BYTES = 512
 SIZE_LEVELS = 8
 OPS = ("read", "write")
 _MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
+_SUM_TOLERANCE = 1e-9  # weights that sum to 1 within this are taken as already normalised
 
 
 class ModelError(TraceError):
@@ -87,7 +88,14 @@ def _pmf(where: str, a, n: int | None = None) -> np.ndarray:
     a = _array(where, a, np.float64, 1)
     if a.size == 0 or (n is not None and a.size != n) or np.any(a < 0) or not a.sum() > 0:
         _fail(where, f"non-negative weights with a positive sum{'' if n is None else f' ({n} of them)'}", a)
-    return a / a.sum()
+    return _normalised(a, axis=0)
+
+
+def _normalised(a: np.ndarray, axis: int) -> np.ndarray:
+    """``a`` divided by its sums along ``axis``; a row that already sums to 1 (within rounding) is kept as it
+    is, so that normalising twice (a model saved, then loaded) changes no bit."""
+    s = a.sum(axis=axis, keepdims=True)
+    return a / np.where(np.abs(s - 1.0) <= _SUM_TOLERANCE, 1.0, s)
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,7 @@ class HeatMap:
 
     def to_dict(self) -> dict:
         return {"start": self.start.tolist(), "length": self.length.tolist(),
-                "weight": [float(f"{w:.6g}") for w in self.weight], "level": self.level.tolist()}
+                "weight": _floats(self.weight), "level": self.level.tolist()}
 
 
 @dataclass(frozen=True)
@@ -184,7 +192,7 @@ class OpModel:
                 or np.any(cascade.sum(axis=2) <= 0):
             _fail(f"{where}.cascade", f"{SIZE_LEVELS} heat levels of {levels} depths (log2(region_bytes / "
                   "unit_bytes)), each at least 2 non-negative weights with a positive sum", cascade)
-        cascade = cascade / cascade.sum(axis=2, keepdims=True)
+        cascade = _normalised(cascade, axis=2)
         size_all = _quantiles(f"{where}.size_all", self.size_all, allow_empty=False, lo=1.0)
         if not isinstance(self.size_by_level, (tuple, list)) or len(self.size_by_level) != SIZE_LEVELS:
             _fail(f"{where}.size_by_level", f"{SIZE_LEVELS} quantile tables (empty ones allowed)",
@@ -222,7 +230,7 @@ class Arrivals:
         s = t.shape[0]
         if s < 1 or t.shape != (s, s) or np.any(t < 0) or np.any(t.sum(axis=1) <= 0):
             _fail(f"{where}.transition", "a square matrix of non-negative weights, every row with a positive sum", t)
-        t = t / t.sum(axis=1, keepdims=True)
+        t = _normalised(t, axis=1)
         g = _array(f"{where}.gap_ns", self.gap_ns, np.float64, 2)
         if g.shape[0] != s or g.shape[1] < 2:
             _fail(f"{where}.gap_ns", f"{s} quantile tables (one per state) of at least 2 values", g)
@@ -404,7 +412,8 @@ class _Getter:
 
 
 def _floats(a) -> list:
-    return [float(f"{x:.9g}") for x in np.asarray(a, dtype=np.float64).ravel()]
+    # every digit: a model loaded from its file must generate the same trace as the model that was saved
+    return [float(x) for x in np.asarray(a, dtype=np.float64).ravel()]
 
 
 def _plain(d: dict) -> dict:
