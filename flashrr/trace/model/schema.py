@@ -35,6 +35,7 @@ SECTOR_BYTES = 512
 SIZE_LEVELS = 8
 OPS = ("read", "write")
 _MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
+_MAX_CASCADE_BINS = 256  # the generators look a split share up as one byte
 _SUM_TOLERANCE = 1e-9  # weights that sum to 1 within this are taken as already normalised
 
 
@@ -188,10 +189,10 @@ class OpModel:
             _fail(f"{where}.reuse_distance", "a quantile table (p_reuse is above 0)", dist)
         sector = _pmf(f"{where}.sector_pmf", self.sector_pmf, unit_bytes // SECTOR_BYTES)
         cascade = _array(f"{where}.cascade", self.cascade, np.float64, 3)
-        if cascade.shape[:2] != (SIZE_LEVELS, levels) or cascade.shape[2] < 2 or np.any(cascade < 0) \
-                or np.any(cascade.sum(axis=2) <= 0):
+        if cascade.shape[:2] != (SIZE_LEVELS, levels) or not 2 <= cascade.shape[2] <= _MAX_CASCADE_BINS \
+                or np.any(cascade < 0) or np.any(cascade.sum(axis=2) <= 0):
             _fail(f"{where}.cascade", f"{SIZE_LEVELS} heat levels of {levels} depths (log2(region_bytes / "
-                  "unit_bytes)), each at least 2 non-negative weights with a positive sum", cascade)
+                  f"unit_bytes)), each 2 to {_MAX_CASCADE_BINS} non-negative weights with a positive sum", cascade)
         cascade = _normalised(cascade, axis=2)
         size_all = _quantiles(f"{where}.size_all", self.size_all, allow_empty=False, lo=1.0)
         if not isinstance(self.size_by_level, (tuple, list)) or len(self.size_by_level) != SIZE_LEVELS:
@@ -308,6 +309,12 @@ class WorkloadModel:
             if not isinstance(m, OpModel):
                 _fail(f"{where}.{op}", "an OpModel", m)
             ops[op] = m.check(f"{where}.{op}", unit, levels, window)
+        # the generators index both ops' heat maps and cascades with one phase count and one bin count
+        n_phases, bins = len(ops["read"].phases), ops["read"].cascade.shape[2]
+        if len(ops["write"].phases) != n_phases:
+            _fail(f"{where}.write.phase", f"{n_phases} phases (as many as read)", len(ops["write"].phases))
+        if ops["write"].cascade.shape[2] != bins:
+            _fail(f"{where}.write.cascade", f"{bins} bins per depth (as many as read)", ops["write"].cascade)
         arr = self.arrivals
         if not isinstance(arr, Arrivals):
             _fail(f"{where}.arrivals", "an Arrivals", arr)
