@@ -47,8 +47,9 @@ def _fit_settings(items):
     values = _key_values(items, "--fit-param")
     unknown = sorted(set(values) - set(_FIT_SETTINGS))
     if unknown:
-        raise click.BadParameter(f"unknown fit setting(s) {', '.join(unknown)}; expected one of "
-                                 f"{', '.join(_FIT_SETTINGS)}", param_hint="--fit-param")
+        # a wrong name, like a wrong value, is a one-line error (exit 1), as for an unknown device field
+        raise click.ClickException(f"--fit-param: unknown fit setting(s) {', '.join(unknown)}; expected one of "
+                                   f"{', '.join(_FIT_SETTINGS)}")
     try:
         return FitSettings(**values)
     except (TraceError, TypeError) as e:
