@@ -62,7 +62,8 @@ def _open_trace(spec: str, device: str | None):
 
     try:
         parsed = parse_trace_spec(spec)
-        config = resolve_config(device) if device is not None or parsed.needs_device else None
+        # without a device, a fold in the spec is the pipeline's error, which says to pass --device
+        config = resolve_config(device) if device is not None else None
         source, report = open_trace_spec(parsed, config, progress=sys.stderr.isatty())
         trace = source.to_trace()
     except (TraceError, OSError, ConfigError) as e:
