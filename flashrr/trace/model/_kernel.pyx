@@ -66,7 +66,7 @@ cdef class Kernel:
 
     cdef object prep
     cdef int64_t n_requests, window, phases, levels, unit_bytes, first_state, fresh_retries
-    cdef double p_write_first, p_same, s_hash
+    cdef double p_write_first, p_same, s_hash, address_scale
     cdef uint64_t salt
     cdef double[:] p_write_after
     cdef double[:, :] p_reuse, dist_log, sector_cdf, trans_cdf, gap_log
@@ -78,6 +78,11 @@ cdef class Kernel:
     cdef int64_t[:, :] size_len
     cdef int64_t[:] ring_off, ring_size, h_unit, h_count
     cdef uint64_t h_mask
+    cdef double[:, :] p_seq
+    cdef int64_t last_end[2]
+    cdef int64_t seq_table
+    cdef int64_t last_kind[2]
+    cdef int64_t kind_seq, kind_reuse
     cdef public int64_t prev_op, prev_reuse, state, time
 
     def __init__(self, prep):
@@ -94,6 +99,14 @@ cdef class Kernel:
         self.salt = prep.salt
         self.p_write_after = prep.p_write_after
         self.p_reuse = prep.p_reuse
+        self.p_seq = prep.p_seq
+        self.last_end[0] = -1
+        self.last_end[1] = -1
+        self.seq_table = prep.seq_table
+        self.last_kind[0] = 0
+        self.last_kind[1] = 0
+        self.kind_seq = prep.kind_seq
+        self.kind_reuse = prep.kind_reuse
         self.dist_log = prep.dist_log
         self.dist_len = prep.dist_len
         self.sector_cdf = prep.sector_cdf
@@ -110,6 +123,7 @@ cdef class Kernel:
         self.cascade = prep.cascade
         self.cascade_step = prep.cascade_step
         self.fresh_retries = prep.fresh_retries
+        self.address_scale = prep.address_scale
         self.ring_off = np.zeros(prep.window, dtype=np.int64)
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
         cdef int64_t cap = 16
@@ -131,7 +145,7 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, d, j, off = 0, sz = 0
+        cdef int64_t i, g, op, reuse, seq, d, j, off = 0, sz = 0, heat = 0
         for i in range(u.shape[0]):
             g = g0 + i
             if g == 0:
@@ -155,13 +169,23 @@ cdef class Kernel:
                     sz = self.ring_size[j]
                 else:
                     sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
-            else:
-                self._fresh(g, op, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
+            seq = 0
+            if not reuse and self.last_end[op] >= 0 and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
+                    and self._find(self.last_end[op] // self.unit_bytes) < 0:
+                seq = 1
+                off = self.last_end[op]
+                sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,
+                                       u[i, 4]))
+            elif not reuse:
+                heat = self._fresh(g, op, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
             if g > 0:
                 self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
                 self.time += <int64_t>floor(_draw(&self.gap_log[self.state, 0], self.gap_log.shape[1] - 1, u[i, 10]))
             time_ns[i] = self.time
-            offset[i] = off
+            if self.address_scale == 1.0:
+                offset[i] = off
+            else:
+                offset[i] = <int64_t>floor(off * self.address_scale / SECTOR) * SECTOR
             size[i] = sz
             is_write[i] = <cnp.uint8_t>op
             j = g % self.window
@@ -172,6 +196,13 @@ cdef class Kernel:
             self.ring_size[j] = sz
             self.prev_op = op
             self.prev_reuse = reuse
+            self.last_end[op] = off + sz
+            if reuse:
+                self.last_kind[op] = self.kind_reuse
+            elif seq:
+                self.last_kind[op] = self.kind_seq
+            else:
+                self.last_kind[op] = heat
 
     cdef inline int64_t _find(self, int64_t unit) noexcept nogil:
         """The slot holding ``unit``, or -1 - (the empty slot where it would go)."""
@@ -213,8 +244,10 @@ cdef class Kernel:
         self.h_unit[i] = -1
         self.h_count[i] = 0
 
-    cdef void _fresh(self, int64_t g, int64_t op, double u_seg, double u_region, double u_cascade, double u_sector,
-                     double u_same, double u_size, int64_t* off_out, int64_t* size_out) noexcept nogil:
+    cdef int64_t _fresh(self, int64_t g, int64_t op, double u_seg, double u_region, double u_cascade,
+                        double u_sector, double u_same, double u_size, int64_t* off_out,
+                        int64_t* size_out) noexcept nogil:
+        """Writes a fresh request's offset and size; returns the heat level of its region."""
         cdef int64_t lv = self.levels
         cdef int64_t m = op * self.phases + (g * self.phases // self.n_requests if self.phases > 1 else 0)
         cdef int64_t base = self.seg_first[m]
@@ -266,3 +299,4 @@ cdef class Kernel:
                                             (_mix(key) >> 11) * INV_2_53))
         else:
             size_out[0] = _round_size(_draw(&self.size_log[op, 1 + heat, 0], self.size_len[op, 1 + heat] - 1, u_size))
+        return heat

@@ -7,7 +7,12 @@
    start unit of one of the previous ``reuse_window_requests`` requests is a
    re-access at that distance; the probability of one, by op and by whether the
    previous request was one, and the distance distribution per op;
-3. for the other (fresh) requests of each op, per phase of the trace, the heat
+3. sequential continuations: a request that is not a re-access and starts at
+   the byte where the previous request of its op ended; their probability by
+   op and by the kind of that previous request (a fresh one, by the heat level
+   of its region; a continuation, which sets run lengths; a re-access), and
+   their sizes;
+4. for the other (fresh) requests of each op, per phase of the trace, the heat
    map of their start regions (counts per region, rounded to
    ``weight_steps_per_octave`` steps per power of two, runs of equal regions
    merged), the within-region cascade (how a node's requests split between
@@ -15,7 +20,7 @@
    requests, weighted by their requests, with the binomial noise of small
    counts taken out), the start sector within the unit, and the sizes per heat
    level;
-4. the arrival process: gaps between arrivals in ``gap_states`` states
+5. the arrival process: gaps between arrivals in ``gap_states`` states
    (quantiles of the gap), a transition matrix between the states of
    consecutive gaps, and each state's gap distribution.
 
@@ -31,7 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..core import Trace
-from .schema import SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, WorkloadModel
+from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, WorkloadModel
 from .tables import quantile_table
 
 __all__ = ["FitSettings", "fit_model", "MIN_REQUESTS"]
@@ -114,14 +119,20 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     reuse, dist, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
     p_reuse = _reuse_probabilities(w, reuse)
     same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
+    seq = _sequential(off, size, w) & ~reuse
 
     region_bytes = s.region_bytes
     while True:
-        spatial = {op: _fresh_part(off, size, w, reuse, op, s, region_bytes) for op in (0, 1)}
+        spatial = {op: _fresh_part(off, size, w, reuse | seq, op, s, region_bytes) for op in (0, 1)}
         n_seg = sum(len(h.start) for part in spatial.values() if part for h in part["phases"])
         if n_seg <= s.max_segments or region_bytes >= s.unit_bytes << 24:
             break
         region_bytes *= 2
+    kind = np.where(reuse, KIND_REUSE, KIND_SEQ)
+    for op in (0, 1):
+        if spatial[op] is not None:
+            kind[spatial[op]["index"]] = spatial[op]["level"]
+    p_seq = _sequential_probabilities(w, kind, reuse, seq)
     for op in (0, 1):  # an op with no fresh request borrows the other's places (it is never generated fresh)
         if spatial[op] is None:
             spatial[op] = spatial[1 - op]
@@ -132,7 +143,8 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
         d = dist[reuse & sel]
         part = spatial[op]
         parts.append(OpModel(tuple(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
-                             part["cascade"], size_all, part["size_by_level"], tuple(part["phases"])))
+                             part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
+                             np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots)))
     arrivals = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
     from ..stats import trace_stats
 
@@ -179,10 +191,35 @@ def _reuse_probabilities(w: np.ndarray, reuse: np.ndarray) -> list[list[float]]:
     return out
 
 
-def _fresh_part(off, size, w, reuse, op: int, s: FitSettings, region_bytes: int) -> dict | None:
-    """Heat maps per phase, cascade, sector pmf and sizes per level of the fresh requests of ``op``."""
+def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per request, whether it starts at the byte where the previous request of its op ended."""
+    out = np.zeros(off.size, dtype=bool)
+    for op in (0, 1):
+        idx = np.flatnonzero(w == op)
+        out[idx[1:]] = off[idx[1:]] == off[idx[:-1]] + size[idx[:-1]]
+    return out
+
+
+def _sequential_probabilities(w: np.ndarray, kind: np.ndarray, reuse: np.ndarray, seq: np.ndarray) -> list:
+    """``p[op][k]``: probability that a request of ``op`` that is not a re-access continues the previous request
+    of its op, when that one was of kind k (``kind``: see KIND_SEQ); a kind without requests takes the op's
+    overall share."""
+    out = []
+    for op in (0, 1):
+        idx = np.flatnonzero(w == op)
+        cand = ~reuse[idx[1:]]
+        now, before = seq[idx[1:]][cand], kind[idx[:-1]][cand]
+        overall = float(now.mean()) if now.size else 0.0
+        out.append([float(now[before == k].mean()) if (before == k).any() else overall
+                    for k in range(KIND_REUSE + 1)])
+    return out
+
+
+def _fresh_part(off, size, w, not_fresh, op: int, s: FitSettings, region_bytes: int) -> dict | None:
+    """Heat maps per phase, cascade, sector pmf and sizes per level of the fresh requests of ``op`` (those not
+    in ``not_fresh``)."""
     n = off.size
-    idx = np.flatnonzero((w == op) & ~reuse)
+    idx = np.flatnonzero((w == op) & ~not_fresh)
     if idx.size == 0:
         return None
     unit = s.unit_bytes
@@ -205,7 +242,8 @@ def _fresh_part(off, size, w, reuse, op: int, s: FitSettings, region_bytes: int)
     pooled = _cascade(units, levels, s.cascade_bins)
     cascade = np.stack([_cascade(units[req_level == lv], levels, s.cascade_bins, pooled)
                         for lv in range(SIZE_LEVELS)])
-    return {"phases": phases, "cascade": cascade, "sector_pmf": sector, "size_by_level": by_level}
+    return {"phases": phases, "cascade": cascade, "sector_pmf": sector, "size_by_level": by_level, "index": idx,
+            "level": req_level}
 
 
 def _heat_levels(counts: np.ndarray) -> np.ndarray:

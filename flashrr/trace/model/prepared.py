@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .schema import SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
+from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
 from .tables import MASK64, alias_table, splitmix64
 
 __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_OP", "HASH_REGION", "HASH_NODE",
@@ -27,8 +27,8 @@ __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_O
 #: Requests generated per block (the unit of random draws).
 BLOCK_REQUESTS = 1 << 16
 #: Uniform draws per request, by column.
-N_UNIFORMS = 11
-U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP = range(N_UNIFORMS)
+N_UNIFORMS = 12
+U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP, U_SEQ = range(N_UNIFORMS)
 
 # Multipliers that spread op, region, node and unit over the 64 bits of a hash key.
 HASH_OP = 0x9E3779B97F4A7C15
@@ -58,25 +58,30 @@ class Prepared:
         self.window = model.reuse_window_requests
         self.phases = model.phases
         self.fresh_retries = model.fresh_retries
+        self.address_scale = model.address_scale
         self.p_write_first = model.p_write_first
         self.p_write_after = np.array(model.p_write_after, dtype=np.float64)
         self.p_same = model.p_same_size
         self.s_hash = math.sqrt(model.p_same_size)
         ops = (model.read, model.write)
         self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
+        self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)
+        self.kind_seq, self.kind_reuse = KIND_SEQ, KIND_REUSE
         knots = [op.reuse_distance.size for op in ops]
         dk = max(max(knots), 2)
         self.dist_len = np.array(knots, dtype=np.int64)
         self.dist_log = np.zeros((2, dk))
         for i, op in enumerate(ops):
             self.dist_log[i, :knots[i]] = np.log1p(op.reuse_distance)
-        sk = max(max(op.size_all.size for op in ops),
+        sk = max(max(op.size_all.size for op in ops), max(op.size_seq.size for op in ops),
                  max((t.size for op in ops for t in op.size_by_level), default=0))
-        # size tables: [op, 0] = all sizes, [op, 1 + level] = per heat level (a level without a table uses all)
-        self.size_log = np.zeros((2, SIZE_LEVELS + 1, sk))
-        self.size_len = np.zeros((2, SIZE_LEVELS + 1), dtype=np.int64)
+        # size tables: [op, 0] = all sizes, [op, 1 + level] = per heat level, [op, SIZE_LEVELS + 1] =
+        # sequential continuations (an empty table uses all sizes)
+        self.size_log = np.zeros((2, SIZE_LEVELS + 2, sk))
+        self.size_len = np.zeros((2, SIZE_LEVELS + 2), dtype=np.int64)
+        self.seq_table = SIZE_LEVELS + 1
         for i, op in enumerate(ops):
-            for j, t in enumerate((op.size_all,) + tuple(op.size_by_level)):
+            for j, t in enumerate((op.size_all,) + tuple(op.size_by_level) + (op.size_seq,)):
                 if t.size == 0:
                     t = op.size_all
                 self.size_log[i, j, :t.size] = np.log1p(t)

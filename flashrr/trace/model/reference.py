@@ -14,7 +14,12 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    from the op's distance table and rounded (1 .. window; a ``d`` beyond the
    start of the trace makes the request fresh).  It keeps that request's size
    with probability ``p_same_size``, else draws one from the op's size table.
-3. **Fresh**: a heat-map segment of the op's current phase (alias table), a
+3. **Sequential**: otherwise, with probability ``p_seq[op][kind of the
+   previous request of this op]`` (see ``OpModel.p_seq``), the request starts where the
+   previous request of its op ended, with a size from the op's table of
+   continuation sizes, unless one of the last ``window`` requests started in
+   that unit (the fit calls such a request a re-access, not a continuation).
+4. **Fresh**: otherwise, a heat-map segment of the op's current phase (alias table), a
    region in it (uniform), a unit in the region by descending the cascade of
    the segment's heat level (each node's split share is looked up from a hash
    of seed, op, region and node, so the same region keeps the same hot spots
@@ -26,7 +31,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    a start sector in the unit, and a size from the table of the heat level:
    the unit's own size (a hash of seed, op and unit picks it) with probability
    ``sqrt(p_same_size)``, else a fresh draw.
-4. **Arrival**: the next gap state from the chain, and a gap from its table.
+5. **Arrival**: the next gap state from the chain, and a gap from its table.
+6. **Output**: the offset times ``address_scale``, rounded down to a sector
+   (the re-access ring and the recent units keep the offsets before scaling).
 """
 from __future__ import annotations
 
@@ -35,8 +42,8 @@ import math
 import numpy as np
 
 from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, HASH_SIZE, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
-                       U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SIZE, U_STATE, Prepared)
-from .schema import SECTOR_BYTES
+                       U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE, Prepared)
+from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES
 from .tables import MASK64, draw_log1p, hash01, splitmix64
 
 __all__ = ["ReferenceGenerator"]
@@ -67,6 +74,8 @@ class ReferenceGenerator:
         self.state = prep.first_state
         self.time = 0
         self.recent: dict[int, int] = {}  # unit -> requests among the last `window` that start in it
+        self.last_end = [-1, -1]  # per op: end byte of its latest request (-1: none yet)
+        self.last_kind = [0, 0]  # per op: kind of its latest request (heat level if fresh, KIND_SEQ, KIND_REUSE)
 
     def _forget(self, unit: int) -> None:
         c = self.recent[unit] - 1
@@ -75,8 +84,8 @@ class ReferenceGenerator:
         else:
             del self.recent[unit]
 
-    def _fresh(self, g: int, op: int, r) -> tuple[int, int]:
-        """Offset and size of a fresh request (step 3 of the module docstring)."""
+    def _fresh(self, g: int, op: int, r) -> tuple[int, int, int]:
+        """Offset, size and heat level of a fresh request (step 4 of the module docstring)."""
         p = self.p
         lv = p.levels
         m = op * p.phases + (g * p.phases // p.n_requests if p.phases > 1 else 0)
@@ -113,8 +122,8 @@ class ReferenceGenerator:
         table = p.size_log[op, 1 + heat, :p.size_len[op, 1 + heat]]
         if r[U_SAME] < p.s_hash:
             key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
-            return off, _round_size(draw_log1p(table, hash01(key)))
-        return off, _round_size(draw_log1p(table, r[U_SIZE]))
+            return off, _round_size(draw_log1p(table, hash01(key))), heat
+        return off, _round_size(draw_log1p(table, r[U_SIZE])), heat
 
     def fill(self, g0: int, u: np.ndarray, time_ns, offset, size, is_write) -> None:
         """Requests ``g0 .. g0 + len(u) - 1`` into the output arrays (int64, int64, int64, bool)."""
@@ -137,13 +146,21 @@ class ReferenceGenerator:
                     sz = int(self.ring_size[j])
                 else:
                     sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
-            else:
-                off, sz = self._fresh(g, op, r)
+            seq = 0
+            if not reuse and self.last_end[op] >= 0 and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
+                    and self.last_end[op] // p.unit_bytes not in self.recent:
+                seq = 1
+                off = self.last_end[op]
+                t = p.seq_table
+                sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
+            elif not reuse:
+                off, sz, heat = self._fresh(g, op, r)
             if g > 0:
                 self.state = _pick(p.trans_cdf[self.state], r[U_STATE])
                 self.time += int(math.floor(draw_log1p(p.gap_log[self.state], r[U_GAP])))
             time_ns[i] = self.time
-            offset[i] = off
+            offset[i] = off if p.address_scale == 1.0 else \
+                int(math.floor(off * p.address_scale / SECTOR_BYTES)) * SECTOR_BYTES
             size[i] = sz
             is_write[i] = bool(op)
             j = g % p.window
@@ -154,3 +171,5 @@ class ReferenceGenerator:
             self.ring_size[j] = sz
             self.prev_op = op
             self.prev_reuse = reuse
+            self.last_end[op] = off + sz
+            self.last_kind[op] = KIND_REUSE if reuse else KIND_SEQ if seq else heat

@@ -25,7 +25,8 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
 __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
-           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS"]
+           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "KIND_SEQ",
+           "KIND_REUSE"]
 
 FORMAT_NAME = "flashrr-workload-model"
 FORMAT_VERSION = 1
@@ -34,6 +35,8 @@ SECTOR_BYTES = 512
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
 SIZE_LEVELS = 8
 OPS = ("read", "write")
+#: indices of p_seq after a continuation and after a re-access (0 .. SIZE_LEVELS - 1: after a fresh request)
+KIND_SEQ, KIND_REUSE = SIZE_LEVELS, SIZE_LEVELS + 1
 _MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
 _MAX_CASCADE_BINS = 256  # the generators look a split share up as one byte
 _SUM_TOLERANCE = 1e-9  # weights that sum to 1 within this are taken as already normalised
@@ -65,6 +68,12 @@ def _array(where: str, value, dtype, ndim: int) -> np.ndarray:
 def _prob(where: str, v) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 <= v <= 1.0:
         _fail(where, "a probability in [0, 1]", v)
+    return float(v)
+
+
+def _scale(where: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 < v <= 1.0:
+        _fail(where, "a factor in (0, 1]", v)
     return float(v)
 
 
@@ -167,6 +176,12 @@ class OpModel:
       that change size); ``size_by_level``: one quantile table per heat level
       (used for fresh requests; an empty row falls back on ``size_all``).
     * ``phases``: one :class:`HeatMap` per phase of the trace.
+    * ``p_seq``: probability that a request that is not a re-access starts
+      where the previous request of this op ended, by the kind of that previous
+      request: a fresh request in a region of heat level h (index h, 0 ..
+      SIZE_LEVELS - 1), a continuation (index SIZE_LEVELS) or a re-access
+      (index SIZE_LEVELS + 1); ``size_seq``: the quantile table of those
+      continuations' sizes, bytes.
     """
 
     p_reuse: tuple
@@ -176,6 +191,8 @@ class OpModel:
     size_all: np.ndarray
     size_by_level: tuple
     phases: tuple
+    p_seq: np.ndarray = field(default_factory=lambda: np.zeros(SIZE_LEVELS + 2))
+    size_seq: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def check(self, where: str, unit_bytes: int, levels: int, window: int) -> "OpModel":
         if not isinstance(self.p_reuse, (tuple, list)) or len(self.p_reuse) != 2:
@@ -203,10 +220,19 @@ class OpModel:
         if not isinstance(self.phases, (tuple, list)) or not self.phases:
             _fail(f"{where}.phase", "at least one phase (a heat map)", self.phases)
         phases = tuple(h.check(f"{where}.phase[{i}]") for i, h in enumerate(self.phases))
-        return OpModel(p_reuse, dist, sector, cascade, size_all, by_level, phases)
+        p_seq = _array(f"{where}.p_seq", self.p_seq, np.float64, 1)
+        if p_seq.size != SIZE_LEVELS + 2 or np.any((p_seq < 0) | (p_seq > 1)):
+            _fail(f"{where}.p_seq", f"{SIZE_LEVELS + 2} probabilities (after a fresh request of each heat level, "
+                  "after a continuation, after a re-access)", self.p_seq)
+        size_seq = _quantiles(f"{where}.size_seq", self.size_seq, allow_empty=True, lo=1.0)
+        if size_seq.size == 0 and p_seq.max() > 0:
+            _fail(f"{where}.size_seq", "a quantile table (p_seq is above 0)", size_seq)
+        return OpModel(p_reuse, dist, sector, cascade, size_all, by_level, phases, p_seq, size_seq)
 
     def to_dict(self) -> dict:
         return {"p_reuse_after_fresh": self.p_reuse[0], "p_reuse_after_reuse": self.p_reuse[1],
+                "p_seq": _floats(self.p_seq),
+                "size_seq": _floats(self.size_seq),
                 "reuse_distance": _floats(self.reuse_distance), "sector_pmf": _floats(self.sector_pmf),
                 "cascade": [[_floats(r) for r in lv] for lv in self.cascade], "size_all": _floats(self.size_all),
                 "size_by_level": [_floats(t) for t in self.size_by_level],
@@ -262,6 +288,9 @@ class WorkloadModel:
       every time the unit is drawn) with probability ``sqrt(p_same_size)``.
     * ``fresh_retries``: how many times a fresh request whose unit one of the
       last ``reuse_window_requests`` requests used is drawn again (0: never).
+    * ``address_scale``: every generated offset is multiplied by this (in
+      (0, 1]) and rounded down to a 512-byte sector: the same pattern over a
+      smaller address space (1 for a fitted model).
     * ``read``, ``write``: :class:`OpModel`; ``arrivals``: :class:`Arrivals`.
     * ``source``: statistics of the trace the model was fitted to, and ``fit``:
       the fit's settings (both informational; validation prints them).
@@ -278,6 +307,7 @@ class WorkloadModel:
     write: OpModel
     arrivals: Arrivals
     fresh_retries: int = 8
+    address_scale: float = 1.0
     source: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
 
@@ -323,6 +353,7 @@ class WorkloadModel:
                 "p_same_size": _prob(f"{where}.ops.p_same_size", self.p_same_size), "read": ops["read"],
                 "write": ops["write"], "arrivals": arr.check(f"{where}.arrivals"),
                 "fresh_retries": _pos_int(f"{where}.fresh_retries", self.fresh_retries, 0),
+                "address_scale": _scale(f"{where}.address_scale", self.address_scale),
                 "source": dict(self.source),
                 "fit": dict(self.fit)}
 
@@ -342,7 +373,7 @@ class WorkloadModel:
         """An upper bound of the highest byte a generated request can touch."""
         end = 0
         for op in (self.read, self.write):
-            top = max(h.end_region for h in op.phases) * self.region_bytes
+            top = int(max(h.end_region for h in op.phases) * self.region_bytes * self.address_scale)
             end = max(end, top + int(op.size_all[-1]) + SECTOR_BYTES,
                       *(top + int(t[-1]) + SECTOR_BYTES for t in op.size_by_level if t.size))
         return end - 1
@@ -353,7 +384,7 @@ class WorkloadModel:
     def to_dict(self) -> dict:
         return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": self.name, "unit_bytes": self.unit_bytes,
                 "region_bytes": self.region_bytes, "reuse_window_requests": self.reuse_window_requests,
-                "fresh_retries": self.fresh_retries, "source": _plain(self.source), "fit": _plain(self.fit),
+                "fresh_retries": self.fresh_retries, "address_scale": self.address_scale, "source": _plain(self.source), "fit": _plain(self.fit),
                 "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
                         "p_write_after_write": self.p_write_after[1], "p_same_size": self.p_same_size},
                 "read": self.read.to_dict(), "write": self.write.to_dict(), "arrivals": self.arrivals.to_dict()}
@@ -387,7 +418,8 @@ class WorkloadModel:
                 phases.append(HeatMap(pg.value("start"), pg.value("length"), pg.value("weight"), pg.value("level")))
             parts[op] = OpModel((g.value("p_reuse_after_fresh"), g.value("p_reuse_after_reuse")),
                                 g.value("reuse_distance"), g.value("sector_pmf"), g.value("cascade"),
-                                g.value("size_all"), tuple(g.value("size_by_level", list)), tuple(phases))
+                                g.value("size_all"), tuple(g.value("size_by_level", list)), tuple(phases),
+                                g.value("p_seq"), g.value("size_seq"))
         arr = _Getter(f"{where}: arrivals", get.table("arrivals"))
         og = _Getter(f"{where}: ops", ops)
         try:
@@ -396,7 +428,8 @@ class WorkloadModel:
                        (og.value("p_write_after_read"), og.value("p_write_after_write")), og.value("p_same_size"),
                        parts["read"], parts["write"],
                        Arrivals(arr.value("transition"), arr.value("gap_ns"), arr.value("first_state")),
-                       get.value("fresh_retries"), d.get("source", {}), d.get("fit", {}))
+                       get.value("fresh_retries"), d.get("address_scale", 1.0), d.get("source", {}),
+                       d.get("fit", {}))
         except ModelError as e:
             msg = str(e)
             raise ModelError(msg.replace("model.", f"{where}: ", 1) if msg.startswith("model.") else msg) from None
