@@ -1,0 +1,199 @@
+"""Reshaping a workload model: the knobs that turn a fitted model into a paper's trace.
+
+Each function returns a new :class:`~flashrr.trace.model.schema.WorkloadModel`
+and leaves the rest of the model as it was:
+
+* :func:`with_read_ratio` — the op chain with a new stationary read share and
+  the same lag-1 correlation of ops (runs of reads and writes keep their
+  relative length);
+* :func:`scaled_sizes` — every size table of an op multiplied by a factor;
+* :func:`compacted` — the regions that any heat map covers moved next to each
+  other from region 0 (in their order), so the address space has no untouched
+  gaps, as a host would have laid the data out from LPN 0;
+* :func:`stretched` — the heat maps spread over ``factor`` times as many
+  regions (segment starts and lengths scaled), so the same pattern of hot and
+  cold regions covers a larger or smaller address space;
+* :func:`concentrated` — one knob ``kappa`` in [-1, 1] for how concentrated the
+  accesses are: heat-map weights raised to ``exp(2 kappa)``, and each cascade
+  depth's split distribution mixed with the even split (kappa < 0) or with the
+  all-or-nothing split (kappa > 0) in proportion ``|kappa|``;
+* :func:`reuse_scaled` — re-access probabilities multiplied by a factor (at
+  most 1), which moves how many pages are read more than once;
+* :func:`sequential_scaled` — every continuation probability moved a share of
+  the way to 1 (longer sequential runs, more of them);
+* :func:`with_mean_gap` — every gap table scaled so that the stationary mean
+  gap is the given one (the shape of bursts and idle periods is kept);
+* :func:`poisson_arrivals` — arrivals replaced by a Poisson process.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from .schema import Arrivals, HeatMap, OpModel, WorkloadModel
+
+__all__ = ["with_read_ratio", "scaled_sizes", "compacted", "stretched", "concentrated", "reuse_scaled", "sequential_scaled", "with_mean_gap", "poisson_arrivals",
+           "stationary_mean_gap_ns"]
+
+
+def with_read_ratio(model: WorkloadModel, read_ratio: float) -> WorkloadModel:
+    """The op chain with stationary read share ``read_ratio`` and the template's lag-1 op correlation (clipped
+    to what the new share allows)."""
+    if not 0.0 <= read_ratio <= 1.0:
+        raise ValueError(f"read_ratio: expected a share in [0, 1] (got {read_ratio!r})")
+    a, b = model.p_write_after  # P(write | read), P(write | write)
+    rho = b - a  # lag-1 autocorrelation of the op indicator of a two-state chain
+    pi = 1.0 - read_ratio
+    if pi in (0.0, 1.0):
+        return model.replace(p_write_first=pi, p_write_after=(pi, pi))
+    # a' = pi (1 - rho), b' = pi + rho (1 - pi) keep the stationary share pi and the correlation rho, as long as
+    # both stay probabilities
+    lo = max(-pi / (1.0 - pi), -(1.0 - pi) / pi)
+    rho = min(max(rho, lo), 1.0)
+    after_read = min(max(pi * (1.0 - rho), 0.0), 1.0)
+    after_write = min(max(pi + rho * (1.0 - pi), 0.0), 1.0)
+    return model.replace(p_write_first=pi, p_write_after=(after_read, after_write))
+
+
+def _scale_op_sizes(op: OpModel, factor: float) -> OpModel:
+    scale = lambda t: t * factor if t.size else t  # noqa: E731
+    return replace(op, size_all=scale(op.size_all), size_by_level=tuple(scale(t) for t in op.size_by_level),
+                   size_seq=scale(op.size_seq))
+
+
+def scaled_sizes(model: WorkloadModel, read_factor: float, write_factor: float) -> WorkloadModel:
+    """Every read size table multiplied by ``read_factor`` and every write size table by ``write_factor``."""
+    for name, f in (("read_factor", read_factor), ("write_factor", write_factor)):
+        if not (math.isfinite(f) and f > 0):
+            raise ValueError(f"{name}: expected a positive factor (got {f!r})")
+    return model.replace(read=_scale_op_sizes(model.read, read_factor),
+                         write=_scale_op_sizes(model.write, write_factor))
+
+
+def _map_phases(model: WorkloadModel, fn) -> WorkloadModel:
+    ops = [replace(op, phases=tuple(fn(h) for h in op.phases)) for op in (model.read, model.write)]
+    return model.replace(read=ops[0], write=ops[1])
+
+
+def compacted(model: WorkloadModel) -> WorkloadModel:
+    """The covered regions of all heat maps (both ops, every phase) moved next to each other from region 0,
+    in order; a region keeps its place relative to the others of its run of covered regions."""
+    starts = np.concatenate([h.start for op in (model.read, model.write) for h in op.phases])
+    ends = np.concatenate([h.start + h.length for op in (model.read, model.write) for h in op.phases])
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    # union of the covered intervals [start, end)
+    run_end = np.maximum.accumulate(ends)
+    new_run = np.ones(starts.size, dtype=bool)
+    new_run[1:] = starts[1:] > run_end[:-1]
+    u_start = starts[new_run]
+    u_end = np.append(run_end[np.flatnonzero(new_run)[1:] - 1], run_end[-1])
+    u_base = np.concatenate(([0], np.cumsum(u_end - u_start)[:-1]))
+
+    def move(h: HeatMap) -> HeatMap:
+        k = np.searchsorted(u_start, h.start, side="right") - 1
+        return HeatMap(u_base[k] + (h.start - u_start[k]), h.length, h.weight, h.level)
+
+    return _map_phases(model, move)
+
+
+def _stretch_map(h: HeatMap, factor: float) -> HeatMap:
+    base = int(h.start[0])
+    start = base + np.floor((h.start - base) * factor).astype(np.int64)
+    end = base + np.floor((h.start + h.length - base) * factor).astype(np.int64)
+    length = np.maximum(end - start, 1)
+    # runs that rounding made touch keep their order: each starts at or after the previous one's end
+    for i in range(1, start.size):
+        if start[i] < start[i - 1] + length[i - 1]:
+            start[i] = start[i - 1] + length[i - 1]
+    return HeatMap(start, length, h.weight, h.level)
+
+
+def stretched(model: WorkloadModel, factor: float) -> WorkloadModel:
+    """The heat maps spread over ``factor`` times as many regions, from their first region on."""
+    if not (math.isfinite(factor) and factor > 0):
+        raise ValueError(f"stretch factor: expected a positive number (got {factor!r})")
+    return _map_phases(model, lambda h: _stretch_map(h, factor))
+
+
+def _concentrate_cascade(c: np.ndarray, kappa: float) -> np.ndarray:
+    bins = c.shape[-1]
+    target = np.zeros(bins)
+    if kappa < 0:
+        target[(bins - 1) // 2] += 0.5
+        target[bins // 2] += 0.5
+    else:
+        target[0] = target[-1] = 0.5
+    return (1.0 - abs(kappa)) * c + abs(kappa) * target
+
+
+def concentrated(model: WorkloadModel, kappa: float) -> WorkloadModel:
+    """Accesses more (``kappa`` > 0) or less (``kappa`` < 0) concentrated than the template's; 0 changes
+    nothing (see the module docstring)."""
+    if not -1.0 <= kappa <= 1.0:
+        raise ValueError(f"kappa: expected a number in [-1, 1] (got {kappa!r})")
+    power = math.exp(2.0 * kappa)
+    ops = []
+    for op in (model.read, model.write):
+        phases = tuple(HeatMap(h.start, h.length, h.weight ** power, h.level) for h in op.phases)
+        ops.append(replace(op, cascade=_concentrate_cascade(op.cascade, kappa), phases=phases))
+    return model.replace(read=ops[0], write=ops[1])
+
+
+def reuse_scaled(model: WorkloadModel, factor: float) -> WorkloadModel:
+    """Both ops' re-access probabilities multiplied by ``factor`` (>= 0), each capped at 1."""
+    if not (math.isfinite(factor) and factor >= 0):
+        raise ValueError(f"reuse factor: expected a number >= 0 (got {factor!r})")
+    ops = []
+    for op in (model.read, model.write):
+        p = tuple(min(1.0, x * factor) for x in op.p_reuse)
+        ops.append(replace(op, p_reuse=p))
+    return model.replace(read=ops[0], write=ops[1])
+
+
+def sequential_scaled(model: WorkloadModel, share: float) -> WorkloadModel:
+    """Every continuation probability p of both ops replaced by ``p + share * (1 - p)`` (``share`` in [0, 1])."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"sequential share: expected a number in [0, 1] (got {share!r})")
+    ops = [replace(op, p_seq=op.p_seq + share * (1.0 - op.p_seq),
+                   size_seq=op.size_seq if op.size_seq.size else op.size_all) for op in (model.read, model.write)]
+    return model.replace(read=ops[0], write=ops[1])
+
+
+def stationary_mean_gap_ns(arrivals: Arrivals, samples: int = 257) -> float:
+    """The mean gap of the arrival chain in its stationary regime, ns (each state's table averaged over
+    ``samples`` evenly spaced draws, exactly as the generators interpolate)."""
+    t = arrivals.transition
+    w, v = np.linalg.eig(t.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1.0))])
+    pi = np.abs(pi) / np.abs(pi).sum()
+    u = (np.arange(samples) + 0.5) / samples
+    k = arrivals.gap_ns.shape[1] - 1
+    pos = u * k
+    i = np.minimum(np.floor(pos).astype(np.int64), k - 1)
+    f = pos - i
+    logs = np.log1p(arrivals.gap_ns)
+    means = np.expm1(logs[:, i] + f * (logs[:, i + 1] - logs[:, i])).mean(axis=1)
+    return float(pi @ means)
+
+
+def with_mean_gap(model: WorkloadModel, mean_gap_ns: float) -> WorkloadModel:
+    """Arrivals whose stationary mean gap is ``mean_gap_ns`` (every gap table scaled by one factor)."""
+    if not (math.isfinite(mean_gap_ns) and mean_gap_ns > 0):
+        raise ValueError(f"mean_gap_ns: expected a positive number of ns (got {mean_gap_ns!r})")
+    now = stationary_mean_gap_ns(model.arrivals)
+    if now <= 0:
+        return poisson_arrivals(model, mean_gap_ns)
+    a = model.arrivals
+    return model.replace(arrivals=Arrivals(a.transition, a.gap_ns * (mean_gap_ns / now), a.first_state))
+
+
+def poisson_arrivals(model: WorkloadModel, mean_gap_ns: float, knots: int = 256) -> WorkloadModel:
+    """Arrivals replaced by a Poisson process of mean gap ``mean_gap_ns`` (one state: the exponential
+    distribution's quantiles, the last knot at its 1 - 1/(4 knots) quantile)."""
+    p = np.arange(knots + 1) / knots
+    p[-1] = 1.0 - 0.25 / knots
+    gaps = -mean_gap_ns * np.log1p(-p)
+    return model.replace(arrivals=Arrivals(np.ones((1, 1)), gaps[None, :], 0))
