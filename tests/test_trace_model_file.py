@@ -95,6 +95,11 @@ def _overlap(d):
     d["read"]["phase"][0].update(start=[0, 1], length=[2, 1], weight=[1.0, 1.0], level=[0, 0])
 
 
+def _delete_seq_sizes(d):
+    d["read"]["p_seq"] = [0.5] + d["read"]["p_seq"][1:]
+    d["read"]["size_seq"] = []
+
+
 def _set(*keys_and_value):
     *keys, value = keys_and_value
 
@@ -121,6 +126,7 @@ BROKEN = {
     "missing phase weight": (_delete("read", "phase", 0, "weight"), "read.phase[0]: missing field 'weight'"),
     "missing first_state": (_delete("arrivals", "first_state"), "arrivals: missing field 'first_state'"),
     "missing p_same_size": (_delete("ops", "p_same_size"), "ops: missing field 'p_same_size'"),
+    "missing continuation sizes": (_delete("write", "size_seq"), "write: missing field 'size_seq'"),
     # wrong types
     "unit_bytes as text": (_set("unit_bytes", "4096"), "unit_bytes: expected an integer >= 512"),
     "name as number": (_set("name", 5), "name: expected a str"),
@@ -155,6 +161,11 @@ BROKEN = {
     "negative cascade weight": (_set("read", "cascade", lambda c: [[[-1.0] + r[1:] for r in lv] for lv in c]),
                                 "read.cascade: expected"),
     "first state out of range": (_set("arrivals", "first_state", 99), "arrivals.first_state: expected a state"),
+    "continuation probabilities one short": (_set("read", "p_seq", lambda p: p[:-1]), "read.p_seq: expected 10"),
+    "continuation probability above 1": (_set("write", "p_seq", lambda p: [1.5] + p[1:]), "write.p_seq: expected"),
+    "continuations without sizes": (_delete_seq_sizes, "read.size_seq: expected a quantile table"),
+    "address scale 0": (_set("address_scale", 0.0), "address_scale: expected a factor in (0, 1]"),
+    "address scale above 1": (_set("address_scale", 2.0), "address_scale: expected a factor in (0, 1]"),
     "region smaller than two units": (_set("region_bytes", 4096), "region_bytes: expected a power of two"),
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
