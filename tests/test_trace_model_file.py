@@ -192,7 +192,7 @@ def test_a_broken_file_is_a_model_error_naming_the_file_and_the_field(tmp_path, 
     with pytest.raises(ModelError) as err:
         load_model(path)
     msg = str(err.value)
-    assert msg.startswith(f"model file {str(path)!r}"), msg
+    assert msg.startswith(f"model file {str(path)!r}: "), msg
     assert fragment in msg, msg
     assert "\n" not in msg
 

@@ -409,19 +409,19 @@ class WorkloadModel:
         parts = {}
         for op in OPS:
             t = get.table(op)
-            g = _Getter(f"{where}: {op}", t)
+            g = _Getter(where, t, op)
             phase_list = g.value("phase", list)
             phases = []
             for i, ph in enumerate(phase_list):
-                pg = _Getter(f"{where}: {op}.phase[{i}]", ph if isinstance(ph, dict) else _fail(
-                    f"{where}: {op}.phase[{i}]", "a table", ph))
+                pg = _Getter(where, ph if isinstance(ph, dict) else _fail(
+                    f"{where}: {op}.phase[{i}]", "a table", ph), f"{op}.phase[{i}]")
                 phases.append(HeatMap(pg.value("start"), pg.value("length"), pg.value("weight"), pg.value("level")))
             parts[op] = OpModel((g.value("p_reuse_after_fresh"), g.value("p_reuse_after_reuse")),
                                 g.value("reuse_distance"), g.value("sector_pmf"), g.value("cascade"),
                                 g.value("size_all"), tuple(g.value("size_by_level", list)), tuple(phases),
                                 g.value("p_seq"), g.value("size_seq"))
-        arr = _Getter(f"{where}: arrivals", get.table("arrivals"))
-        og = _Getter(f"{where}: ops", ops)
+        arr = _Getter(where, get.table("arrivals"), "arrivals")
+        og = _Getter(where, ops, "ops")
         try:
             return cls(get.value("name", str), get.value("unit_bytes"), get.value("region_bytes"),
                        get.value("reuse_window_requests"), og.value("p_write_first"),
@@ -436,15 +436,17 @@ class WorkloadModel:
 
 
 class _Getter:
-    def __init__(self, where: str, table: dict):
-        self.where, self.t = where, table
+    """Fields of ``table``, the table at ``path`` (dotted; "" for the top) in the file ``where``."""
+
+    def __init__(self, where: str, table: dict, path: str = ""):
+        self.where, self.t, self.path = where, table, path
 
     def value(self, key: str, kind=None):
         if key not in self.t:
-            raise ModelError(f"{self.where}: missing field {key!r}")
+            raise ModelError(f"{self.where}: {self.path + ': ' if self.path else ''}missing field {key!r}")
         v = self.t[key]
         if kind is not None and not isinstance(v, kind):
-            _fail(f"{self.where}.{key}", f"a {kind.__name__}", v)
+            _fail(f"{self.where}: {self.path + '.' if self.path else ''}{key}", f"a {kind.__name__}", v)
         return v
 
     def table(self, key: str) -> dict:
