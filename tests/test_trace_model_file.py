@@ -82,7 +82,7 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 1
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 2
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
 
@@ -170,7 +170,7 @@ BROKEN = {
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 2), "version: expected 1"),
+    "other version": (_set("version", 1), "version: expected 2"),
 }
 
 

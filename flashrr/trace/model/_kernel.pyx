@@ -178,9 +178,11 @@ cdef class Kernel:
                                        u[i, 4]))
             elif not reuse:
                 heat = self._fresh(g, op, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
-            if g > 0:
+            if g > 1:
                 self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
-                self.time += <int64_t>floor(_draw(&self.gap_log[self.state, 0], self.gap_log.shape[1] - 1, u[i, 10]))
+            if g > 0:
+                self.time += <int64_t>floor(_draw(&self.gap_log[self.state, 0], self.gap_log.shape[1] - 1, u[i, 10])
+                                            + 0.5)
             time_ns[i] = self.time
             if self.address_scale == 1.0:
                 offset[i] = off

@@ -84,7 +84,7 @@ class FitSettings:
             bad("region_bytes", "a power of two, at least twice unit_bytes")
         for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024),
                              ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
-                             ("cascade_bins", 2, 1001), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
+                             ("cascade_bins", 2, 256), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
                              ("gap_states", 1, 256), ("gap_knots", 1, 4096)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:

@@ -31,7 +31,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    a start sector in the unit, and a size from the table of the heat level:
    the unit's own size (a hash of seed, op and unit picks it) with probability
    ``sqrt(p_same_size)``, else a fresh draw.
-5. **Arrival**: the next gap state from the chain, and a gap from its table.
+5. **Arrival**: the gap before request 1 comes from the first state's table;
+   each later request moves the chain one step and draws its gap from the new
+   state's table (gaps rounded to the nearest ns).
 6. **Output**: the offset times ``address_scale``, rounded down to a sector
    (the re-access ring and the recent units keep the offsets before scaling).
 """
@@ -155,9 +157,10 @@ class ReferenceGenerator:
                 sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
             elif not reuse:
                 off, sz, heat = self._fresh(g, op, r)
-            if g > 0:
+            if g > 1:  # request 1 is in the first state; later ones move along the chain
                 self.state = _pick(p.trans_cdf[self.state], r[U_STATE])
-                self.time += int(math.floor(draw_log1p(p.gap_log[self.state], r[U_GAP])))
+            if g > 0:
+                self.time += int(math.floor(draw_log1p(p.gap_log[self.state], r[U_GAP]) + 0.5))
             time_ns[i] = self.time
             offset[i] = off if p.address_scale == 1.0 else \
                 int(math.floor(off * p.address_scale / SECTOR_BYTES)) * SECTOR_BYTES

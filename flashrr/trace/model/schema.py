@@ -29,7 +29,7 @@ __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "loa
            "KIND_REUSE"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -244,8 +244,8 @@ class Arrivals:
     """The arrival process: a Markov chain over gap states, each with its own gaps.
 
     The gap before request i (i >= 1) comes from the quantile table
-    ``gap_ns[s_i]`` of the state ``s_i``, drawn from row ``s_{i-1}`` of
-    ``transition``; the state of request 0 is ``first_state``.
+    ``gap_ns[s_i]`` of the state ``s_i``; ``s_1`` is ``first_state``, and each
+    later ``s_i`` is drawn from row ``s_{i-1}`` of ``transition``.
     """
 
     transition: np.ndarray
