@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, SimConfig
-from ..trace.pipeline import TraceSpecError, parse_trace_spec
+from ..trace.pipeline import TraceSpecError, is_model_preset, parse_trace_spec
 from .task import KEEP_CHOICES, RunTask, canonical_json, run_key
 
 try:  # Python >= 3.11
@@ -253,8 +253,8 @@ def _traces(ctx, traces) -> tuple:
             parsed = parse_trace_spec(text)
         except TraceSpecError as e:
             raise ctx.error(where, f"{e.spec!r}: {e.detail}") from None
-        if parsed.kind == "synth":
-            out.append(TraceEntry(where, text, "synth", parsed.canonical()))
+        if parsed.kind == "synth" or (parsed.kind == "model" and is_model_preset(parsed.base)):
+            out.append(TraceEntry(where, text, "synth", parsed.canonical()))  # generated: the spec is its identity
             continue
         path = ctx.path(parsed.base)
         what = "model file" if parsed.kind == "model" else "trace file"

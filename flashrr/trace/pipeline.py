@@ -8,6 +8,7 @@ fitted workload model, :mod:`flashrr.trace.model`), optionally followed by
     usr_0.csv?start_s=3600&duration_s=600
     synth:lun0?n_requests=20000&seed=1&repeat=128
     model:usr_0.toml?n_requests=1000000&seed=2&fold=modulo
+    model:lun0?n_requests=200000&seed=1
 
 The same text works in ``flashrr run --trace``, ``flashrr trace stats|convert``,
 sweep specs (``traces = [...]``) and :func:`flashrr.simulate`.
@@ -32,7 +33,9 @@ in the text:
 Any other key of a ``synth:`` spec is a parameter of the generator
 (``n_requests``, ``seed`` and the :class:`~flashrr.trace.synth.SynthParams`
 fields); a ``model:`` spec takes ``n_requests`` (default: the request count of
-the trace the model was fitted to) and ``seed`` (default 0).  Unknown keys, keys given twice and bad values raise
+the trace the model was fitted to) and ``seed`` (default 0).  ``model:PRESET``
+(a paper trace-table row, :mod:`flashrr.trace.model.presets`) also takes
+``mean_gap_ns``.  Unknown keys, keys given twice and bad values raise
 :class:`~flashrr.trace.core.TraceError` naming the key, before any trace is
 read.  :meth:`TraceSpec.canonical` is the spec with keys in a fixed order and
 values in a fixed form, identity transforms (``repeat=1``, ``skip_bad=0``...)
@@ -152,6 +155,7 @@ _FILE_ONLY = ("format", "skip_bad")
 _SYNTH_EXTRA_NAMES = ("n_requests", "seed")
 # generator keys of a model: spec -> (parser, what a valid value is)
 _MODEL_KEYS = {"n_requests": (_int_value, "a positive integer (requests)"),
+               "mean_gap_ns": (_float_value, "a positive number of ns (mean arrival gap; model presets only)"),
                "seed": (lambda raw: _nonnegative_int(raw), "an integer >= 0")}
 
 
@@ -297,6 +301,13 @@ def parse_trace_spec(text) -> TraceSpec:
     return TraceSpec(text, kind, head, synth_params, steps)
 
 
+def is_model_preset(base: str) -> bool:
+    """Whether the base of a ``model:`` spec names a built-in paper preset (not a file)."""
+    from .model.presets import PRESET_TEMPLATES
+
+    return base in PRESET_TEMPLATES and not Path(base).is_file()
+
+
 def _parse_model_spec(text: str) -> TraceSpec:
     head, _, query = text[len(MODEL_PREFIX):].partition("?")
     path = head.strip()
@@ -373,11 +384,20 @@ def open_base(spec: TraceSpec, *, fmt: str | None = None, skip_bad: bool = False
         path = Path(spec.base).expanduser()
         if base_dir is not None and not path.is_absolute():
             path = Path(base_dir) / path
+        n, seed, gap = (spec.synth_params.get(k) for k in ("n_requests", "seed", "mean_gap_ns"))
         try:
+            if is_model_preset(spec.base):
+                from .model.presets import model_preset
+
+                return ModelSource(model_preset(spec.base, n, gap), n, seed or 0, name=spec.base), None
+            if gap is not None:
+                raise TraceSpecError(spec.text, "mean_gap_ns applies to model presets only (model:PRESET), "
+                                     f"and {spec.base!r} is a model file")
             model = load_model(path)
-            return ModelSource(model, spec.synth_params.get("n_requests"), spec.synth_params.get("seed", 0),
-                               name=path.name.removesuffix(".toml")), None
-        except ModelError as e:
+            return ModelSource(model, n, seed or 0, name=path.name.removesuffix(".toml")), None
+        except (ModelError, ValueError) as e:
+            if isinstance(e, TraceSpecError):
+                raise
             raise TraceSpecError(spec.text, str(e)) from None
     if spec.kind == "synth":
         from .synth import synth_trace
