@@ -24,8 +24,11 @@ def test_registry_and_plans():
     assert "cocktail" in PAPERS and paper_module("cocktail").reproduce is reproduce
     assert sorted(int(f[3:]) for f in FIGURES) == [4, 5, 8, 9, 10, 11, 12, 13, 14]
     # Table II: nexus5 has RAF 50 and 10 repeats; 8 planes of 128 -> arrivals stretched 16x
-    assert Plan().trace_spec("nexus5") == ("synth:cocktail-nexus5?n_requests=50000&fold=modulo&amplify_reads=50"
-                                           "&amplify_spacing=spread&scale_time=16.0&repeat=10")
+    assert Plan(workload="synth").trace_spec("nexus5") == (
+        "synth:cocktail-nexus5?n_requests=50000&fold=modulo&amplify_reads=50&amplify_spacing=spread"
+        "&scale_time=16.0&repeat=10")
+    assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&fold=modulo"
+                                           "&amplify_reads=50&amplify_spacing=spread&scale_time=16.0&repeat=10")
     assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
     q = Plan.make(quick=True)
     assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10

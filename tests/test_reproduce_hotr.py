@@ -25,8 +25,12 @@ def test_registry_and_plans():
     assert set(FIGURES) == {"fig01b", "fig01c", "fig05", "fig06", "fig07", "fig08", "fig09"}
     q = Plan.make(quick=True)
     assert q.quick and q.n_requests == 40_000 and q.calibration_requests < repro.CALIBRATION_REQUESTS
-    assert Plan().trace_spec("fin2") == "synth:hotr-fin2"
-    assert TINY.trace_spec("fin2", 0.5, 100) == "synth:hotr-fin2?n_requests=3000&first=100&scale_time=0.5"
+    assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2"
+    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0"
+    assert TINY.trace_spec("fin2", 0.5, 100) == ("model:hotr-fin2?n_requests=3000&mean_gap_ns=200000.0&first=100"
+                                                 "&scale_time=0.5")
+    assert Plan.make(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
+        "synth:hotr-fin2?n_requests=3000&first=100&scale_time=0.5")
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert [d["preset"] for d in s["flash"]["devices"]] == ["hotr-slc", "hotr-mlc", "hotr-qlc"]

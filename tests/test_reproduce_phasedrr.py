@@ -43,9 +43,13 @@ def test_registry_and_plans():
         Plan.make(delta_reads=300)
     # default traces: ON/OFF arrivals; without trace parameters the plain presets
     assert dict(DEFAULT_TRACE_PARAMS)["idle_period_mean_ns"] > 0
-    assert TINY.trace_spec("ali") == ("synth:phasedrr-ali?n_requests=20000&idle_period_mean_ns=50000000"
-                                      "&burst_requests_mean=64")
-    assert Plan(trace_params=()).trace_spec("lun1") == "synth:phasedrr-lun1"
+    synth = Plan(workload="synth", n_requests=20_000)
+    assert synth.trace_spec("ali") == ("synth:phasedrr-ali?n_requests=20000&idle_period_mean_ns=50000000"
+                                       "&burst_requests_mean=64")
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1"
+    # the model preset keeps the ON/OFF trace's mean gap: 200 us + 50 ms / 64 requests
+    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0"
+    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0"
     s = specs(full)
     assert set(s) == {"main", "sens", "counters"}
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}

@@ -29,9 +29,13 @@ def test_registry_and_plans():
     quick = Plan.make(quick=True)
     assert quick.quick and len(quick.traces) == 3 and quick.repeat < DEFAULT_REPEAT
     assert Plan.make(repeat=128).repeat == 128 and len(Plan.make().traces) == 10
-    # default traces: superpage-aligned extents that keep Table 2's touched footprint
-    assert TINY.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
-    assert Plan(trace_params=()).trace_spec("lun0") == "synth:lun0"
+    # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
+    synth = Plan(workload="synth", n_requests=4000)
+    assert synth.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0"
+    # the default: the model preset at the synthetic trace's mean gap (200 us); gen0/gen1 have no model preset
+    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0"
+    assert TINY.trace_spec("gen1") == "synth:gen1?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
     s = specs(Plan())
     assert set(s) == {"main", "block", "sens", "sb32", "cache"}
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}

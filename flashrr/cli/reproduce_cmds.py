@@ -26,8 +26,11 @@ from flashrr.reproduce import PAPERS
                    "burst_requests_mean=64); idle_period_mean_ns=0 gives the presets' Poisson arrivals.")
 @click.option("--device-param", "device_params", multiple=True, metavar="KEY=VALUE",
               help="Config field set on every device, e.g. rr_threshold_reads=5000 (repeatable).")
+@click.option("--workload", type=click.Choice(["model", "synth"]), default="model", show_default=True,
+              help="Paper traces from the workload model (model:PRESET: the table's numbers with the locality of "
+                   "a real sample of the family) or from the synthetic generator (synth:PRESET).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
-def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, device_params, no_progress):
+def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, device_params, workload, no_progress):
     """Run PAPER's experiments and write every figure (PNG, PDF, CSV) and claims.md.
 
     Finished runs are stored under OUT/store, so an interrupted reproduction
@@ -41,7 +44,7 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
         if figures or trace_params or device_params:
             raise click.UsageError("--figure, --trace-param and --device-param are per paper; "
                                    "they do not apply to 'reproduce all'")
-        _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress)
+        _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress, workload)
         return
     from flashrr.cli.run_cmds import parse_param
     from flashrr.reproduce import paper_module
@@ -52,7 +55,8 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
     try:
         res = mod.reproduce(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=not no_progress,
                             figures=list(figures) or None, trace_params=[parse_param(p) for p in trace_params],
-                            device_overrides=[parse_param(p) for p in device_params])
+                            device_overrides=[parse_param(p) for p in device_params],
+                            **({} if paper == "superblock-pv" else {"workload": workload}))
     except (ValueError, SweepFailed, StoreError) as e:
         raise click.ClickException(str(e)) from None
     n = sum(1 for paths in res["figures"].values() for p in paths if str(p).endswith(".png"))
@@ -64,13 +68,14 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
     click.echo(f"total time {res['timings'].get('total_s', 0):.0f} s")
 
 
-def _reproduce_all(quick, repeat, jobs, out_dir, progress):
+def _reproduce_all(quick, repeat, jobs, out_dir, progress, workload="model"):
     from flashrr.reproduce.report import reproduce_all
 
     def announce(p, i, n):
         click.echo(f"[{i + 1}/{n}] reproduce {p} -> {out_dir}/{p}", err=True)
 
-    res = reproduce_all(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=progress, on_paper=announce)
+    res = reproduce_all(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=progress, on_paper=announce,
+                        workload=workload)
     for s in res["sections"]:
         c = s.counts
         state = f"failed: {s.run.error}" if s.run.status != "ok" else \

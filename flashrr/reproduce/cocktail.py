@@ -40,12 +40,12 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
 
-from .common import SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, run_plan, tidy_rows
+from .common import (SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, run_plan, tidy_rows,
+                     workload_spec)
 
 # Fig. 4's panel order
 TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
@@ -106,6 +106,7 @@ class Plan:
     scale_range: tuple = SCALE_RANGE
     scales: tuple = ()
     quick: bool = False
+    workload: str = "model"
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -141,15 +142,14 @@ class Plan:
         """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`."""
         raf, rep = self.raf_repeat(trace)
         stretch = scale if scale is not None else dict(self.scales).get(trace) or self.stretch()
-        params = {"n_requests": int(self.n_requests), **dict(self.trace_params), "fold": "modulo",
-                  "amplify_reads": raf}
+        pipeline = {"fold": "modulo", "amplify_reads": raf}
         if raf > 1 and self.spacing != "same":
-            params["amplify_spacing"] = self.spacing
+            pipeline["amplify_spacing"] = self.spacing
         if stretch != 1:
-            params["scale_time"] = stretch
+            pipeline["scale_time"] = stretch
         if rep > 1:
-            params["repeat"] = rep
-        return f"synth:cocktail-{trace}?{urlencode(params)}"
+            pipeline["repeat"] = rep
+        return workload_spec(f"cocktail-{trace}", self.n_requests, self.trace_params, self.workload, pipeline)
 
 
 def specs(plan: Plan) -> dict:
@@ -238,7 +238,8 @@ def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> Co
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
-              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=(),
+              workload: str = "model") -> dict:
     """Calibrate the load, run the experiments and write every figure,
     ``claims.csv``/``claims.md``, ``runs.csv``, ``calibration.csv`` and ``reproduce.json``
     (with each trace's arrival factor) into ``out``.  ``figures``: a subset of
@@ -248,7 +249,7 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     from .cocktail_figures import FIGURES
     from .common import reproduce_groups
 
-    plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
+    plan = plan or Plan.make(quick=quick, workload=workload, repeat=repeat, trace_params=tuple(trace_params),
                              device_overrides=tuple(device_overrides))
     return reproduce_groups("cocktail", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
                             progress=progress, claims_need_runs=True,

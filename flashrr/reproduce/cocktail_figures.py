@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import plots
 from .cocktail import MAIN, SCHEMES, label, last_rr_snapshot
-from .common import Figure, normalized, tail_cdf_figure
+from .common import Figure, normalized, tail_cdf_figure, workload_spec
 from .common import need as _need
 
 BARS = MAIN + [SCHEMES["cocktail-separate"]]
@@ -42,7 +42,8 @@ def fig04(runs):
     rows = []
     fig, axes = plots.panel_grid(len(plan.traces))
     for ax, trace in zip(axes, plan.traces):
-        tr = resolve_trace(f"synth:cocktail-{trace}?n_requests={plan.n_requests}&fold=modulo", cfg)
+        tr = resolve_trace(workload_spec(f"cocktail-{trace}", plan.n_requests, plan.trace_params, plan.workload,
+                                         {"fold": "modulo"}), cfg)
         ids = pd.DataFrame({"o": tr.offset, "s": tr.size})
         counts = ids.groupby(["o", "s"], sort=False).size().to_numpy()  # in order of first appearance
         cap = max(1.0, float(np.percentile(counts, 99.9)))

@@ -150,6 +150,46 @@ def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = N
     return replace(plan, **changes) if changes else plan
 
 
+#: where a reproduction's traces come from: the workload model (``model:PRESET``, the default) or the synthetic
+#: generator (``synth:PRESET``); see :func:`workload_spec`
+WORKLOADS = ("model", "synth")
+
+
+def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload: str = "model",
+                  pipeline: dict | None = None) -> str:
+    """The trace spec of paper trace ``preset`` for ``workload``.
+
+    ``"synth"``: ``synth:PRESET`` with ``trace_params`` (generator parameters) and ``pipeline`` (pipeline keys).
+    ``"model"``: ``model:PRESET`` (:mod:`flashrr.trace.model.presets`) with the same request count, a mean
+    arrival gap equal to the synthetic trace's (``interarrival_mean_ns`` plus the idle time per request of
+    ON/OFF arrivals, from the preset and ``trace_params``), and ``pipeline``; the synthetic generator's other
+    parameters (alignment, footprint rules) have no model counterpart and are left out.  A row without a
+    model preset (Shuffler's MQSim-generated gen0 and gen1) stays synthetic.
+    """
+    from urllib.parse import urlencode
+
+    from ..trace.model.presets import PRESET_TEMPLATES
+
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload: expected one of {', '.join(WORKLOADS)} (got {workload!r})")
+    pipeline = dict(pipeline or {})
+    if workload == "synth" or preset not in PRESET_TEMPLATES:
+        params = {} if n_requests is None else {"n_requests": int(n_requests)}
+        params.update(dict(trace_params))
+        params.update(pipeline)
+        return f"synth:{preset}" + (f"?{urlencode(params)}" if params else "")
+    from ..trace.synth import synth_params
+
+    p, _ = synth_params(preset, n_requests, **{k: v for k, v in dict(trace_params).items()
+                                               if k in ("interarrival_mean_ns", "idle_period_mean_ns",
+                                                        "burst_requests_mean")})
+    gap = p.interarrival_mean_ns + (p.idle_period_mean_ns / p.burst_requests_mean if p.idle_period_mean_ns else 0)
+    params = {} if n_requests is None else {"n_requests": int(n_requests)}
+    params["mean_gap_ns"] = repr(float(gap))
+    params.update(pipeline)
+    return f"model:{preset}?{urlencode(params)}"
+
+
 def synth_spec(preset: str, n_requests: int | None, trace_params) -> str:
     """The trace spec ``synth:PRESET?n_requests=…&KEY=VALUE…`` (no query without parameters)."""
     from urllib.parse import urlencode

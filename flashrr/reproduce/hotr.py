@@ -27,11 +27,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pandas as pd
 
-from .common import SweepRuns, bisect_time_scale, calibration_table, plan_variant
+from .common import SweepRuns, bisect_time_scale, calibration_table, plan_variant, workload_spec
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
@@ -61,6 +60,7 @@ class Plan:
     trace_params: tuple = ()
     device_overrides: tuple = ()
     quick: bool = False
+    workload: str = "model"
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -68,15 +68,12 @@ class Plan:
         return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
-        params = {}
-        if self.n_requests is not None:
-            params["n_requests"] = int(self.n_requests)
-        params.update(dict(self.trace_params))
+        pipeline = {}
         if first is not None:
-            params["first"] = int(first)
+            pipeline["first"] = int(first)
         if scale is not None:
-            params["scale_time"] = repr(float(scale))
-        return f"synth:hotr-{name}" + (f"?{urlencode(params)}" if params else "")
+            pipeline["scale_time"] = repr(float(scale))
+        return workload_spec(f"hotr-{name}", self.n_requests, self.trace_params, self.workload, pipeline)
 
     def device(self, preset: str) -> dict:
         return {"preset": preset, "name": preset, **dict(self.device_overrides)}
@@ -175,7 +172,8 @@ def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool 
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
-              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=(),
+              workload: str = "model") -> dict:
     """Calibrate, run, and write every figure, ``claims.{csv,md}``, ``runs.csv``,
     ``calibration.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
     :data:`~flashrr.reproduce.hotr_figures.FIGURES` ids (default: all, with claims)."""
@@ -183,7 +181,7 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     from .hotr_claims import claims, write_claims
     from .hotr_figures import FIGURES
 
-    plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=tuple(trace_params),
+    plan = plan or Plan.make(quick=quick, workload=workload, repeat=repeat, trace_params=tuple(trace_params),
                              device_overrides=tuple(device_overrides))
     return reproduce_groups("hotr", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
                             progress=progress, claims_need_runs=True,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import SweepRuns, plan_variant, run_plan, synth_spec, tidy_rows
+from .common import SweepRuns, plan_variant, run_plan, tidy_rows, workload_spec
 from .common import figure_main as common_figure_main
 
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
@@ -81,6 +81,7 @@ class Plan:
     trace_params: tuple = DEFAULT_TRACE_PARAMS
     device_overrides: tuple = ()
     quick: bool = False
+    workload: str = "model"
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -98,7 +99,7 @@ class Plan:
                              f"{list(self.delta_values)} (Fig. 4 shares the main run)")
 
     def trace_spec(self, name: str) -> str:
-        return synth_spec(f"phasedrr-{name}", self.n_requests, self.trace_params)
+        return workload_spec(f"phasedrr-{name}", self.n_requests, self.trace_params, self.workload)
 
     def device(self) -> dict:
         return {"preset": "phasedrr", "name": DEVICE, "rr_threshold_reads": self.rr_threshold,
@@ -150,7 +151,8 @@ def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
-              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=(),
+              workload: str = "model") -> dict:
     """Make the PhasedRR figures (ids of :data:`~flashrr.reproduce.phasedrr_figures.FIGURES`,
     default all, which adds the claims table) in ``out``, running or resuming the
     sweeps they need.  ``trace_params`` override :data:`DEFAULT_TRACE_PARAMS` for
@@ -163,7 +165,8 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
 
     if plan is None:
         merged = tuple({**dict(DEFAULT_TRACE_PARAMS), **dict(trace_params)}.items())
-        plan = Plan.make(quick=quick, repeat=repeat, trace_params=merged, device_overrides=tuple(device_overrides))
+        plan = Plan.make(quick=quick, workload=workload, repeat=repeat, trace_params=merged,
+                         device_overrides=tuple(device_overrides))
     return reproduce_groups("phasedrr", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
                             progress=progress)
 

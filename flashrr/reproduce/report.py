@@ -254,11 +254,13 @@ def write_report(out, runs: list, quick: bool | None = None) -> tuple:
 
 
 def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
-                  progress: bool = True, papers=None, plans: dict | None = None, on_paper=None) -> dict:
+                  progress: bool = True, papers=None, plans: dict | None = None, on_paper=None,
+                  workload: str = "model") -> dict:
     """Run every paper of ``papers`` (default: all of :data:`PAPERS`) into
     ``out/<paper>/`` and write the report after each.  ``plans``: a plan per
     paper (passed as ``plan=``; overrides ``quick``/``repeat``).  ``repeat`` is
-    not passed to papers without traces (``HAS_TRACES = False``).
+    not passed to papers without traces (``HAS_TRACES = False``), nor is
+    ``workload`` (``"model"`` or ``"synth"``: where the paper traces come from).
     ``on_paper(paper, index, count)`` is called before each paper.
     Returns ``{"runs": [PaperRun], "report": (md, html), "sections": [...]}``."""
     out = Path(out)
@@ -280,6 +282,8 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
             kw = {"quick": quick, "jobs": jobs, "progress": progress}
             if repeat is not None and getattr(mod, "HAS_TRACES", True):
                 kw["repeat"] = repeat
+            if getattr(mod, "HAS_TRACES", True) and paper not in plans:
+                kw["workload"] = workload
             if paper in plans:
                 kw["plan"] = plans[paper]
             mod.reproduce(d, **kw)

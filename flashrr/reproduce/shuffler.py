@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import SweepRuns, pivot, plan_variant, run_plan, synth_spec, tidy_rows  # noqa: F401  (pivot: API)
+from .common import SweepRuns, pivot, plan_variant, run_plan, tidy_rows, workload_spec  # noqa: F401  (pivot: API)
 from .common import figure_main as common_figure_main
 
 TRACES = ("ali0", "ali1", "lun0", "lun1", "lun2", "lun3", "lun4", "lun5", "gen0", "gen1")
@@ -67,6 +67,7 @@ class Plan:
     trace_params: tuple = DEFAULT_TRACE_PARAMS
     device_overrides: tuple = ()
     quick: bool = False
+    workload: str = "model"
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -76,7 +77,7 @@ class Plan:
         return plan_variant(cls(), fast if quick else None, repeat, **changes)
 
     def trace_spec(self, name: str) -> str:
-        return synth_spec(name, self.n_requests, self.trace_params)
+        return workload_spec(name, self.n_requests, self.trace_params, self.workload)
 
     def device(self, name: str, preset: str = "shuffler", **fields) -> dict:
         return {"preset": preset, "name": name, **dict(self.device_overrides), **fields}
@@ -133,7 +134,8 @@ def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
 
 
 def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None, progress: bool = True,
-              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=()) -> dict:
+              figures=None, plan: Plan | None = None, trace_params=(), device_overrides=(),
+              workload: str = "model") -> dict:
     """Run the experiments and write every figure, ``claims.csv``/``claims.md``,
     ``runs.csv`` and ``reproduce.json`` into ``out``.  ``figures``: a subset of
     :data:`~flashrr.reproduce.shuffler_figures.FIGURES` ids (default: all).
@@ -145,7 +147,7 @@ def reproduce(out, quick: bool = False, repeat: int | None = None, jobs: int | N
     from .shuffler_claims import claims, write_claims
     from .shuffler_figures import FIGURES
 
-    plan = plan or Plan.make(quick=quick, repeat=repeat, trace_params=DEFAULT_TRACE_PARAMS + tuple(trace_params),
+    plan = plan or Plan.make(quick=quick, workload=workload, repeat=repeat, trace_params=DEFAULT_TRACE_PARAMS + tuple(trace_params),
                              device_overrides=tuple(device_overrides))
     return reproduce_groups("shuffler", out, plan, FIGURES, figures, GROUPS, run, claims, write_claims, jobs=jobs,
                             progress=progress)
