@@ -46,6 +46,15 @@ cdef inline int64_t _round_size(double v) noexcept nogil:
     return s if s > SECTOR else SECTOR
 
 
+cdef inline int64_t _log2_bucket(int64_t n, int64_t buckets) noexcept nogil:
+    # floor(log2(n)) for n >= 1, at most buckets - 1
+    cdef int64_t b = 0
+    while n > 1 and b < buckets - 1:
+        n >>= 1
+        b += 1
+    return b
+
+
 cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil:
     # the first of the n entries of a cumulative distribution above u (the last one if none)
     cdef int64_t k = 0
@@ -69,11 +78,13 @@ cdef class Kernel:
     cdef double p_write_first, p_same, s_hash, address_scale
     cdef uint64_t salt
     cdef double[:] p_write_after
-    cdef double[:, :] p_reuse, dist_log, sector_cdf, trans_cdf, gap_log
+    cdef double[:, :] p_reuse, dist_log, trans_cdf, gap_log
+    cdef double[:, :, :] sector_cdf
+    cdef double[:] p_head
     cdef int64_t[:] dist_len, seg_first, seg_start, seg_len, seg_level, seg_alias
     cdef double[:] seg_prob
     cdef double[:, :, :] size_log
-    cdef const cnp.uint8_t[:, :, :, :] cascade
+    cdef const cnp.uint8_t[:, :, :, :, :] cascade
     cdef double cascade_step
     cdef int64_t[:, :] size_len
     cdef int64_t[:] ring_off, ring_size, h_unit, h_count
@@ -82,8 +93,9 @@ cdef class Kernel:
     cdef int64_t last_end[2]
     cdef int64_t seq_table
     cdef int64_t last_kind[2]
-    cdef int64_t kind_seq, kind_reuse
-    cdef public int64_t prev_op, prev_reuse, state, time
+    cdef int64_t run_length[2]
+    cdef int64_t kind_head, kind_run, run_buckets, kind_reuse, size_levels
+    cdef public int64_t prev_op, state, time
 
     def __init__(self, prep):
         self.prep = prep
@@ -105,7 +117,13 @@ cdef class Kernel:
         self.seq_table = prep.seq_table
         self.last_kind[0] = 0
         self.last_kind[1] = 0
-        self.kind_seq = prep.kind_seq
+        self.run_length[0] = 0
+        self.run_length[1] = 0
+        self.kind_head = prep.kind_head
+        self.size_levels = prep.cascade.shape[2]
+        self.p_head = prep.p_head
+        self.kind_run = prep.kind_run
+        self.run_buckets = prep.run_buckets
         self.kind_reuse = prep.kind_reuse
         self.dist_log = prep.dist_log
         self.dist_len = prep.dist_len
@@ -133,7 +151,6 @@ cdef class Kernel:
         self.h_count = np.zeros(cap, dtype=np.int64)
         self.h_mask = <uint64_t>(cap - 1)
         self.prev_op = 0
-        self.prev_reuse = 0
         self.state = prep.first_state
         self.time = 0
 
@@ -145,7 +162,7 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, seq, d, j, off = 0, sz = 0, heat = 0
+        cdef int64_t i, g, op, reuse, seq, head, d, j, off = 0, sz = 0, heat = 0
         for i in range(u.shape[0]):
             g = g0 + i
             if g == 0:
@@ -154,7 +171,7 @@ cdef class Kernel:
                 op = 1 if u[i, 0] < self.p_write_after[self.prev_op] else 0
             reuse = 0
             d = 0
-            if g > 0 and self.dist_len[op] > 0 and u[i, 1] < self.p_reuse[op, self.prev_reuse]:
+            if g > 0 and self.dist_len[op] > 0 and u[i, 1] < self.p_reuse[op, self.last_kind[op]]:
                 d = <int64_t>floor(_draw(&self.dist_log[op, 0], self.dist_len[op] - 1, u[i, 2]) + 0.5)
                 if d < 1:
                     d = 1
@@ -170,6 +187,7 @@ cdef class Kernel:
                 else:
                     sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
             seq = 0
+            head = 0
             if not reuse and self.last_end[op] >= 0 and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
                     and self._find(self.last_end[op] // self.unit_bytes) < 0:
                 seq = 1
@@ -177,7 +195,8 @@ cdef class Kernel:
                 sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,
                                        u[i, 4]))
             elif not reuse:
-                heat = self._fresh(g, op, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
+                head = 1 if u[i, 12] < self.p_head[op] else 0
+                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
             if g > 1:
                 self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
             if g > 0:
@@ -197,12 +216,17 @@ cdef class Kernel:
             self.ring_off[j] = off
             self.ring_size[j] = sz
             self.prev_op = op
-            self.prev_reuse = reuse
             self.last_end[op] = off + sz
+            if seq:
+                self.run_length[op] += 1
+            else:
+                self.run_length[op] = 0
             if reuse:
                 self.last_kind[op] = self.kind_reuse
             elif seq:
-                self.last_kind[op] = self.kind_seq
+                self.last_kind[op] = self.kind_run + _log2_bucket(self.run_length[op], self.run_buckets)
+            elif head:
+                self.last_kind[op] = self.kind_head
             else:
                 self.last_kind[op] = heat
 
@@ -246,12 +270,12 @@ cdef class Kernel:
         self.h_unit[i] = -1
         self.h_count[i] = 0
 
-    cdef int64_t _fresh(self, int64_t g, int64_t op, double u_seg, double u_region, double u_cascade,
-                        double u_sector, double u_same, double u_size, int64_t* off_out,
+    cdef int64_t _fresh(self, int64_t g, int64_t op, int64_t head, double u_seg, double u_region,
+                        double u_cascade, double u_sector, double u_same, double u_size, int64_t* off_out,
                         int64_t* size_out) noexcept nogil:
         """Writes a fresh request's offset and size; returns the heat level of its region."""
         cdef int64_t lv = self.levels
-        cdef int64_t m = op * self.phases + (g * self.phases // self.n_requests if self.phases > 1 else 0)
+        cdef int64_t m = (op * 2 + head) * self.phases + (g * self.phases // self.n_requests if self.phases > 1 else 0)
         cdef int64_t base = self.seg_first[m]
         cdef int64_t n_seg = self.seg_first[m + 1] - base
         cdef int64_t attempt = 0, k, seg = 0, seg_len, region, heat = 0, node, depth, unit = 0, sector
@@ -278,7 +302,7 @@ cdef class Kernel:
             for depth in range(lv):
                 key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>region * HASH_REGION) \
                     ^ (<uint64_t>node * HASH_NODE)
-                mid = lo + (self.cascade[op, heat, depth, _mix(key) >> 56] * self.cascade_step) * (hi - lo)
+                mid = lo + (self.cascade[op, head, heat, depth, _mix(key) >> 56] * self.cascade_step) * (hi - lo)
                 if u_cascade < mid:
                     node = 2 * node
                     hi = mid
@@ -293,12 +317,14 @@ cdef class Kernel:
             u_seg = (_mix(key) >> 11) * INV_2_53
             u_region = (_mix(key ^ 1) >> 11) * INV_2_53
             u_cascade = (_mix(key ^ 2) >> 11) * INV_2_53
-        sector = _pick(&self.sector_cdf[op, 0], self.sector_cdf.shape[1], u_sector)
+        sector = _pick(&self.sector_cdf[op, head, 0], self.sector_cdf.shape[2], u_sector)
         off_out[0] = unit * self.unit_bytes + sector * SECTOR
         if u_same < self.s_hash:
             key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>unit * HASH_SIZE)
-            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + heat, 0], self.size_len[op, 1 + heat] - 1,
+            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + head * self.size_levels + heat, 0],
+                                            self.size_len[op, 1 + head * self.size_levels + heat] - 1,
                                             (_mix(key) >> 11) * INV_2_53))
         else:
-            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + heat, 0], self.size_len[op, 1 + heat] - 1, u_size))
+            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + head * self.size_levels + heat, 0],
+                                            self.size_len[op, 1 + head * self.size_levels + heat] - 1, u_size))
         return heat

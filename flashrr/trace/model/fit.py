@@ -5,14 +5,17 @@
 1. the op chain (a two-state Markov chain of reads and writes);
 2. re-accesses: a request whose start unit (``offset // unit_bytes``) was the
    start unit of one of the previous ``reuse_window_requests`` requests is a
-   re-access at that distance; the probability of one, by op and by whether the
-   previous request was one, and the distance distribution per op;
+   re-access at that distance; the probability of one, by op and by the kind of
+   the previous request of the op (below), and the distance distribution per op;
 3. sequential continuations: a request that is not a re-access and starts at
    the byte where the previous request of its op ended; their probability by
    op and by the kind of that previous request (a fresh one, by the heat level
-   of its region; a continuation, which sets run lengths; a re-access), and
-   their sizes;
-4. for the other (fresh) requests of each op, per phase of the trace, the heat
+   of its region; a continuation, by the log2 bucket of the length its run has
+   reached, which sets the run-length distribution; a re-access), and their
+   sizes;
+4. for the other (fresh) requests of each op, apart for those that start a
+   run (the next request of their op continues them) and those that do not,
+   and with the share of run heads among them, per phase of the trace, the heat
    map of their start regions (counts per region, rounded to
    ``weight_steps_per_octave`` steps per power of two, runs of equal regions
    merged), the within-region cascade (how a node's requests split between
@@ -36,7 +39,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..core import Trace
-from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, WorkloadModel
+from .schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, Arrivals,
+                     HeatMap, ModelError, OpModel, Places, WorkloadModel)
 from .tables import quantile_table
 
 __all__ = ["FitSettings", "fit_model", "MIN_REQUESTS"]
@@ -117,34 +121,43 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
 
     p_write_first, p_write_after = _op_chain(w)
     reuse, dist, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
-    p_reuse = _reuse_probabilities(w, reuse)
     same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
     seq = _sequential(off, size, w) & ~reuse
 
+    fresh = ~reuse & ~seq
+    head = fresh & _continued(w, seq)  # fresh requests that the next request of their op continues
     region_bytes = s.region_bytes
     while True:
-        spatial = {op: _fresh_part(off, size, w, reuse | seq, op, s, region_bytes) for op in (0, 1)}
-        n_seg = sum(len(h.start) for part in spatial.values() if part for h in part["phases"])
+        singles = {op: _fresh_part(off, size, w, ~(fresh & ~head), op, s, region_bytes) for op in (0, 1)}
+        heads = {op: _fresh_part(off, size, w, ~head, op, s, region_bytes) for op in (0, 1)}
+        n_seg = sum(len(h.start) for part in (*singles.values(), *heads.values()) if part for h in part["phases"])
         if n_seg <= s.max_segments or region_bytes >= s.unit_bytes << 24:
             break
         region_bytes *= 2
-    kind = np.where(reuse, KIND_REUSE, KIND_SEQ)
+    kind = np.where(reuse, KIND_REUSE, np.where(head, KIND_HEAD, _run_kinds(w, seq)))
     for op in (0, 1):
-        if spatial[op] is not None:
-            kind[spatial[op]["index"]] = spatial[op]["level"]
-    p_seq = _sequential_probabilities(w, kind, reuse, seq)
+        if singles[op] is not None:
+            kind[singles[op]["index"]] = singles[op]["level"]
+    p_reuse = _kind_probabilities(w, kind, reuse, np.ones(n, dtype=bool))
+    p_seq = _kind_probabilities(w, kind, seq, ~reuse)
     for op in (0, 1):  # an op with no fresh request borrows the other's places (it is never generated fresh)
-        if spatial[op] is None:
-            spatial[op] = spatial[1 - op]
+        if singles[op] is None:
+            singles[op] = singles[1 - op] or heads[op] or heads[1 - op]
     parts = []
     for op in (0, 1):
         sel = w == op
         size_all = quantile_table(size[sel] if sel.any() else size, s.size_knots)
         d = dist[reuse & sel]
-        part = spatial[op]
-        parts.append(OpModel(tuple(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
+        part = singles[op]
+        n_fresh = int(np.count_nonzero(fresh & sel))
+        p_head = float(np.count_nonzero(head & sel)) / n_fresh if n_fresh else 0.0
+        h = heads[op]
+        head_places = None if h is None else Places(tuple(h["phases"]), h["cascade"], h["sector_pmf"],
+                                                    h["size_by_level"])
+        parts.append(OpModel(np.array(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
-                             np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots)))
+                             np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
+                             p_head if head_places is not None else 0.0, head_places))
     arrivals = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
     from ..stats import trace_stats
 
@@ -176,21 +189,6 @@ def _reuses(keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.n
     return (prev >= 0) & (dist <= window), dist, prev
 
 
-def _reuse_probabilities(w: np.ndarray, reuse: np.ndarray) -> list[list[float]]:
-    """``p[op][prev_reuse]``: probability of a re-access for a request of ``op`` after a fresh request (0) or a
-    re-access (1); a cell without requests takes the op's overall share."""
-    out = []
-    for op in (0, 1):
-        is_op = w[1:] == op
-        overall = float(reuse[1:][is_op].mean()) if is_op.any() else 0.0
-        row = []
-        for pr in (False, True):
-            m = is_op & (reuse[:-1] == pr)
-            row.append(float(reuse[1:][m].mean()) if m.any() else overall)
-        out.append(row)
-    return out
-
-
 def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Per request, whether it starts at the byte where the previous request of its op ended."""
     out = np.zeros(off.size, dtype=bool)
@@ -200,18 +198,40 @@ def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _sequential_probabilities(w: np.ndarray, kind: np.ndarray, reuse: np.ndarray, seq: np.ndarray) -> list:
-    """``p[op][k]``: probability that a request of ``op`` that is not a re-access continues the previous request
-    of its op, when that one was of kind k (``kind``: see KIND_SEQ); a kind without requests takes the op's
-    overall share."""
+def _continued(w: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """Per request, whether the next request of its op is a continuation."""
+    out = np.zeros(w.size, dtype=bool)
+    for op in (0, 1):
+        idx = np.flatnonzero(w == op)
+        out[idx[:-1]] = seq[idx[1:]]
+    return out
+
+
+def _run_kinds(w: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """Per request, the kind of a continuation: KIND_RUN plus the log2 bucket of the length its run reaches with
+    it (other requests: 0, overwritten by the caller)."""
+    out = np.zeros(w.size, dtype=np.int64)
+    for op in (0, 1):
+        idx = np.flatnonzero(w == op)
+        f = seq[idx].astype(np.int64)
+        # run length so far: continuations since the last request of the op that was not one
+        start = np.maximum.accumulate(np.where(f == 0, np.arange(idx.size), 0))
+        length = np.arange(idx.size) - start
+        bucket = np.minimum(np.floor(np.log2(np.maximum(length, 1))).astype(np.int64), RUN_BUCKETS - 1)
+        out[idx] = np.where(f == 1, KIND_RUN + bucket, 0)
+    return out
+
+
+def _kind_probabilities(w: np.ndarray, kind: np.ndarray, event: np.ndarray, eligible: np.ndarray) -> list:
+    """``p[op][k]``: the share of ``eligible`` requests of ``op`` with ``event``, among those whose previous request
+    of the same op has kind k; a kind without such requests takes the op's overall share."""
     out = []
     for op in (0, 1):
         idx = np.flatnonzero(w == op)
-        cand = ~reuse[idx[1:]]
-        now, before = seq[idx[1:]][cand], kind[idx[:-1]][cand]
+        cand = eligible[idx[1:]]
+        now, before = event[idx[1:]][cand], kind[idx[:-1]][cand]
         overall = float(now.mean()) if now.size else 0.0
-        out.append([float(now[before == k].mean()) if (before == k).any() else overall
-                    for k in range(KIND_REUSE + 1)])
+        out.append([float(now[before == k].mean()) if (before == k).any() else overall for k in range(KINDS)])
     return out
 
 

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
+from .schema import KIND_HEAD, KIND_REUSE, KIND_RUN, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
 from .tables import MASK64, alias_table, splitmix64
 
 __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_OP", "HASH_REGION", "HASH_NODE",
@@ -27,8 +27,9 @@ __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_O
 #: Requests generated per block (the unit of random draws).
 BLOCK_REQUESTS = 1 << 16
 #: Uniform draws per request, by column.
-N_UNIFORMS = 12
-U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP, U_SEQ = range(N_UNIFORMS)
+N_UNIFORMS = 13
+U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP, U_SEQ, U_HEAD = \
+    range(N_UNIFORMS)
 
 # Multipliers that spread op, region, node and unit over the 64 bits of a hash key.
 HASH_OP = 0x9E3779B97F4A7C15
@@ -66,58 +67,68 @@ class Prepared:
         ops = (model.read, model.write)
         self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
         self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)
-        self.kind_seq, self.kind_reuse = KIND_SEQ, KIND_REUSE
+        self.kind_head, self.kind_run, self.run_buckets, self.kind_reuse = KIND_HEAD, KIND_RUN, RUN_BUCKETS, KIND_REUSE
         knots = [op.reuse_distance.size for op in ops]
         dk = max(max(knots), 2)
         self.dist_len = np.array(knots, dtype=np.int64)
         self.dist_log = np.zeros((2, dk))
         for i, op in enumerate(ops):
             self.dist_log[i, :knots[i]] = np.log1p(op.reuse_distance)
+        # the places of each op: [0] fresh requests that start no run, [1] run heads (the first when an op has none)
+        places = [(op.places, op.heads if op.heads is not None else op.places) for op in ops]
+        self.p_head = np.array([op.p_head for op in ops], dtype=np.float64)
         sk = max(max(op.size_all.size for op in ops), max(op.size_seq.size for op in ops),
-                 max((t.size for op in ops for t in op.size_by_level), default=0))
-        # size tables: [op, 0] = all sizes, [op, 1 + level] = per heat level, [op, SIZE_LEVELS + 1] =
-        # sequential continuations (an empty table uses all sizes)
-        self.size_log = np.zeros((2, SIZE_LEVELS + 2, sk))
-        self.size_len = np.zeros((2, SIZE_LEVELS + 2), dtype=np.int64)
-        self.seq_table = SIZE_LEVELS + 1
+                 max((t.size for pl in places for p in pl for t in p.size_by_level), default=0))
+        # size tables: [op, 0] = all sizes, [op, 1 + map * SIZE_LEVELS + level] = per map and heat level,
+        # [op, seq_table] = sequential continuations (an empty table uses all sizes)
+        self.seq_table = 1 + 2 * SIZE_LEVELS
+        self.size_log = np.zeros((2, self.seq_table + 1, sk))
+        self.size_len = np.zeros((2, self.seq_table + 1), dtype=np.int64)
         for i, op in enumerate(ops):
-            for j, t in enumerate((op.size_all,) + tuple(op.size_by_level) + (op.size_seq,)):
+            tables = (op.size_all,) + tuple(places[i][0].size_by_level) + tuple(places[i][1].size_by_level) \
+                + (op.size_seq,)
+            for j, t in enumerate(tables):
                 if t.size == 0:
                     t = op.size_all
                 self.size_log[i, j, :t.size] = np.log1p(t)
                 self.size_len[i, j] = t.size
         n_sectors = model.unit_bytes // SECTOR_BYTES
-        self.sector_cdf = np.zeros((2, n_sectors))
-        for i, op in enumerate(ops):
-            c = np.cumsum(op.sector_pmf)
-            c[-1] = 1.0
-            self.sector_cdf[i] = c
-        # cascade[op, heat level, depth, j]: the bin of the split share a node takes when its hash's top byte is
-        # j; the share is bin * cascade_step (uint8, so the whole table stays in the L1 cache)
-        bins = {op.cascade.shape[2] for op in ops}
+        self.sector_cdf = np.zeros((2, 2, n_sectors))
+        for i in range(2):
+            for k in range(2):
+                c = np.cumsum(places[i][k].sector_pmf)
+                c[-1] = 1.0
+                self.sector_cdf[i, k] = c
+        # cascade[op, map, heat level, depth, j]: the bin of the split share a node takes when its hash's top
+        # byte is j; the share is bin * cascade_step (uint8, so the whole table stays in the L1 cache)
+        bins = {p.cascade.shape[2] for pl in places for p in pl}
         if len(bins) != 1 or bins.pop() > 256:
-            raise ValueError("both ops' cascades must have the same number of bins, at most 256")
+            raise ValueError("every cascade of a model must have the same number of bins, at most 256")
         b = ops[0].cascade.shape[2]
         self.cascade_step = 1.0 / (b - 1)
-        self.cascade = np.zeros((2, SIZE_LEVELS, max(self.levels, 1), 256), dtype=np.uint8)
+        self.cascade = np.zeros((2, 2, SIZE_LEVELS, max(self.levels, 1), 256), dtype=np.uint8)
         grid = (np.arange(256) + 0.5) / 256
-        for i, op in enumerate(ops):
-            for h in range(SIZE_LEVELS):
-                for depth in range(self.levels):
-                    c = np.cumsum(op.cascade[h, depth])
-                    c /= c[-1]
-                    self.cascade[i, h, depth] = np.minimum(np.searchsorted(c, grid, side="right"), b - 1)
-        # heat-map segments of every (op, phase), concatenated; seg_first[op * phases + k] starts map (op, k)
+        for i in range(2):
+            for k in range(2):
+                cas = places[i][k].cascade
+                for h in range(SIZE_LEVELS):
+                    for depth in range(self.levels):
+                        c = np.cumsum(cas[h, depth])
+                        c /= c[-1]
+                        self.cascade[i, k, h, depth] = np.minimum(np.searchsorted(c, grid, side="right"), b - 1)
+        # heat-map segments of every (op, map, phase), concatenated; map (op, map, k) starts at
+        # seg_first[(op * 2 + map) * phases + k]
         starts, lengths, levels, probs, aliases, first = [], [], [], [], [], [0]
-        for op in ops:
-            for h in op.phases:
-                prob, alias = alias_table(h.weight * h.length)
-                starts.append(h.start)
-                lengths.append(h.length)
-                levels.append(h.level)
-                probs.append(prob)
-                aliases.append(alias + first[-1])
-                first.append(first[-1] + h.start.size)
+        for i in range(2):
+            for k in range(2):
+                for h in places[i][k].phases:
+                    prob, alias = alias_table(h.weight * h.length)
+                    starts.append(h.start)
+                    lengths.append(h.length)
+                    levels.append(h.level)
+                    probs.append(prob)
+                    aliases.append(alias + first[-1])
+                    first.append(first[-1] + h.start.size)
         self.seg_first = np.array(first, dtype=np.int64)
         self.seg_start = np.concatenate(starts).astype(np.int64)
         self.seg_len = np.concatenate(lengths).astype(np.int64)

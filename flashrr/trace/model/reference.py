@@ -9,7 +9,8 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
 
 1. **Op**: a write with probability ``p_write_first`` (request 0) or
    ``p_write_after[previous op]``.
-2. **Re-access**: with probability ``p_reuse[op][previous was a re-access]``
+2. **Re-access**: with probability ``p_reuse[op][kind of the previous request
+   of this op]`` (see ``OpModel.p_reuse``)
    the request repeats the start of the request ``d`` before it, ``d`` drawn
    from the op's distance table and rounded (1 .. window; a ``d`` beyond the
    start of the trace makes the request fresh).  It keeps that request's size
@@ -19,7 +20,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    previous request of its op ended, with a size from the op's table of
    continuation sizes, unless one of the last ``window`` requests started in
    that unit (the fit calls such a request a re-access, not a continuation).
-4. **Fresh**: otherwise, a heat-map segment of the op's current phase (alias table), a
+4. **Fresh**: otherwise a run head with probability ``p_head[op]``, from the
+   op's places of run heads, else from its places of other fresh requests: a
+   heat-map segment of the op's current phase (alias table), a
    region in it (uniform), a unit in the region by descending the cascade of
    the segment's heat level (each node's split share is looked up from a hash
    of seed, op, region and node, so the same region keeps the same hot spots
@@ -44,8 +47,8 @@ import math
 import numpy as np
 
 from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, HASH_SIZE, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
-                       U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE, Prepared)
-from .schema import KIND_REUSE, KIND_SEQ, SECTOR_BYTES
+                       U_HEAD, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE, Prepared)
+from .schema import KIND_HEAD, KIND_REUSE, SECTOR_BYTES, SIZE_LEVELS, run_kind
 from .tables import MASK64, draw_log1p, hash01, splitmix64
 
 __all__ = ["ReferenceGenerator"]
@@ -72,12 +75,12 @@ class ReferenceGenerator:
         self.ring_off = np.zeros(prep.window, dtype=np.int64)
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
         self.prev_op = 0
-        self.prev_reuse = 0
         self.state = prep.first_state
         self.time = 0
         self.recent: dict[int, int] = {}  # unit -> requests among the last `window` that start in it
         self.last_end = [-1, -1]  # per op: end byte of its latest request (-1: none yet)
-        self.last_kind = [0, 0]  # per op: kind of its latest request (heat level if fresh, KIND_SEQ, KIND_REUSE)
+        self.last_kind = [0, 0]  # per op: kind of its latest request (schema.KINDS)
+        self.run_length = [0, 0]  # per op: continuations since its latest request that was not one
 
     def _forget(self, unit: int) -> None:
         c = self.recent[unit] - 1
@@ -86,11 +89,12 @@ class ReferenceGenerator:
         else:
             del self.recent[unit]
 
-    def _fresh(self, g: int, op: int, r) -> tuple[int, int, int]:
-        """Offset, size and heat level of a fresh request (step 4 of the module docstring)."""
+    def _fresh(self, g: int, op: int, r, head: int) -> tuple[int, int, int]:
+        """Offset, size and heat level of a fresh request, a run head when ``head`` (step 4 of the module
+        docstring)."""
         p = self.p
         lv = p.levels
-        m = op * p.phases + (g * p.phases // p.n_requests if p.phases > 1 else 0)
+        m = (op * 2 + head) * p.phases + (g * p.phases // p.n_requests if p.phases > 1 else 0)
         base, n_seg = p.seg_first[m], p.seg_first[m + 1] - p.seg_first[m]
         u_seg, u_region, u_cascade = r[U_SEG], r[U_REGION], r[U_CASCADE]
         attempt = 0
@@ -106,7 +110,8 @@ class ReferenceGenerator:
             for depth in range(lv):
                 key = (p.salt ^ ((op * HASH_OP) & MASK64) ^ ((region * HASH_REGION) & MASK64)
                        ^ ((node * HASH_NODE) & MASK64))
-                mid = lo + (int(p.cascade[op, heat, depth, splitmix64(key) >> 56]) * p.cascade_step) * (hi - lo)
+                share = int(p.cascade[op, head, heat, depth, splitmix64(key) >> 56]) * p.cascade_step
+                mid = lo + share * (hi - lo)
                 if u_cascade < mid:
                     node = 2 * node
                     hi = mid
@@ -119,9 +124,10 @@ class ReferenceGenerator:
             attempt += 1
             key = p.salt ^ ((g * HASH_RETRY_G) & MASK64) ^ ((attempt * HASH_RETRY_A) & MASK64)
             u_seg, u_region, u_cascade = hash01(key), hash01(key ^ 1), hash01(key ^ 2)
-        sector = _pick(p.sector_cdf[op], r[U_SECTOR])
+        sector = _pick(p.sector_cdf[op, head], r[U_SECTOR])
         off = unit * p.unit_bytes + sector * SECTOR_BYTES
-        table = p.size_log[op, 1 + heat, :p.size_len[op, 1 + heat]]
+        t = 1 + head * SIZE_LEVELS + heat
+        table = p.size_log[op, t, :p.size_len[op, t]]
         if r[U_SAME] < p.s_hash:
             key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
             return off, _round_size(draw_log1p(table, hash01(key))), heat
@@ -136,7 +142,7 @@ class ReferenceGenerator:
             op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[self.prev_op]))
             reuse = 0
             d = 0
-            if g > 0 and p.dist_len[op] > 0 and r[U_REUSE] < p.p_reuse[op, self.prev_reuse]:
+            if g > 0 and p.dist_len[op] > 0 and r[U_REUSE] < p.p_reuse[op, self.last_kind[op]]:
                 d = int(math.floor(draw_log1p(p.dist_log[op, :p.dist_len[op]], r[U_DIST]) + 0.5))
                 d = min(max(d, 1), p.window)
                 if d <= g:
@@ -148,7 +154,7 @@ class ReferenceGenerator:
                     sz = int(self.ring_size[j])
                 else:
                     sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
-            seq = 0
+            seq = head = 0
             if not reuse and self.last_end[op] >= 0 and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
                     and self.last_end[op] // p.unit_bytes not in self.recent:
                 seq = 1
@@ -156,7 +162,8 @@ class ReferenceGenerator:
                 t = p.seq_table
                 sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
             elif not reuse:
-                off, sz, heat = self._fresh(g, op, r)
+                head = int(r[U_HEAD] < p.p_head[op])
+                off, sz, heat = self._fresh(g, op, r, head)
             if g > 1:  # request 1 is in the first state; later ones move along the chain
                 self.state = _pick(p.trans_cdf[self.state], r[U_STATE])
             if g > 0:
@@ -173,6 +180,7 @@ class ReferenceGenerator:
             self.ring_off[j] = off
             self.ring_size[j] = sz
             self.prev_op = op
-            self.prev_reuse = reuse
             self.last_end[op] = off + sz
-            self.last_kind[op] = KIND_REUSE if reuse else KIND_SEQ if seq else heat
+            self.run_length[op] = self.run_length[op] + 1 if seq else 0
+            self.last_kind[op] = KIND_REUSE if reuse else run_kind(self.run_length[op]) if seq else \
+                KIND_HEAD if head else heat

@@ -25,21 +25,33 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
 __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
-           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "KIND_SEQ",
-           "KIND_REUSE"]
+           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "RUN_BUCKETS",
+           "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 4
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
 SIZE_LEVELS = 8
 OPS = ("read", "write")
-#: indices of p_seq after a continuation and after a re-access (0 .. SIZE_LEVELS - 1: after a fresh request)
-KIND_SEQ, KIND_REUSE = SIZE_LEVELS, SIZE_LEVELS + 1
+#: The kinds of the previous request of an op that p_reuse and p_seq depend on: a fresh request that starts no run,
+#: in a region of heat level h (kind h); a fresh request that starts a run (KIND_HEAD); a continuation that makes
+#: its run r requests long (kind KIND_RUN + min(floor(log2 r), RUN_BUCKETS - 1)); a re-access (KIND_REUSE).
+RUN_BUCKETS = 10
+KIND_HEAD = SIZE_LEVELS
+KIND_RUN = KIND_HEAD + 1
+KIND_REUSE = KIND_RUN + RUN_BUCKETS
+KINDS = KIND_REUSE + 1
 _MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
 _MAX_CASCADE_BINS = 256  # the generators look a split share up as one byte
 _SUM_TOLERANCE = 1e-9  # weights that sum to 1 within this are taken as already normalised
+
+
+def run_kind(run_length: int) -> int:
+    """The kind of a continuation that makes its run ``run_length`` (>= 1) requests long."""
+    b = run_length.bit_length() - 1
+    return KIND_RUN + (b if b < RUN_BUCKETS else RUN_BUCKETS - 1)
 
 
 class ModelError(TraceError):
@@ -75,6 +87,14 @@ def _scale(where: str, v) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0.0 < v <= 1.0:
         _fail(where, "a factor in (0, 1]", v)
     return float(v)
+
+
+def _kind_probabilities(where: str, v) -> np.ndarray:
+    a = _array(where, v, np.float64, 1)
+    if a.size != KINDS or np.any((a < 0) | (a > 1)):
+        _fail(where, f"{KINDS} probabilities, one per kind of the previous request of the op (fresh by heat level, "
+              "continuation by run length, re-access)", v)
+    return a
 
 
 def _pos_int(where: str, v, lo: int = 1) -> int:
@@ -157,12 +177,56 @@ class HeatMap:
 
 
 @dataclass(frozen=True)
+class Places:
+    """Where one class of fresh requests starts, and their sizes: heat maps per phase, cascades per heat level,
+    the start sector in the unit and sizes per heat level (the fields of the same names of :class:`OpModel`)."""
+
+    phases: tuple
+    cascade: np.ndarray
+    sector_pmf: np.ndarray
+    size_by_level: tuple
+
+    def check(self, where: str, unit_bytes: int, levels: int) -> "Places":
+        sector = _pmf(f"{where}.sector_pmf", self.sector_pmf, unit_bytes // SECTOR_BYTES)
+        cascade = _array(f"{where}.cascade", self.cascade, np.float64, 3)
+        if cascade.shape[:2] != (SIZE_LEVELS, levels) or not 2 <= cascade.shape[2] <= _MAX_CASCADE_BINS \
+                or np.any(cascade < 0) or np.any(cascade.sum(axis=2) <= 0):
+            _fail(f"{where}.cascade", f"{SIZE_LEVELS} heat levels of {levels} depths (log2(region_bytes / "
+                  f"unit_bytes)), each 2 to {_MAX_CASCADE_BINS} non-negative weights with a positive sum", cascade)
+        cascade = _normalised(cascade, axis=2)
+        if not isinstance(self.size_by_level, (tuple, list)) or len(self.size_by_level) != SIZE_LEVELS:
+            _fail(f"{where}.size_by_level", f"{SIZE_LEVELS} quantile tables (empty ones allowed)",
+                  self.size_by_level)
+        by_level = tuple(_quantiles(f"{where}.size_by_level[{i}]", t, allow_empty=True, lo=1.0)
+                         for i, t in enumerate(self.size_by_level))
+        if not isinstance(self.phases, (tuple, list)) or not self.phases:
+            _fail(f"{where}.phase", "at least one phase (a heat map)", self.phases)
+        phases = tuple(h.check(f"{where}.phase[{i}]") for i, h in enumerate(self.phases))
+        return Places(phases, cascade, sector, by_level)
+
+    def to_dict(self) -> dict:
+        return {"sector_pmf": _floats(self.sector_pmf), "cascade": [[_floats(r) for r in lv] for lv in self.cascade],
+                "size_by_level": [_floats(t) for t in self.size_by_level],
+                "phase": [h.to_dict() for h in self.phases]}
+
+    @classmethod
+    def from_getter(cls, g: "_Getter") -> "Places":
+        phases = []
+        for i, ph in enumerate(g.value("phase", list)):
+            if not isinstance(ph, dict):
+                _fail(f"{g.where}: {g.path}.phase[{i}]", "a table", ph)
+            pg = _Getter(g.where, ph, f"{g.path}.phase[{i}]")
+            phases.append(HeatMap(pg.value("start"), pg.value("length"), pg.value("weight"), pg.value("level")))
+        return cls(tuple(phases), g.value("cascade"), g.value("sector_pmf"), tuple(g.value("size_by_level", list)))
+
+
+@dataclass(frozen=True)
 class OpModel:
     """The parts of the model that belong to one op (reads or writes).
 
     * ``p_reuse``: probability that a request of this op re-accesses the start of
-      a recent request, after a fresh request (index 0) and after a re-access
-      (index 1).
+      a recent request, by the kind of the previous request of this op (KINDS
+      values; see ``KIND_RUN``).
     * ``reuse_distance``: quantile table of the re-access distance, requests
       (1 .. the model's ``reuse_window_requests``); empty when this op never
       re-accesses.
@@ -178,65 +242,68 @@ class OpModel:
     * ``phases``: one :class:`HeatMap` per phase of the trace.
     * ``p_seq``: probability that a request that is not a re-access starts
       where the previous request of this op ended, by the kind of that previous
-      request: a fresh request in a region of heat level h (index h, 0 ..
-      SIZE_LEVELS - 1), a continuation (index SIZE_LEVELS) or a re-access
-      (index SIZE_LEVELS + 1); ``size_seq``: the quantile table of those
-      continuations' sizes, bytes.
+      request (KINDS values: after a fresh request, by the heat level of its
+      region; after a continuation, by the length its run has reached, which
+      sets the run-length distribution; after a re-access); ``size_seq``: the
+      quantile table of those continuations' sizes, bytes.
+    * ``p_head``: the share of fresh requests that start a run (the next
+      request of the op continues them), and ``heads``: where those start
+      (:class:`Places`; None when ``p_head`` is 0).  The other fresh requests
+      start where ``phases``, ``cascade``, ``sector_pmf`` and ``size_by_level``
+      say.
     """
 
-    p_reuse: tuple
+    p_reuse: np.ndarray
     reuse_distance: np.ndarray
     sector_pmf: np.ndarray
     cascade: np.ndarray
     size_all: np.ndarray
     size_by_level: tuple
     phases: tuple
-    p_seq: np.ndarray = field(default_factory=lambda: np.zeros(SIZE_LEVELS + 2))
+    p_seq: np.ndarray = field(default_factory=lambda: np.zeros(KINDS))
     size_seq: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    p_head: float = 0.0
+    heads: Places | None = None
+
+    @property
+    def places(self) -> Places:
+        """Where fresh requests that start no run start."""
+        return Places(self.phases, self.cascade, self.sector_pmf, self.size_by_level)
 
     def check(self, where: str, unit_bytes: int, levels: int, window: int) -> "OpModel":
-        if not isinstance(self.p_reuse, (tuple, list)) or len(self.p_reuse) != 2:
-            _fail(f"{where}.p_reuse", "two probabilities (after a fresh request, after a re-access)", self.p_reuse)
-        p_reuse = (_prob(f"{where}.p_reuse_after_fresh", self.p_reuse[0]),
-                   _prob(f"{where}.p_reuse_after_reuse", self.p_reuse[1]))
+        p_reuse = _kind_probabilities(f"{where}.p_reuse", self.p_reuse)
         dist = _quantiles(f"{where}.reuse_distance", self.reuse_distance, allow_empty=True, lo=1.0)
         if dist.size and dist[-1] > window:
             _fail(f"{where}.reuse_distance", f"distances of at most reuse_window_requests ({window})", dist[-1])
-        if dist.size == 0 and max(p_reuse) > 0:
+        if dist.size == 0 and p_reuse.max() > 0:
             _fail(f"{where}.reuse_distance", "a quantile table (p_reuse is above 0)", dist)
-        sector = _pmf(f"{where}.sector_pmf", self.sector_pmf, unit_bytes // SECTOR_BYTES)
-        cascade = _array(f"{where}.cascade", self.cascade, np.float64, 3)
-        if cascade.shape[:2] != (SIZE_LEVELS, levels) or not 2 <= cascade.shape[2] <= _MAX_CASCADE_BINS \
-                or np.any(cascade < 0) or np.any(cascade.sum(axis=2) <= 0):
-            _fail(f"{where}.cascade", f"{SIZE_LEVELS} heat levels of {levels} depths (log2(region_bytes / "
-                  f"unit_bytes)), each 2 to {_MAX_CASCADE_BINS} non-negative weights with a positive sum", cascade)
-        cascade = _normalised(cascade, axis=2)
+        single = self.places.check(where, unit_bytes, levels)
         size_all = _quantiles(f"{where}.size_all", self.size_all, allow_empty=False, lo=1.0)
-        if not isinstance(self.size_by_level, (tuple, list)) or len(self.size_by_level) != SIZE_LEVELS:
-            _fail(f"{where}.size_by_level", f"{SIZE_LEVELS} quantile tables (empty ones allowed)",
-                  self.size_by_level)
-        by_level = tuple(_quantiles(f"{where}.size_by_level[{i}]", t, allow_empty=True, lo=1.0)
-                         for i, t in enumerate(self.size_by_level))
-        if not isinstance(self.phases, (tuple, list)) or not self.phases:
-            _fail(f"{where}.phase", "at least one phase (a heat map)", self.phases)
-        phases = tuple(h.check(f"{where}.phase[{i}]") for i, h in enumerate(self.phases))
-        p_seq = _array(f"{where}.p_seq", self.p_seq, np.float64, 1)
-        if p_seq.size != SIZE_LEVELS + 2 or np.any((p_seq < 0) | (p_seq > 1)):
-            _fail(f"{where}.p_seq", f"{SIZE_LEVELS + 2} probabilities (after a fresh request of each heat level, "
-                  "after a continuation, after a re-access)", self.p_seq)
+        p_seq = _kind_probabilities(f"{where}.p_seq", self.p_seq)
         size_seq = _quantiles(f"{where}.size_seq", self.size_seq, allow_empty=True, lo=1.0)
         if size_seq.size == 0 and p_seq.max() > 0:
             _fail(f"{where}.size_seq", "a quantile table (p_seq is above 0)", size_seq)
-        return OpModel(p_reuse, dist, sector, cascade, size_all, by_level, phases, p_seq, size_seq)
+        p_head = _prob(f"{where}.p_head", self.p_head)
+        heads = None
+        if self.heads is not None:
+            if not isinstance(self.heads, Places):
+                _fail(f"{where}.heads", "a Places", self.heads)
+            heads = self.heads.check(f"{where}.heads", unit_bytes, levels)
+            if len(heads.phases) != len(single.phases) or heads.cascade.shape[2] != single.cascade.shape[2]:
+                _fail(f"{where}.heads.phase", f"{len(single.phases)} phases and {single.cascade.shape[2]} cascade "
+                      "bins (as the other fresh requests)", len(heads.phases))
+        elif p_head > 0:
+            _fail(f"{where}.heads", "the places of run heads (p_head is above 0)", None)
+        return OpModel(p_reuse, dist, single.sector_pmf, single.cascade, size_all, single.size_by_level,
+                       single.phases, p_seq, size_seq, p_head, heads)
 
     def to_dict(self) -> dict:
-        return {"p_reuse_after_fresh": self.p_reuse[0], "p_reuse_after_reuse": self.p_reuse[1],
-                "p_seq": _floats(self.p_seq),
-                "size_seq": _floats(self.size_seq),
-                "reuse_distance": _floats(self.reuse_distance), "sector_pmf": _floats(self.sector_pmf),
-                "cascade": [[_floats(r) for r in lv] for lv in self.cascade], "size_all": _floats(self.size_all),
-                "size_by_level": [_floats(t) for t in self.size_by_level],
-                "phase": [h.to_dict() for h in self.phases]}
+        out = {"p_reuse": _floats(self.p_reuse), "p_seq": _floats(self.p_seq), "p_head": float(self.p_head),
+               "size_seq": _floats(self.size_seq), "reuse_distance": _floats(self.reuse_distance),
+               "size_all": _floats(self.size_all), **self.places.to_dict()}
+        if self.heads is not None:
+            out["heads"] = self.heads.to_dict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -373,7 +440,8 @@ class WorkloadModel:
         """An upper bound of the highest byte a generated request can touch."""
         end = 0
         for op in (self.read, self.write):
-            top = int(max(h.end_region for h in op.phases) * self.region_bytes * self.address_scale)
+            maps = op.phases + (op.heads.phases if op.heads is not None else ())
+            top = int(max(h.end_region for h in maps) * self.region_bytes * self.address_scale)
             end = max(end, top + int(op.size_all[-1]) + SECTOR_BYTES,
                       *(top + int(t[-1]) + SECTOR_BYTES for t in op.size_by_level if t.size))
         return end - 1
@@ -410,16 +478,11 @@ class WorkloadModel:
         for op in OPS:
             t = get.table(op)
             g = _Getter(where, t, op)
-            phase_list = g.value("phase", list)
-            phases = []
-            for i, ph in enumerate(phase_list):
-                pg = _Getter(where, ph if isinstance(ph, dict) else _fail(
-                    f"{where}: {op}.phase[{i}]", "a table", ph), f"{op}.phase[{i}]")
-                phases.append(HeatMap(pg.value("start"), pg.value("length"), pg.value("weight"), pg.value("level")))
-            parts[op] = OpModel((g.value("p_reuse_after_fresh"), g.value("p_reuse_after_reuse")),
-                                g.value("reuse_distance"), g.value("sector_pmf"), g.value("cascade"),
-                                g.value("size_all"), tuple(g.value("size_by_level", list)), tuple(phases),
-                                g.value("p_seq"), g.value("size_seq"))
+            single = Places.from_getter(g)
+            heads = Places.from_getter(_Getter(where, g.table("heads"), f"{op}.heads")) if "heads" in t else None
+            parts[op] = OpModel(g.value("p_reuse"), g.value("reuse_distance"), single.sector_pmf, single.cascade,
+                                g.value("size_all"), single.size_by_level, single.phases, g.value("p_seq"),
+                                g.value("size_seq"), g.value("p_head"), heads)
         arr = _Getter(where, get.table("arrivals"), "arrivals")
         og = _Getter(where, ops, "ops")
         try:

@@ -57,10 +57,17 @@ def with_read_ratio(model: WorkloadModel, read_ratio: float) -> WorkloadModel:
     return model.replace(p_write_first=pi, p_write_after=(after_read, after_write))
 
 
+def _with_places(op: OpModel, fn) -> OpModel:
+    """``op`` with ``fn`` applied to both its places (fresh requests that start no run, and run heads)."""
+    single = fn(op.places)
+    return replace(op, phases=single.phases, cascade=single.cascade, sector_pmf=single.sector_pmf,
+                   size_by_level=single.size_by_level, heads=None if op.heads is None else fn(op.heads))
+
+
 def _scale_op_sizes(op: OpModel, factor: float) -> OpModel:
     scale = lambda t: t * factor if t.size else t  # noqa: E731
-    return replace(op, size_all=scale(op.size_all), size_by_level=tuple(scale(t) for t in op.size_by_level),
-                   size_seq=scale(op.size_seq))
+    op = _with_places(op, lambda p: replace(p, size_by_level=tuple(scale(t) for t in p.size_by_level)))
+    return replace(op, size_all=scale(op.size_all), size_seq=scale(op.size_seq))
 
 
 def scaled_sizes(model: WorkloadModel, read_factor: float, write_factor: float) -> WorkloadModel:
@@ -73,15 +80,23 @@ def scaled_sizes(model: WorkloadModel, read_factor: float, write_factor: float) 
 
 
 def _map_phases(model: WorkloadModel, fn) -> WorkloadModel:
-    ops = [replace(op, phases=tuple(fn(h) for h in op.phases)) for op in (model.read, model.write)]
+    ops = [_with_places(op, lambda p: replace(p, phases=tuple(fn(h) for h in p.phases)))
+           for op in (model.read, model.write)]
     return model.replace(read=ops[0], write=ops[1])
+
+
+def _all_maps(model: WorkloadModel):
+    for op in (model.read, model.write):
+        for places in (op.places, op.heads):
+            if places is not None:
+                yield from places.phases
 
 
 def compacted(model: WorkloadModel) -> WorkloadModel:
     """The covered regions of all heat maps (both ops, every phase) moved next to each other from region 0,
     in order; a region keeps its place relative to the others of its run of covered regions."""
-    starts = np.concatenate([h.start for op in (model.read, model.write) for h in op.phases])
-    ends = np.concatenate([h.start + h.length for op in (model.read, model.write) for h in op.phases])
+    starts = np.concatenate([h.start for h in _all_maps(model)])
+    ends = np.concatenate([h.start + h.length for h in _all_maps(model)])
     order = np.argsort(starts, kind="stable")
     starts, ends = starts[order], ends[order]
     # union of the covered intervals [start, end)
@@ -135,10 +150,11 @@ def concentrated(model: WorkloadModel, kappa: float) -> WorkloadModel:
     if not -1.0 <= kappa <= 1.0:
         raise ValueError(f"kappa: expected a number in [-1, 1] (got {kappa!r})")
     power = math.exp(2.0 * kappa)
-    ops = []
-    for op in (model.read, model.write):
-        phases = tuple(HeatMap(h.start, h.length, h.weight ** power, h.level) for h in op.phases)
-        ops.append(replace(op, cascade=_concentrate_cascade(op.cascade, kappa), phases=phases))
+    def sharpen(p):
+        return replace(p, cascade=_concentrate_cascade(p.cascade, kappa),
+                       phases=tuple(HeatMap(h.start, h.length, h.weight ** power, h.level) for h in p.phases))
+
+    ops = [_with_places(op, sharpen) for op in (model.read, model.write)]
     return model.replace(read=ops[0], write=ops[1])
 
 
@@ -148,8 +164,7 @@ def reuse_scaled(model: WorkloadModel, factor: float) -> WorkloadModel:
         raise ValueError(f"reuse factor: expected a number >= 0 (got {factor!r})")
     ops = []
     for op in (model.read, model.write):
-        p = tuple(min(1.0, x * factor) for x in op.p_reuse)
-        ops.append(replace(op, p_reuse=p))
+        ops.append(replace(op, p_reuse=np.minimum(op.p_reuse * factor, 1.0)))
     return model.replace(read=ops[0], write=ops[1])
 
 
