@@ -1,0 +1,239 @@
+"""Rules of docs/model.md that no other test file pinned, each counted by hand on
+both engines (the ``engine`` fixture), so a rule broken the same way in the compiled
+engine and in its twin still fails here.  Each test is named after the rule it pins,
+and its docstring derives the expected numbers from that rule.  tests/README.md maps
+every rule of docs/model.md to its test; tests/mutation_check.py breaks rules in both
+engines and reports which tests catch each.
+
+Unless a test says otherwise the device is ``engine_helpers.tiny_config``: one channel,
+one die, one plane (k = 1), 32 blocks of 16 pages, t_read 100 ns, t_prog 1,000 ns,
+t_erase 5,000 ns, no channel time, t_dram 10 ns, no cache, RR threshold 10, the
+"user-first" scheduler.  The fill writes LPN 0 up to the trace's highest LPN in order
+into block 0, 1, ... (the free list starts in id order), so with k = 1 LPN i is page
+i mod 16 of block i // 16; with k planes per superblock LPN i is on component i mod k,
+at offset i // k.  Means of latency are exact (sum / count); percentiles are not.
+"""
+import numpy as np
+import pytest
+
+import flashrr
+from flashrr.config import ReadRetryConfig
+from engine_helpers import build_engine, page_trace, tiny_config
+
+
+def _block_reads(engine, cfg, trace):
+    """Every block's read count after ``trace`` (filled up to its highest LPN), and the
+    engine's counters."""
+    ps = cfg.geometry.page_size_bytes
+    top = int(((trace.offset + trace.size - 1) // ps).max())
+    eng = build_engine(engine, cfg, "baseline", fill=top + 1)
+    eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+    eng.finish()
+    return np.asarray(eng.state_view(0).block_reads).copy(), eng.results()["counters"]
+
+
+# ----------------------------------------------------------------------------- 2. FTL: greedy GC
+
+
+def test_gc_owes_a_victim_only_for_an_allocation_below_the_threshold(engine):
+    """8 blocks of 4 pages, 16 logical pages, GC threshold ceil(0.3 x 8) = 3 free blocks.
+    The fill puts LPNs 0-7 in blocks 0 and 1 (6 free).  Writes of LPNs 0-7, twice over,
+    one every 1 us: writes 1, 5, 9 and 13 open blocks 2, 3, 4 and 5.  Opening block 4
+    (write 9, at 8 us) leaves 3 free, at the threshold, not below it: no victim.  Opening
+    block 5 (write 13, at 12 us) leaves 2: one victim, the emptiest closed block with the
+    lowest id, block 0 (its pages were rewritten by writes 1-4), erased with no move."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False)
+    assert cfg.gc_threshold_superblocks == 3
+    res = flashrr.simulate(cfg, page_trace(list(range(8)) * 2, writes=[True] * 16), engine=engine)
+    assert res.gc_events["time_ns"].tolist() == [12_000]
+    assert res.gc_events["superblock"].tolist() == [0]
+    assert (res.summary["gc_page_moves"], res.summary["erase_count"]) == (0, 1)
+
+
+# ----------------------------------------------------------------------------- 4. read counts
+
+
+def test_a_multi_page_read_counts_once_per_page_on_its_block(engine):
+    """A flash read adds 1 to its block's read count for every page it reads.  One read
+    of 4 pages at LPN 0 reads pages 0-3 of block 0: its count becomes 4, the threshold,
+    so one RR of block 0 moves its 4 valid pages.  The read is 4 transactions (one plane,
+    four offsets) of 100 ns, so the RR is decided when they are done, at 400 ns.
+    Counting once per request would leave the count at 1 and start no RR."""
+    res = flashrr.simulate(tiny_config(rr=4), page_trace([0], pages=[4]), engine=engine)
+    s = res.summary
+    assert (s["flash_read_pages"], s["user_flash_transactions"]) == (4, 4)
+    assert (s["rr_count"], s["rr_page_moves"]) == (1, 4)
+    assert list(res.rr_events.block_reads) == [(4,)]
+    assert res.rr_events["time_ns"].tolist() == [400]
+
+
+def test_a_superpage_read_counts_one_on_each_component_block(engine):
+    """k = 4 (one die, four planes): LPNs 0-3 are offset 0 of components 0-3 of superblock
+    0, LPNs 4-7 offset 1.  A read of LPNs 0-3 adds 1 to each of blocks 0-3; a read of
+    LPNs 0-7 then adds 2 more to each (two pages per block): (3, 3, 3, 3), nothing
+    elsewhere.  Threshold 100: no RR resets them."""
+    cfg = tiny_config(planes=4, sb_planes=4, rr=100)
+    reads, c = _block_reads(engine, cfg, page_trace([0, 0], pages=[4, 8]))
+    assert reads[:4].tolist() == [3, 3, 3, 3]
+    assert not reads[4:].any()
+    assert c["flash_read_pages"] == 12 and c["rr_count"] == 0
+
+
+def test_migration_reads_are_not_counted_and_the_erase_resets_the_victims_count(engine):
+    """The RR of the first test moves LPNs 0-3 from block 0 to the GC/RR frontier, which
+    takes the next free block (1).  Its migration reads add nothing to block 1, and the
+    erase resets block 0's count of 4: every count is 0 after the RR."""
+    reads, c = _block_reads(engine, tiny_config(rr=4), page_trace([0], pages=[4]))
+    assert c["rr_count"] == 1
+    assert not reads.any()
+
+
+def test_rr_triggers_on_one_blocks_count_not_the_superblocks_sum(engine):
+    """k = 2 (one die, two planes), threshold 10: LPN 0 (component 0) and LPN 1
+    (component 1) are read 9 times each.  Neither block reaches 10, though together
+    they have 18 reads: no RR.  The tenth read of LPN 0 brings block 0 to 10: one RR of
+    the superblock, with counts (10, 9), moving both pages.  Both pages sit at offset 0
+    on one die, so the RR is one two-plane read (100), one two-plane program (1,000)
+    and one erase (5,000): 6,100 ns of RR work."""
+    cfg = tiny_config(planes=2, sb_planes=2, rr=10)
+    res = flashrr.simulate(cfg, page_trace([0, 1] * 9 + [0]), engine=engine)
+    s = res.summary
+    assert (s["rr_count"], s["rr_page_moves"]) == (1, 2)
+    assert list(res.rr_events.block_reads) == [(10, 9)]
+    assert s["busy_rr_ns"] == 100 + 1_000 + 5_000
+
+
+# ----------------------------------------------------------------------------- 4. read retry
+
+
+@pytest.mark.parametrize("scheduler", ["user-first", "gc-first", "fcfs"])
+def test_migration_reads_pay_the_victims_read_retry(engine, scheduler):
+    """Cocktail retries (steps 0.7, 0.8, 0.9 of the threshold 10, 1,000 ns each), ten
+    reads of LPN 0, 100 us apart.  The user reads at counts 7, 8, 9 pay 1, 2, 3 retries:
+    retry_time_ns = 6,000, and the tenth read ends at 900,000 + 100 + 3,000 = 903,100,
+    when block 0 reaches 10 and its RR is decided.  A victim's count is at its threshold,
+    10 / 10 >= every step, so the RR's one page read costs 100 + 3 x 1,000 = 3,100; then
+    a program (1,000) and an erase (5,000): busy_rr_ns = 9,100, and the erase ends at
+    903,100 + 9,100 = 912,200 under every scheduler (the die is idle and nothing arrives
+    after it).  User-first leaves the RR's 3 transactions queued when the trace ends;
+    the others book them at once.  Migration retries are not user retries, so
+    retry_time_ns stays 6,000."""
+    cfg = tiny_config(rr=10, retry=ReadRetryConfig.cocktail(1000)).replace(scheduler=scheduler)
+    res = flashrr.simulate(cfg, page_trace([0] * 10, gap_ns=100_000), engine=engine)
+    s = res.summary
+    assert s["rr_count"] == 1
+    assert s["retry_time_ns"] == 6_000
+    assert s["busy_rr_ns"] == 3_100 + 1_000 + 5_000
+    assert res.rr_events["time_ns"].tolist() == [903_100]
+    assert res.rr_events["erase_end_ns"].tolist() == [912_200]
+    assert s["bg_pending_at_end"] == (3 if scheduler == "user-first" else 0)
+
+
+def test_a_multi_plane_read_pays_its_slowest_pages_retry(engine):
+    """k = 2, threshold 10, Cocktail retries of 1,000 ns.  Eight reads of LPN 0 bring
+    block 0 to 8 (the eighth, at count 7, pays 1 retry).  Then one read of LPNs 0-1:
+    one two-plane transaction at offset 0, LPN 0 at count 8 (2 retries), LPN 1 at count
+    0 (none).  It pays the larger, 2,000 ns, once: latency 100 + 2,000 and
+    retry_time_ns = 1,000 + 2,000."""
+    cfg = tiny_config(planes=2, sb_planes=2, rr=10, retry=ReadRetryConfig.cocktail(1000))
+    res = flashrr.simulate(cfg, page_trace([0] * 8 + [0], pages=[1] * 8 + [2], gap_ns=100_000), engine=engine)
+    s = res.summary
+    assert s["retry_time_ns"] == 3_000
+    assert s["user_flash_transactions"] == 9
+    assert s["read_latency_mean_ns"] == pytest.approx((9 * 100 + 3_000) / 9)
+
+
+# ----------------------------------------------------------------------------- 3. DRAM cache
+
+
+def test_read_misses_enter_the_cache_clean(engine):
+    """A 2-page cache.  Reads of LPNs 0-3: 0 and 1 are inserted clean, 2 evicts 0 and 3
+    evicts 1, clean pages, so nothing is written back: no program, no flush time.  Then
+    write 0 (dirty), read 1, read 2 (evicts dirty 0: one write-back), read 3 (evicts 1,
+    clean): one program in all."""
+    cfg = tiny_config(cache_pages=2, rr_enabled=False)
+    s = flashrr.simulate(cfg, page_trace([0, 1, 2, 3]), engine=engine).summary
+    assert s["flash_read_pages"] == 4
+    assert (s["flash_pages_programmed"], s["busy_flush_ns"]) == (0, 0)
+    trace = page_trace([0, 1, 2, 3], writes=[True, False, False, False])
+    s = flashrr.simulate(cfg, trace, engine=engine).summary
+    assert (s["flash_pages_programmed"], s["busy_flush_ns"]) == (1, 1_000)
+
+
+def test_a_write_hit_makes_a_clean_page_dirty(engine):
+    """A 2-page cache.  Read 0 inserts it clean; write 0 hits and marks it dirty; reads
+    of 1 and 2 then evict it (the LRU page): one write-back.  Had the hit left it clean,
+    nothing would be programmed."""
+    cfg = tiny_config(cache_pages=2, rr_enabled=False)
+    trace = page_trace([0, 0, 1, 2], writes=[False, True, False, False])
+    s = flashrr.simulate(cfg, trace, engine=engine).summary
+    assert s["cache_write_hit_ratio"] == 1
+    assert (s["flash_pages_programmed"], s["busy_flush_ns"]) == (1, 1_000)
+
+
+def test_a_cache_hit_costs_t_dram_and_a_reads_evictions_never_delay_it(engine):
+    """A 1-page cache.  Write 0 at 0 is acknowledged at t_dram (10).  Read 1 at 10,000
+    misses: it reads from flash 10,000-10,100, then its insert evicts dirty 0, whose
+    flush is programmed 10,100-11,100; the read still completes at 10,100 (latency 100).
+    Read 1 again at 20,000 hits: t_dram, 10.  Read latencies: (100 + 10) / 2."""
+    cfg = tiny_config(cache_pages=1, rr_enabled=False)
+    trace = page_trace([0, 1, 1], writes=[True, False, False], gap_ns=10_000)
+    s = flashrr.simulate(cfg, trace, engine=engine).summary
+    assert s["write_latency_mean_ns"] == 10
+    assert s["read_latency_mean_ns"] == (100 + 10) / 2
+    assert (s["flash_read_pages"], s["busy_flush_ns"]) == (1, 1_000)
+
+
+# ----------------------------------------------------------------------------- 5. timing
+
+
+def test_a_program_moves_its_data_over_the_channel_then_programs(engine):
+    """t_xfer = 100 ns a page, no cache: one write of LPN 0 transfers (0-100) and then
+    programs (100-1,100); the write completes with its program: latency 1,100, and the
+    die is busy 1,100.  A 2-page write on a two-plane device (k = 2) is one transaction
+    moving 2 pages: 200 + 1,000."""
+    s = flashrr.simulate(tiny_config(t_xfer=100), page_trace([0], writes=[True]), engine=engine).summary
+    assert (s["write_latency_mean_ns"], s["busy_user_ns"]) == (1_100, 1_100)
+    cfg = tiny_config(planes=2, sb_planes=2, t_xfer=100)
+    s = flashrr.simulate(cfg, page_trace([0], writes=[True], pages=[2]), engine=engine).summary
+    assert s["user_flash_transactions"] == 1
+    assert (s["write_latency_mean_ns"], s["busy_user_ns"]) == (1_200, 1_200)
+
+
+def test_a_flush_moves_its_data_over_the_channel_then_programs(engine):
+    """A 1-page cache, t_xfer = 100: write 1 at 10,000 evicts dirty 0, whose flush is a
+    program like a user one, transfer then program: 1,100 ns of flush time.  Both
+    writes are acknowledged at t_dram."""
+    cfg = tiny_config(cache_pages=1, t_xfer=100, rr_enabled=False)
+    s = flashrr.simulate(cfg, page_trace([0, 1], writes=[True, True], gap_ns=10_000), engine=engine).summary
+    assert (s["busy_flush_ns"], s["busy_user_ns"]) == (1_100, 0)
+    assert s["write_latency_mean_ns"] == 10
+
+
+def test_a_read_senses_then_moves_its_pages_over_the_channel(engine):
+    """t_xfer = 100: a 1-page read senses 100 ns and moves its page in 100: latency 200.
+    On a two-plane device a 2-page read is one transaction that moves both: 100 + 200."""
+    s = flashrr.simulate(tiny_config(t_xfer=100), page_trace([0]), engine=engine).summary
+    assert s["read_latency_mean_ns"] == 200
+    cfg = tiny_config(planes=2, sb_planes=2, t_xfer=100)
+    s = flashrr.simulate(cfg, page_trace([0], pages=[2]), engine=engine).summary
+    assert (s["read_latency_mean_ns"], s["user_flash_transactions"]) == (300, 1)
+
+
+def test_a_migration_is_one_read_per_row_and_die_one_program_per_row_and_die_one_erase_per_die(engine):
+    """k = 2 across two dies (one plane each, one channel, no transfer time), gc-first.
+    The fill (up to LPN 2, read last) puts LPN 0 and 2 on component 0 (die 0), offsets
+    0 and 1, and LPN 1 on component 1 (die 1), offset 0.  Ten reads of LPN 1 (100 ns each, ending at
+    900,100) bring block 1 to the threshold.  The RR reads row 0 on both dies and row
+    1 on die 0: die 0 reads 900,100-900,300, die 1 900,100-900,200.  Programs wait for
+    every read (900,300): the pages keep their components, so die 0 programs rows 0
+    and 1 (900,300-902,300), die 1 row 0 (900,300-901,300).  Erases wait for every
+    program (902,300): one per die, 5,000 each, both end at 907,300.  RR work:
+    3 x 100 + 3 x 1,000 + 2 x 5,000 = 13,300."""
+    cfg = tiny_config(dies=2, sb_dies=2, rr=10).replace(scheduler="gc-first")
+    res = flashrr.simulate(cfg, page_trace([1] * 10 + [2], gap_ns=100_000), engine=engine)
+    s = res.summary
+    assert (s["rr_count"], s["rr_page_moves"], s["erase_count"]) == (1, 3, 2)
+    assert res.rr_events["time_ns"].tolist() == [900_100]
+    assert res.rr_events["erase_end_ns"].tolist() == [907_300]
+    assert s["busy_rr_ns"] == 3 * 100 + 3 * 1_000 + 2 * 5_000
