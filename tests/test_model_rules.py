@@ -21,14 +21,22 @@ from flashrr.config import ReadRetryConfig
 from engine_helpers import build_engine, page_trace, tiny_config
 
 
-def _block_reads(engine, cfg, trace):
-    """Every block's read count after ``trace`` (filled up to its highest LPN), and the
-    engine's counters."""
+def _replay(engine, cfg, trace, fill=None):
+    """An engine (Baseline) filled with LPNs 0 .. fill - 1 (default: up to the trace's
+    highest LPN, as simulate does) after replaying ``trace`` and finishing; tests read
+    its state (``state_view``) and counters."""
     ps = cfg.geometry.page_size_bytes
-    top = int(((trace.offset + trace.size - 1) // ps).max())
-    eng = build_engine(engine, cfg, "baseline", fill=top + 1)
+    if fill is None:
+        fill = int(((trace.offset + trace.size - 1) // ps).max()) + 1
+    eng = build_engine(engine, cfg, "baseline", fill=fill)
     eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
     eng.finish()
+    return eng
+
+
+def _block_reads(engine, cfg, trace):
+    """Every block's read count after ``trace``, and the engine's counters."""
+    eng = _replay(engine, cfg, trace)
     return np.asarray(eng.state_view(0).block_reads).copy(), eng.results()["counters"]
 
 
@@ -48,6 +56,31 @@ def test_gc_owes_a_victim_only_for_an_allocation_below_the_threshold(engine):
     assert res.gc_events["time_ns"].tolist() == [12_000]
     assert res.gc_events["superblock"].tolist() == [0]
     assert (res.summary["gc_page_moves"], res.summary["erase_count"]) == (0, 1)
+
+
+def test_free_superblocks_are_a_fifo_and_an_erased_one_joins_the_back(engine):
+    """The device above, and one more write, of LPN 0, at 16 us.  After the GC at 12 us
+    the free list is 6, 7, then the erased block 0 at the back: write 17 opens block 6
+    (a free list that put erased blocks first would give block 0), so LPN 0 lands at
+    page 0 of block 6."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False)
+    eng = _replay(engine, cfg, page_trace(list(range(8)) * 2 + [0], writes=[True] * 17))
+    assert int(eng.state_view(0).l2p[0]) == 6 * 4 + 0
+
+
+def test_gc_stops_when_the_best_victim_is_fully_valid(engine):
+    """16 blocks of 4 pages, 48 logical pages, GC threshold ceil(0.7 x 16) = 12 free
+    blocks; only LPNs 0-11 are filled (blocks 0-2, 13 free).  First writes of LPNs
+    12-16 rewrite nothing: LPN 12 opens block 3 (12 free, not below), LPN 16 opens
+    block 4 and leaves 11, below the threshold, so a victim is owed.  Every closed
+    block (0-3) holds 4 valid pages: collecting one would gain nothing, so no GC runs
+    and nothing is erased."""
+    cfg = tiny_config(blocks=16, pages=4, op=0.25, gc_ratio=0.7, rr_enabled=False)
+    assert (cfg.logical_pages, cfg.gc_threshold_superblocks) == (48, 12)
+    eng = _replay(engine, cfg, page_trace(list(range(12, 17)), writes=[True] * 5), fill=12)
+    c = eng.results()["counters"]
+    assert (c["gc_count"], c["erase_count"], c["flash_pages_programmed"]) == (0, 0, 5)
+    assert [int(p) // 4 for p in eng.state_view(0).l2p[12:17:4]] == [3, 4]
 
 
 # ----------------------------------------------------------------------------- 4. read counts
@@ -101,6 +134,22 @@ def test_rr_triggers_on_one_blocks_count_not_the_superblocks_sum(engine):
     assert (s["rr_count"], s["rr_page_moves"]) == (1, 2)
     assert list(res.rr_events.block_reads) == [(10, 9)]
     assert s["busy_rr_ns"] == 100 + 1_000 + 5_000
+
+
+def test_an_rr_victim_that_is_an_open_frontier_stops_being_one(engine):
+    """Threshold 10; LPNs 0 and 1 fill pages 0-1 of block 0, still the open user
+    frontier.  The tenth read of LPN 0 reclaims block 0: it stops being the user
+    frontier, and both pages move to the GC/RR frontier, which opens block 1 (pages
+    0-1).  A write of LPN 1 then opens a new user frontier, block 2 (block 0, erased,
+    waits at the back of the free list).  Ten more reads of LPN 0 reclaim block 1, now
+    the open GC/RR frontier: it stops being one, so LPN 0 moves to a new frontier block,
+    3, not to page 2 of its own victim."""
+    trace = page_trace([0] * 10 + [1] + [0] * 10, writes=[False] * 10 + [True] + [False] * 10)
+    eng = _replay(engine, tiny_config(rr=10), trace)
+    c = eng.results()["counters"]
+    assert (c["rr_count"], c["rr_page_moves"]) == (2, 3)
+    l2p = eng.state_view(0).l2p
+    assert (int(l2p[0]), int(l2p[1])) == (3 * 16 + 0, 2 * 16 + 0)
 
 
 # ----------------------------------------------------------------------------- 4. read retry
@@ -207,6 +256,7 @@ def test_a_flush_moves_its_data_over_the_channel_then_programs(engine):
     cfg = tiny_config(cache_pages=1, t_xfer=100, rr_enabled=False)
     s = flashrr.simulate(cfg, page_trace([0, 1], writes=[True, True], gap_ns=10_000), engine=engine).summary
     assert (s["busy_flush_ns"], s["busy_user_ns"]) == (1_100, 0)
+    assert s["user_flash_transactions"] == 1  # a flush counts as a user transaction
     assert s["write_latency_mean_ns"] == 10
 
 
@@ -237,3 +287,64 @@ def test_a_migration_is_one_read_per_row_and_die_one_program_per_row_and_die_one
     assert res.rr_events["time_ns"].tolist() == [900_100]
     assert res.rr_events["erase_end_ns"].tolist() == [907_300]
     assert s["busy_rr_ns"] == 3 * 100 + 3 * 1_000 + 2 * 5_000
+
+
+@pytest.mark.parametrize("scheduler, wait", [("gc-first", 800), ("user-first", 800), ("fcfs", 0)])
+def test_a_migrations_programs_wait_for_all_its_reads_and_its_erases_for_all_its_programs(
+        engine, scheduler, wait):
+    """The RR above, and a read of LPN 1 (moved to component 1, die 1) at 906,500.  With
+    the phase barriers, die 1 programs only when die 0's second read ends (900,300) and
+    erases only when die 0's second program ends (902,300): busy until 907,300, so the
+    read waits 800 ns behind background work.  User-first, with the die idle from
+    900,100, starts the same transactions in the same order before 906,500.  fcfs books
+    every transaction at the decision time with no barrier between dies: die 1 reads
+    900,100-900,200, programs to 901,200 and erases to 906,200, and the read does not
+    wait.  The RR's last erase (die 0's) ends at 907,300 under all three."""
+    cfg = tiny_config(dies=2, sb_dies=2, rr=10).replace(scheduler=scheduler)
+    trace = page_trace([1] * 11 + [2], times=[100_000 * i for i in range(10)] + [906_500, 1_000_000])
+    res = flashrr.simulate(cfg, trace, engine=engine)
+    assert res.summary["rr_count"] == 1
+    assert res.rr_events["erase_end_ns"].tolist() == [907_300]
+    assert res.summary["user_wait_behind_bg_ns"] == wait
+
+
+def test_no_superblock_is_reused_before_its_erase_is_booked(engine):
+    """8 blocks of 4 pages, RR threshold 2, GC threshold ceil(0.05 x 8) = 1; the fill
+    puts LPNs 0-15 in blocks 0-3 (free: 4-7).  Reads of LPN 0 at 0 and 1,000: the second
+    ends at 1,100 and reclaims block 0: its 4 pages go to block 4 (free: 5, 6, 7, then
+    block 0, at the back), and user-first queues the RR.  The die is idle until the
+    first write, at 2,000, so the RR's 4 reads (1,100-1,500) and first program
+    (1,500-2,500) start; then writes arrive every 10 ns, each program is booked at once
+    (write i ends at 2,500 + 1,000 i), and the queued rest of the RR never finds the die
+    idle.  Writes 1, 5 and 9 open blocks 5, 6 and 7; write 13 (at 2,120) takes block 0,
+    whose erase is still queued, so the RR is booked first, behind write 12: its last 3
+    programs 14,500-17,500 and its erase 17,500-22,500.  Taking the last free block
+    leaves 0 < 1 free: GC collects block 1 (LPNs 4-7 were rewritten by writes 1-4), with
+    no move; its erase stays queued until the end (after write 13's program,
+    22,500-23,500): 23,500-28,500."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.05, rr=2)
+    lpns = [0, 0] + list(range(4, 16)) + [4]
+    times = [0, 1_000] + [2_000 + 10 * i for i in range(13)]
+    res = flashrr.simulate(cfg, page_trace(lpns, writes=[False] * 2 + [True] * 13, times=times), engine=engine)
+    assert res.rr_events["erase_end_ns"].tolist() == [22_500]
+    assert res.gc_events["superblock"].tolist() == [1]
+    assert res.gc_events["time_ns"].tolist() == [2_120]
+    assert res.gc_events["erase_end_ns"].tolist() == [28_500]
+
+
+def test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block(engine):
+    """User-first, threshold 5, LPNs 0-15 in block 0 and 16-20 in block 1 (the open user
+    frontier).  The fifth read of LPN 0 ends at 40,100 and reclaims block 0: the FTL moves
+    its pages at once to the GC/RR frontier, block 2 (LPN 1 at page 1), and the RR's
+    transactions are queued.  A read of LPN 1 at 41,000 comes before the RR's programs
+    (its reads run from 40,100, one every 100 ns; its first program would start at
+    41,700): it is timed at the old place, on the same die, after the RR reads that
+    started before it (41,000-41,100), and its read count goes to block 2, where the FTL
+    keeps the page, not to the erased block 0."""
+    cfg = tiny_config(rr=5, pages=16)
+    trace = page_trace([0] * 5 + [1, 20], times=[0, 10_000, 20_000, 30_000, 40_000, 41_000, 100_000])
+    eng = _replay(engine, cfg, trace)
+    reads = eng.state_view(0).block_reads
+    assert (int(reads[0]), int(reads[2])) == (0, 1)
+    c = eng.results()["counters"]
+    assert c["rr_count"] == 1 and c["read_latency_sum_ns"] == 7 * 100
