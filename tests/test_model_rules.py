@@ -18,6 +18,7 @@ import pytest
 
 import flashrr
 from flashrr.config import ReadRetryConfig
+from flashrr.policy import Policy
 from engine_helpers import build_engine, page_trace, tiny_config
 
 
@@ -56,6 +57,7 @@ def test_gc_owes_a_victim_only_for_an_allocation_below_the_threshold(engine):
     assert res.gc_events["time_ns"].tolist() == [12_000]
     assert res.gc_events["superblock"].tolist() == [0]
     assert (res.summary["gc_page_moves"], res.summary["erase_count"]) == (0, 1)
+    assert res.summary["busy_gc_ns"] == 5_000  # the erase alone
 
 
 def test_free_superblocks_are_a_fifo_and_an_erased_one_joins_the_back(engine):
@@ -152,6 +154,62 @@ def test_an_rr_victim_that_is_an_open_frontier_stops_being_one(engine):
     assert (int(l2p[0]), int(l2p[1])) == (3 * 16 + 0, 2 * 16 + 0)
 
 
+class FirstRRToComponent0(Policy):
+    """Places every page of the first RR on component 0; later RRs keep each page's own."""
+
+    name = "first-rr-to-component-0"
+
+    def bind(self, config, seed):
+        self.calls = 0
+
+    def place_migration(self, state, kind, sb, comps, offsets, lpns):
+        self.calls += 1
+        return np.zeros_like(comps) if self.calls == 1 else comps
+
+
+def test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused(engine):
+    """k = 2 (one die, two planes), 4 pages per block, RR threshold 2.  The fill puts
+    LPNs 0-7 in superblock 0 and 8-15 in superblock 1 (LPN i on component i mod 2).
+    Two reads of LPN 0 reclaim superblock 0, and the policy sends its 8 pages to
+    component 0: the GC/RR frontier opens superblock 2 (LPNs 0-3 on its component 0),
+    and when that block is full, superblock 3 (LPNs 4-7); component 1 of both is still
+    empty.  Two reads of LPN 8 reclaim superblock 1, keeping components: LPN 8
+    (component 0) needs a third open GC superblock, so the oldest, 2, is closed and
+    superblock 4 opened (LPN 8 at page 0 of block 2 x 4 + 0 = 8); component 1's pointer
+    moves on from the closed superblock to 3, so LPN 9 lands at page 0 of block
+    2 x 3 + 1 = 7, and component 1 of superblock 2 stays unwritten."""
+    cfg = tiny_config(planes=2, sb_planes=2, blocks=16, pages=4, rr=2)
+    pol = FirstRRToComponent0()
+    pol.bind(cfg, 0)
+    eng = build_engine(engine, cfg, pol, fill=16)
+    trace = page_trace([0, 0, 8, 8], gap_ns=100_000)
+    eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+    eng.finish()
+    assert eng.results()["counters"]["rr_count"] == 2
+    l2p = [int(p) for p in eng.state_view(0).l2p[:10]]
+    assert l2p[:8] == [(2 * 2 + 0) * 4 + o for o in range(4)] + [(3 * 2 + 0) * 4 + o for o in range(4)]
+    assert (l2p[8], l2p[9]) == ((4 * 2 + 0) * 4 + 0, (3 * 2 + 1) * 4 + 0)
+    p2l = eng.state_view(0).p2l
+    assert (np.asarray(p2l[(2 * 2 + 1) * 4:(2 * 2 + 2) * 4]) < 0).all()
+
+
+def test_a_queued_rr_is_dropped_when_gc_erased_its_superblock_first(engine):
+    """8 blocks of 4 pages, GC threshold ceil(0.5 x 8) = 4, RR threshold 2.  The fill
+    puts LPNs 0-15 in blocks 0-3; rewrites of LPNs 5-7 go to block 4 (opening it leaves
+    3 free, but every closed block is full: no GC), so block 1 keeps one valid page,
+    LPN 4.  Two reads of LPNs 3-4 bring blocks 0 and 1 to 2 in the same request: RRs of
+    blocks 0 and 1 are queued, in that order.  The RR of block 0 moves its 4 pages to
+    block 5 (2 free, then 3 with the victim), which owes a GC victim: the emptiest
+    closed block, block 1, whose one page goes to block 6.  The queued RR of block 1 is
+    checked again, finds it erased, and does not run: one RR, one GC."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.5, rr=2)
+    assert cfg.gc_threshold_superblocks == 4
+    trace = page_trace([5, 6, 7, 3, 3], writes=[True] * 3 + [False] * 2, pages=[1, 1, 1, 2, 2], gap_ns=10_000)
+    c = _replay(engine, cfg, trace, fill=16).results()["counters"]
+    assert (c["rr_count"], c["rr_page_moves"]) == (1, 4)
+    assert (c["gc_count"], c["gc_page_moves"]) == (1, 1)
+
+
 # ----------------------------------------------------------------------------- 4. read retry
 
 
@@ -176,6 +234,15 @@ def test_migration_reads_pay_the_victims_read_retry(engine, scheduler):
     assert res.rr_events["time_ns"].tolist() == [903_100]
     assert res.rr_events["erase_end_ns"].tolist() == [912_200]
     assert s["bg_pending_at_end"] == (3 if scheduler == "user-first" else 0)
+
+
+def test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold(engine):
+    """ReadRetryConfig.ldpc(1000): 7 steps at 1/8 .. 7/8 of the threshold.  Threshold 8,
+    eight reads of LPN 0: the read at count c (before it) pays c retries, so
+    retry_time_ns = (0 + 1 + ... + 7) x 1,000."""
+    cfg = tiny_config(rr=8, retry=ReadRetryConfig.ldpc(1000))
+    s = flashrr.simulate(cfg, page_trace([0] * 8, gap_ns=100_000), engine=engine).summary
+    assert s["retry_time_ns"] == 28 * 1000
 
 
 def test_a_multi_plane_read_pays_its_slowest_pages_retry(engine):
@@ -218,6 +285,18 @@ def test_a_write_hit_makes_a_clean_page_dirty(engine):
     s = flashrr.simulate(cfg, trace, engine=engine).summary
     assert s["cache_write_hit_ratio"] == 1
     assert (s["flash_pages_programmed"], s["busy_flush_ns"]) == (1, 1_000)
+
+
+def test_the_default_destage_buffer_holds_one_page_per_plane(engine):
+    """A 1-page cache on one die with two planes, so a default destage buffer of 2
+    pages.  Writes of LPNs 0-3 at 0, 1, 2 and 3 ns: writes 1, 2 and 3 each evict the
+    page before, whose flush is programmed 1-1,001, 1,001-2,001 and 2,001-3,001.  Write 2
+    leaves two flushes in the buffer, which fits; write 3 a third, so it waits for the
+    earliest to end: write_stall_ns = 1,001 - 3."""
+    cfg = tiny_config(planes=2, cache_pages=1, rr_enabled=False)
+    s = flashrr.simulate(cfg, page_trace([0, 1, 2, 3], writes=[True] * 4, times=[0, 1, 2, 3]),
+                         engine=engine).summary
+    assert s["write_stall_ns"] == 1_001 - 3
 
 
 def test_a_cache_hit_costs_t_dram_and_a_reads_evictions_never_delay_it(engine):
@@ -348,3 +427,26 @@ def test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block(engine):
     assert (int(reads[0]), int(reads[2])) == (0, 1)
     c = eng.results()["counters"]
     assert c["rr_count"] == 1 and c["read_latency_sum_ns"] == 7 * 100
+    # the die has the RR's programs queued at 41,000: that read is blocked (HotR's conflict)
+    assert c["blocked_reads"] == 1
+
+
+def test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap(engine):
+    """Five reads of LPN 0, 10 us apart (duration 40 us, mean gap 10 us), replayed twice:
+    the copy is shifted by 40 + 10 = 50 us, so its reads arrive at 50-90 us.  The tenth
+    read, at 90,000, brings block 0 to the threshold of 10: the RR is decided when it
+    ends, at 90,100.  (A shift by the duration alone would put it at 80,100.)"""
+    res = flashrr.simulate(tiny_config(rr=10), page_trace([0] * 5, gap_ns=10_000), repeat=2, engine=engine)
+    assert res.summary["reads"] == 10
+    assert res.rr_events["time_ns"].tolist() == [90_100]
+
+
+def test_die_idle_fraction_is_one_minus_booked_busy_time_over_the_run(engine):
+    """Two dies (k = 1, two lanes): the fill puts LPN 0 on lane 0, die 0.  Two reads of
+    it, at 0 and 10,000, keep die 0 busy 200 ns and die 1 not at all; the run ends at
+    10,100 (the later of the last arrival and the last operation's end).  Die 0 is idle
+    1 - 200 / 10,100 of the run, die 1 all of it."""
+    s = flashrr.simulate(tiny_config(dies=2), page_trace([0, 0], gap_ns=10_000), engine=engine).summary
+    die0 = 1 - 200 / 10_100
+    assert s["die_idle_fraction_min"] == pytest.approx(die0)
+    assert s["die_idle_fraction_mean"] == pytest.approx((die0 + 1) / 2)
