@@ -5,7 +5,8 @@ The compiled engine and its pure-Python twin are held equal by the equivalence t
 so a rule broken the same way in both can only be caught by a test that knows the
 rule's result independently (a hand count).  Each mutation below is such a paired
 break: exact text replacements in ``flashrr/_core`` (``*.pyx``/``*.pxd`` and
-``reference/*.py``), and the tests that should catch it.
+``reference/*.py``), or in code both engines share (``layout.py``, ``config.py``), and
+the tests that should catch it.
 
 Run from anywhere, on a checkout whose engine sources are unmodified (the script
 refuses otherwise, so it never takes a mutated file for the original)::
@@ -16,12 +17,12 @@ refuses otherwise, so it never takes a mutated file for the original)::
     python tests/mutation_check.py --also tests/test_engine_validation.py  # run more tests too
 
 Tests marked slow are deselected (``-m "not slow"``).  Each old text must occur
-exactly once in its file: when the code moves, the script
-stops and names the mutation to update, rather than run the tests on an unmutated
-engine.  Before any mutation the named tests run once on the unmodified engine and
-must pass.  The sources are restored after each mutation and on any exit (Ctrl-C and
-SIGTERM included), then the engine is rebuilt once at the end.  If the process is
-killed outright, ``git checkout -- flashrr/_core`` and a rebuild restore the tree.
+exactly once in its file: when the code moves, the script stops and names the
+mutation to update, rather than run the tests on an unmutated engine.  Before any
+mutation the named tests run once on the unmodified engine and must pass.  The
+sources are restored after each mutation and on any exit (Ctrl-C and SIGTERM
+included), then the engine is rebuilt once at the end.  If the process is killed
+outright, ``git checkout -- flashrr`` and a rebuild restore the tree.
 The exit status is 0 only if every mutation was caught by one of its named tests.
 Results are recorded in tests/mutations.md.
 """
@@ -261,6 +262,58 @@ MUTATIONS = (
               "            self.block_reads[victim * k + c] = 0\n",
               "")),
         (RULES + "test_migration_reads_are_not_counted_and_the_erase_resets_the_victims_count",)),
+    Mutation(
+        "18", "a queued RR runs without being checked again, even when GC erased its superblock first",
+        (Edit(CORE + "reference/reclaim.py",
+              "        if self.ftl.sb_state[sb] in (SB_FREE, SB_VICTIM) or not np.any(\n"
+              "                self.block_reads[blocks] >= self.rr_threshold[blocks]):\n",
+              "        if False:\n"),
+         Edit(CORE + "reclaim.pyx",
+              "        if self.ftl.sb_state[sb] == S_FREE or self.ftl.sb_state[sb] == S_VICTIM:\n"
+              "            return 0\n"
+              "        for c in range(k):\n"
+              "            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:\n"
+              "                due = True\n"
+              "        if not due:\n"
+              "            return 0\n",
+              "        due = True\n")),
+        (RULES + "test_a_queued_rr_is_dropped_when_gc_erased_its_superblock_first",)),
+    Mutation(
+        "19", "a read is not blocked by background programs queued on its die",
+        (Edit(CORE + "reference/engine.py",
+              "if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:",
+              "if sc.die_prog_end[die] > t:"),
+         Edit(CORE + "engine.pyx",
+              "if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:",
+              "if self.sched.die_prog_end[self.tx_die[i]] > t:")),
+        (RULES + "test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block",)),
+    Mutation(
+        "20", "three GC/RR frontier superblocks may be open per lane, not two",
+        (Edit("flashrr/_core/layout.py", "GC_OPEN_MAX = 2", "GC_OPEN_MAX = 3"),
+         Edit(CORE + "common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
+        (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
+    Mutation(
+        "21", "a copy of a repeated trace is shifted by the trace's duration alone, without the mean gap",
+        (Edit(CORE + "reference/engine.py",
+              "period = duration + max(1, duration // max(1, n - 1))",
+              "period = duration + 1"),
+         Edit(CORE + "engine.pyx",
+              "cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))",
+              "cdef int64_t period = duration + 1")),
+        (RULES + "test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap",)),
+    # rules held in code both engines share (flashrr/config.py): one edit breaks both
+    Mutation(
+        "22", "the default destage buffer holds one page per die, not one per plane",
+        (Edit("flashrr/config.py",
+              "return self.cache.destage_buffer_pages or self.geometry.n_planes",
+              "return self.cache.destage_buffer_pages or self.geometry.n_dies"),),
+        (RULES + "test_the_default_destage_buffer_holds_one_page_per_plane",)),
+    Mutation(
+        "23", "linear LDPC steps at 1/7 .. 7/7 of the threshold, not 1/8 .. 7/8",
+        (Edit("flashrr/config.py",
+              'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
+              'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
+        (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),
 )
 
 
