@@ -293,7 +293,7 @@ MUTATIONS = (
          Edit(CORE + "common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
         (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
     Mutation(
-        "21", "a copy of a repeated trace is shifted by the trace's duration alone, without the mean gap",
+        "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
         (Edit(CORE + "reference/engine.py",
               "period = duration + max(1, duration // max(1, n - 1))",
               "period = duration + 1"),

@@ -431,14 +431,26 @@ def test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block(engine):
     assert c["blocked_reads"] == 1
 
 
-def test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap(engine):
+@pytest.mark.parametrize("path", ["simulate", "engine loop"])
+def test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap(engine, path):
     """Five reads of LPN 0, 10 us apart (duration 40 us, mean gap 10 us), replayed twice:
     the copy is shifted by 40 + 10 = 50 us, so its reads arrive at 50-90 us.  The tenth
     read, at 90,000, brings block 0 to the threshold of 10: the RR is decided when it
-    ends, at 90,100.  (A shift by the duration alone would put it at 80,100.)"""
-    res = flashrr.simulate(tiny_config(rr=10), page_trace([0] * 5, gap_ns=10_000), repeat=2, engine=engine)
-    assert res.summary["reads"] == 10
-    assert res.rr_events["time_ns"].tolist() == [90_100]
+    ends, at 90,100.  (A shift by the duration alone would put it at 80,100.)  simulate
+    shifts the copies it feeds (flashrr.trace.transform.repeat_period); an engine's own
+    ``run(..., repeat)`` loop shifts them itself."""
+    cfg, trace = tiny_config(rr=10), page_trace([0] * 5, gap_ns=10_000)
+    if path == "simulate":
+        res = flashrr.simulate(cfg, trace, repeat=2, engine=engine)
+        reads, rr_times = res.summary["reads"], res.rr_events["time_ns"].tolist()
+    else:
+        eng = build_engine(engine, cfg, "baseline", fill=1)
+        eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8), 2)
+        eng.finish()
+        raw = eng.results()
+        reads, rr_times = raw["counters"]["reads"], [int(e[0]) for e in raw["rr_events"]]
+    assert reads == 10
+    assert rr_times == [90_100]
 
 
 def test_die_idle_fraction_is_one_minus_booked_busy_time_over_the_run(engine):
