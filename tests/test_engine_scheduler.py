@@ -17,11 +17,12 @@ from engine_helpers import comparable, page_trace, tiny_config
 PH_READ, PH_PROG = 0, 1
 
 
-def _rr_then_read(engine, scheduler):
+def _rr_then_read(engine, scheduler, **changes):
     """One die, k = 1, threshold 5.  LPNs 0..15 fill block 0; the fifth read of LPN 0
     ends at 40_100 ns and decides an RR of block 0: 16 page reads (100 ns), 16
-    programs (1_000 ns) and one erase (5_000 ns).  LPN 20 (block 1) is read at 50_000 ns."""
-    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000).replace(scheduler=scheduler)
+    programs (1_000 ns) and one erase (5_000 ns).  LPN 20 (block 1) is read at 50_000 ns.
+    ``changes``: more config changes (tiny_config's own or SimConfig.replace's)."""
+    cfg = tiny_config(rr=5, pages=16, t_read=100, t_prog=1000, t_erase=5000, **changes).replace(scheduler=scheduler)
     return flashrr.simulate(cfg, page_trace([0] * 5 + [20], gap_ns=10_000), engine=engine, check_invariants=True)
 
 
@@ -34,6 +35,30 @@ def test_user_first_read_waits_only_for_the_running_transaction(engine):
     # the rest of the RR runs after the read: its erase ends 100 ns later than when booked at once
     assert res.rr_events["erase_end_ns"].tolist() == [40_100 + 1_600 + 16_000 + 5_000 + 100]
     assert res.summary["user_wait_behind_bg_ns"] == 700
+
+
+@pytest.mark.parametrize("hard_ratio, erase_end, latency, wait", [
+    (0.4, 62_700, 12_800, 12_700),  # urgent: the RR is booked whole at 40_100
+    (0.005, 62_800, 800, 700),      # the default (1 superblock): queued, as in the test above
+])
+def test_user_first_books_an_urgent_lanes_work_at_once(engine, hard_ratio, erase_end, latency, wait):
+    """The same RR on 16 blocks, filled to 95% of the 179 logical pages (171 pages:
+    blocks 0-9 full, block 10 the open user frontier, 5 blocks free), GC threshold
+    ceil(0.4 x 16) = 7.  The RR's frontier takes block 11 (4 free) and the victim,
+    block 0, counts as free once decided: 5 free after the RR.  No GC runs: every
+    closed block but the victim is fully valid.  With a hard threshold of
+    ceil(0.4 x 16) = 7 the lane is urgent (5 < 7), so user-first books the RR at once,
+    as gc-first would: reads 40_100-41_700, programs to 57_700, erase to 62_700.  The
+    read at 50_000 waits for all of it: it runs 62_700-62_800 (latency 12_800, wait
+    12_700).  With the default hard threshold, max(1, ceil(0.005 x 16)) = 1, the lane
+    is not urgent and the read waits only for the program running at 50_000."""
+    res = _rr_then_read(engine, "user-first", blocks=16, gc_ratio=0.4, fill_ratio=0.95,
+                        gc_hard_threshold_ratio=hard_ratio)
+    s = res.summary
+    assert (s["rr_count"], s["gc_count"]) == (1, 0)
+    assert res.rr_events["erase_end_ns"].tolist() == [erase_end]
+    assert s["read_latency_mean_ns"] == pytest.approx((5 * 100 + latency) / 6)
+    assert s["user_wait_behind_bg_ns"] == wait
 
 
 @pytest.mark.parametrize("scheduler", ["gc-first", "fcfs"])

@@ -92,6 +92,38 @@ def test_the_hottest_page_moves_first(engine, pol):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_an_early_move_keeps_the_pages_component_at_k2(engine):
+    """The hot-block trace on a two-plane superblock (k = 2), Reallocation sending pages
+    to the GC/RR frontier (n_dest = 0).  The fill puts odd LPNs on component 1 (block
+    1), LPN 5 at offset 2.  Block 1 takes 11 reads a round (LPN 5 four times, the 7
+    other odd LPNs once), so the read of LPN 3 in round 6 (request 101) brings it to
+    60 = H - start_reads.  Its hottest page is LPN 5 (23 of the block's 60 reads);
+    at c = 60 a read pays 4 retries (60/100 >= 1/7 .. 4/7), 580 us, so the saving
+    23/60 x (100 - 60) x 580 us = 8.9 ms exceeds the cost (at most one move, 1.085 ms),
+    and LPN 5 moves in the next idle gap, alone.  The frontier opens the first free
+    superblock, 1; keeping its component, LPN 5 lands at page 0 of block 2 x 1 + 1 = 3."""
+    pol = Reallocation(start_reads=40, n_dest=0)
+    cfg = _cfg(planes=2, sb_planes=2)
+    pol.bind(cfg, 0)
+    from flashrr._core import load_compiled_engine
+    from flashrr._core.reference.engine import ReferenceEngine
+
+    layout = build_layout(cfg, pol.metadata_bytes(cfg))
+    eng = (load_compiled_engine() if engine == "compiled" else ReferenceEngine)(layout, pol.hooks(), 0, False)
+    eng.precondition(16, np.zeros(0, np.int64))
+    assert int(eng.state_view(0).l2p[5]) == 1 * 16 + 2
+    trace = _hot_block_trace(10_000_000)
+    eng.run(trace.time_ns[:102], trace.offset[:102], trace.size[:102], trace.is_write[:102])  # up to request 101
+    assert int(eng.state_view(0).block_reads[1]) == 60
+    assert eng.results()["counters"]["idle_moves"] == 0
+    eng.run(trace.time_ns[102:103], trace.offset[102:103], trace.size[102:103], trace.is_write[102:103])
+    l2p = eng.state_view(0).l2p
+    assert eng.results()["counters"]["idle_moves"] == 1
+    assert int(l2p[5]) == 3 * 16 + 0
+    assert all(int(l2p[o]) // 16 in (0, 1) for o in range(16) if o != 5)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_reallocation_moves_nothing_early_without_read_retry(engine):
     """No retry model: moving a page saves no retry time, so the benefit (0) never
     reaches the cost and every page waits for the hard RR."""

@@ -47,15 +47,20 @@ WAIT = 6010 + READ_COST - 5100
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_blocked_read_with_finished_replica_costs_one_read_and_transfer(engine):
-    s = _run(engine, HOT_THEN_BLOCKED, staging_pages=4, staging_dies=1)
+@pytest.mark.parametrize("k", [1, 2])
+def test_blocked_read_with_finished_replica_costs_one_read_and_transfer(engine, k):
+    """At k = 2 (a two-plane superblock on the data die) x and y are components 0 and 1
+    of one superblock, and the write of y takes the next slot of the user frontier, on
+    the same die: every time is the same as at k = 1."""
+    cfg = _cfg(planes=k, sb_planes=k)
+    s = _run(engine, HOT_THEN_BLOCKED, cfg, staging_pages=4, staging_dies=1)
     assert _read_sum(s) == 3 * READ_COST
     assert s["redirected_reads"] == s["redirected_pages"] == 1
     assert s["blocked_reads"] == 1
     assert s["replica_writes"] == 1
     # the replica program (transfer + program) and the redirected read on the staging die
     assert s["busy_staging_ns"] == (T_XFER + T_PROG) + READ_COST
-    base = _run(engine, HOT_THEN_BLOCKED, policy="baseline")
+    base = _run(engine, HOT_THEN_BLOCKED, cfg, policy="baseline")
     assert _read_sum(base) == 2 * READ_COST + WAIT
     assert s["write_latency_mean_ns"] == base["write_latency_mean_ns"] == T_XFER + T_PROG
 

@@ -164,6 +164,53 @@ def test_forced_moves_at_phase_ends_without_idle_time(engine):
     assert (c["idle_moves"], c["rr_forced_moves"], c["rr_page_moves"], c["rr_episodes"]) == (0, 3, 13, 1)
 
 
+def _k2_engine(engine):
+    """The same thresholds on a two-plane superblock (k = 2): the fill of LPNs 0..15 puts
+    LPN 1 at offset 0 of component 1, block 1 of superblock 0 (checked)."""
+    cfg = tiny_config(planes=2, sb_planes=2, blocks=32, pages=16, rr=H)
+    eng, _ = _engine(engine, cfg, PhasedRR(delta_reads=4))
+    assert int(eng.state_view(0).l2p[1]) == 1 * 16 + 0
+    return eng
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_idle_move_keeps_the_pages_component_at_k2(engine):
+    """A page moved in idle time goes to its own component of the GC/RR frontier.  80
+    reads of LPN 1, 100 ms apart: block 1 reaches c = 72 (WS III) with LPN 1 in all three
+    sets (read at c = 60..63, 64..71, 72), so it is queued as hottest and moves in the
+    next gap: one read (100 ns) and one program (1,000 ns).  Its reads 73..80 then count
+    on its new block, far below S.  It lands on component 1 of another superblock."""
+    eng = _k2_engine(engine)
+    _feed(eng, [1] * 80, 0, IDLE_GAP)
+    eng.finish()
+    c = _counters(eng)
+    assert (c["idle_moves"], c["rr_forced_moves"], c["rr_count"]) == (1, 0, 0)
+    assert c["busy_move_ns"] == 100 + 1_000
+    new = int(eng.state_view(0).l2p[1])
+    assert new // 16 // 2 != 0  # another superblock
+    assert (new // 16) % 2 == 1  # component 1, as before the move
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_forced_move_keeps_the_pages_component_at_k2(engine):
+    """A forced move, too, keeps the page's component.  88 reads of LPN 1 all arrive at
+    time 0: no move can start before the next arrival, so the idle move queued at
+    c = 72 never runs.  The read that makes c = 88 (start of Phase II) forces the
+    hottest page left in the block, LPN 1: one read and one program, booked at once
+    (RR work, 1,100 ns), to component 1 of the frontier."""
+    eng = _k2_engine(engine)
+    _feed(eng, [1] * 87, 0, 0)
+    assert _counters(eng)["rr_forced_moves"] == 0
+    _feed(eng, [1], 0, 0)
+    eng.finish()
+    c = _counters(eng)
+    assert (c["idle_moves"], c["rr_forced_moves"], c["rr_count"]) == (0, 1, 0)
+    assert c["busy_rr_ns"] == 100 + 1_000
+    new = int(eng.state_view(0).l2p[1])
+    assert new // 16 // 2 != 0
+    assert (new // 16) % 2 == 1
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_request_right_after_a_forced_move_waits_for_it(engine):
     eng, L = _engine(engine, _cfg(), PhasedRR(delta_reads=4))

@@ -164,6 +164,33 @@ def test_multi_plane_erase_lasts_as_long_as_its_slowest_block(engine):
         assert erase_end - t == want
 
 
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_program_and_an_erase_take_their_own_blocks_latency_at_k1(engine):
+    """k = 1 (one plane): a transaction is one block's page, so its latency is that
+    block's own.  Single-page writes of LPNs 0 and 1 land at offsets 0 and 1 of the
+    first superblock allocated, slot block 0: they take tprog[phys[0], 0] and
+    tprog[phys[0], 1].  Then rewrites of LPNs 0-3, one block's worth at a time, leave
+    whole blocks invalid; GC (gc-first, idle die) erases each with no move, in its PV
+    block's own erase time."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, t_dram=10).replace(scheduler="gc-first")
+    L = build_layout(cfg)
+    rng = np.random.default_rng(13)
+    S = L.sb_per_lane
+    tprog = rng.integers(500, 5000, size=(S, 4))
+    tbers = rng.integers(2000, 9000, size=S)
+    phys = plane_permutation(rng, L.n_lanes, 1, S)
+    layout = dataclasses.replace(L, pv=hand_tables(L, tprog, tbers, phys))
+    raw, _ = run_layout(engine, layout, page_trace([0, 1], writes=[True, True], gap_ns=10**9))
+    assert raw["counters"]["write_latency_sum_ns"] == tprog[phys[0], 0] + tprog[phys[0], 1]
+    trace = page_trace([0] * 12, writes=[True] * 12, pages=[4] * 12, gap_ns=10**9)
+    raw, _ = run_layout(engine, layout, trace, fill=4)
+    events = raw["gc_events"]
+    assert len(events) >= 3
+    for t, victim, lane, reads, moved, routine, erase_end, *_composition in events:
+        assert moved == 0
+        assert erase_end - t == tbers[phys[victim]]
+
+
 # ---------------------------------------------------------------------------------- reassembly
 @settings(max_examples=40)
 @given(st.integers(0, 2**16), st.integers(1, 5), st.booleans(), st.integers(1, 23))

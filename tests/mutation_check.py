@@ -1,0 +1,459 @@
+"""Paired mutation check: break one rule of docs/model.md in both engines at once,
+rebuild, run the tests that pin the rule, and report which of them fail.
+
+The compiled engine and its pure-Python twin are held equal by the equivalence tests,
+so a rule broken the same way in both can only be caught by a test that knows the
+rule's result independently (a hand count).  Each mutation below is such a paired
+break: exact text replacements in ``flashrr/_core`` (``*.pyx``/``*.pxd`` and
+``reference/*.py``), or in code both engines share (``layout.py``, ``config.py``), and
+the tests that should catch it.
+
+Run from anywhere, on a checkout whose engine sources are unmodified (the script
+refuses otherwise, so it never takes a mutated file for the original)::
+
+    python tests/mutation_check.py              # every mutation
+    python tests/mutation_check.py 3 7          # some, by key
+    python tests/mutation_check.py --list       # keys and rules
+    python tests/mutation_check.py --also tests/test_engine_validation.py  # run more tests too
+
+Tests marked slow are deselected (``-m "not slow"``).  Each old text must occur
+exactly once in its file: when the code moves, the script stops and names the
+mutation to update, rather than run the tests on an unmutated engine.  Before any
+mutation the named tests run once on the unmodified engine and must pass.  The
+sources are restored after each mutation and on any exit (Ctrl-C and SIGTERM
+included), then the engine is rebuilt once at the end.  If the process is killed
+outright, ``git checkout -- flashrr`` and a rebuild restore the tree.
+The exit status is 0 only if every mutation was caught by one of its named tests.
+Results are recorded in tests/mutations.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = "flashrr/_core/"
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: str  # relative to the repository root
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Mutation:
+    key: str
+    rule: str  # the rule of docs/model.md that the edits break
+    edits: tuple
+    tests: tuple  # pytest node ids (a function id runs all of its parameters)
+
+
+RULES = "tests/test_model_rules.py::"
+SCHED = "tests/test_engine_scheduler.py::"
+PHASED = "tests/test_policies_phasedrr.py::"
+
+MUTATIONS = (
+    Mutation(
+        "1", "a multi-page read adds 1 to its block's read count once per request, not once per page",
+        (Edit(CORE + "reference/engine.py",
+              "            for ppn in ppns:\n"
+              "                blk = ppn // L.pages_per_block\n"
+              "                rc.block_reads[blk] += 1\n",
+              "            for i_, ppn in enumerate(ppns):\n"
+              "                blk = ppn // L.pages_per_block\n"
+              "                rc.block_reads[blk] += 0 if any(q // L.pages_per_block == blk for q in ppns[:i_]) else 1\n"),
+         Edit(CORE + "engine.pyx",
+              "                reads[blk] += 1\n",
+              "                seen = False\n"
+              "                for s in range(i):\n"
+              "                    if div_pow2(self.buf_ppn[s], self.N_shift, self.N) == blk:\n"
+              "                        seen = True\n"
+              "                if not seen:\n"
+              "                    reads[blk] += 1\n")),
+        (RULES + "test_a_multi_page_read_counts_once_per_page_on_its_block",
+         RULES + "test_a_superpage_read_counts_one_on_each_component_block")),
+    Mutation(
+        "2", "RR fires on the sum of a superblock's block read counts",
+        (Edit(CORE + "reference/engine.py",
+              "if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:",
+              "if L.rr_enabled and rc.block_reads[blk // L.k * L.k:(blk // L.k + 1) * L.k].sum() >= "
+              "rc.rr_threshold[blk]:"),
+         Edit(CORE + "reference/reclaim.py",
+              "self.block_reads[blocks] >= self.rr_threshold[blocks])",
+              "self.block_reads[blocks].sum() >= self.rr_threshold[blocks])"),
+         Edit(CORE + "engine.pyx",
+              "                if self.rr_enabled and reads[blk] >= self.rc.rr_threshold[blk]:\n",
+              "                ppn = 0\n"
+              "                for s in range(self.k):\n"
+              "                    ppn += reads[div_pow2(blk, self.k_shift, self.k) * self.k + s]\n"
+              "                if self.rr_enabled and ppn >= self.rc.rr_threshold[blk]:\n"),
+         Edit(CORE + "reclaim.pyx",
+              "        for c in range(k):\n"
+              "            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:\n",
+              "        cdef int64_t total = 0\n"
+              "        for c in range(k):\n"
+              "            total += self.block_reads[sb * k + c]\n"
+              "        for c in range(k):\n"
+              "            if total >= self.rr_threshold[sb * k + c]:\n")),
+        (RULES + "test_rr_triggers_on_one_blocks_count_not_the_superblocks_sum",
+         "tests/test_engine_validation.py::test_superblock_rr_counted_by_hand")),
+    Mutation(
+        "3", 'under "user-first" a lane below gc_hard_threshold_ratio no longer books its queued work at once',
+        (Edit(CORE + "reference/reclaim.py",
+              "if L.scheduler == SCHED_USER_FIRST and self.ftl.pool_size(lane) >= L.gc_hard_threshold_sb:",
+              "if L.scheduler == SCHED_USER_FIRST:"),
+         Edit(CORE + "reclaim.pyx",
+              "urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard",
+              "urgent = self.sched_mode != SCHED_USER_FIRST")),
+        (SCHED + "test_user_first_books_an_urgent_lanes_work_at_once",)),
+    Mutation(
+        "4", "user and flush programs skip the channel transfer",
+        (Edit(CORE + "reference/engine.py",
+              "self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)",
+              "self.sched.user_op(die, chan, PH_PROG, 0, t, self.L.t_program_ns + extra, cause)"),
+         Edit(CORE + "engine.pyx",
+              "e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t,",
+              "e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, 0, t,")),
+        (RULES + "test_a_program_moves_its_data_over_the_channel_then_programs",
+         RULES + "test_a_flush_moves_its_data_over_the_channel_then_programs")),
+    Mutation(
+        "5", "read misses enter the cache dirty, so clean evictions are written back",
+        (Edit(CORE + "reference/engine.py",
+              "self.cache.insert(lpn, False, evicted)",
+              "self.cache.insert(lpn, True, evicted)"),
+         Edit(CORE + "engine.pyx",
+              "n_ev = self.cache.insert(self.buf_lpn[i], 0, self.buf_evict, n_ev)",
+              "n_ev = self.cache.insert(self.buf_lpn[i], 1, self.buf_evict, n_ev)")),
+        (RULES + "test_read_misses_enter_the_cache_clean",)),
+    Mutation(
+        "6", "the GC threshold compared with <=: a lane at the threshold owes victims",
+        (Edit(CORE + "reference/ftl.py",
+              "return self.pool_size(lane) < self.L.gc_threshold_sb",
+              "return self.pool_size(lane) <= self.L.gc_threshold_sb"),
+         Edit(CORE + "ftl.pxd",
+              "return self.pool_size(lane) < self.gc_thr",
+              "return self.pool_size(lane) <= self.gc_thr")),
+        ("tests/test_gc_erased_pool.py::test_decided_pool_starts_one_victim_per_allocation_below_the_threshold",
+         RULES + "test_gc_owes_a_victim_only_for_an_allocation_below_the_threshold")),
+    Mutation(
+        "7", "GC and RR reads pay no read retry, whatever the victim's read count",
+        (Edit(CORE + "reference/reclaim.py",
+              "extra = max(extra, self.retries(victim * k + comps[q]))",
+              "extra = max(extra, 0)"),
+         Edit(CORE + "reclaim.pyx",
+              "cretry[c] = self.retries(<int64_t>victim * k + c)",
+              "cretry[c] = 0")),
+        (RULES + "test_migration_reads_pay_the_victims_read_retry",)),
+    Mutation(
+        "8a", "PhasedRR's idle moves go to component 0, not the page's own component",
+        (Edit(CORE + "reference/phased.py",
+              "self.sched.push_idle(die, lpn, ppn, blk % k, t)",
+              "self.sched.push_idle(die, lpn, ppn, 0, t)"),
+         Edit(CORE + "phased.pyx",
+              "<int32_t>(blk - sbq * self.k), t)",
+              "0, t)")),
+        (PHASED + "test_an_idle_move_keeps_the_pages_component_at_k2",)),
+    Mutation(
+        "8b", "PhasedRR's forced moves go to component 0, not the page's own component",
+        (Edit(CORE + "reference/reclaim.py",
+              "src, (src // L.pages_per_block) % L.k, t, CAUSE_RR)",
+              "src, 0, t, CAUSE_RR)"),
+         Edit(CORE + "reclaim.pyx",
+              "src, (src // self.N) % self.k, t, CAUSE_RR)",
+              "src, 0, t, CAUSE_RR)")),
+        (PHASED + "test_a_forced_move_keeps_the_pages_component_at_k2",)),
+    # rules pinned by the tests the rule-to-test map showed missing (tests/README.md)
+    Mutation(
+        "9", "GC collects the best victim even when it is fully valid",
+        (Edit(CORE + "reference/reclaim.py",
+              "            if victim < 0 or ftl.sb_valid[victim] >= full:\n"
+              "                break  # nothing to gain",
+              "            if victim < 0:\n"
+              "                break  # nothing to gain"),
+         Edit(CORE + "reclaim.pyx",
+              "            if victim < 0 or self.ftl.sb_valid[victim] >= full:\n"
+              "                break\n",
+              "            if victim < 0:\n"
+              "                break\n")),
+        (RULES + "test_gc_stops_when_the_best_victim_is_fully_valid",
+         SCHED + "test_user_first_books_an_urgent_lanes_work_at_once")),
+    Mutation(
+        "10", "an erased superblock joins the front of its lane's free list, not the back",
+        (Edit(CORE + "reference/reclaim.py",
+              "ftl.free[lane].append(victim)",
+              "ftl.free[lane].insert(0, victim)"),
+         Edit(CORE + "ftl.pyx",
+              "        self.free_ring[lane * self.S + (self.free_head[lane] + self.free_cnt[lane]) % self.S] = sb\n",
+              "        self.free_head[lane] = (self.free_head[lane] + self.S - 1) % self.S\n"
+              "        self.free_ring[lane * self.S + self.free_head[lane]] = sb\n")),
+        (RULES + "test_free_superblocks_are_a_fifo_and_an_erased_one_joins_the_back",)),
+    Mutation(
+        "11", "an RR or GC victim that is still an open frontier stays one",
+        (Edit(CORE + "reference/reclaim.py",
+              "        ftl.detach_frontier(victim)\n",
+              ""),
+         Edit(CORE + "reclaim.pyx",
+              "        self.ftl.detach_frontier(victim)\n",
+              "")),
+        (RULES + "test_an_rr_victim_that_is_an_open_frontier_stops_being_one",)),
+    Mutation(
+        "12", "a free superblock is reused before the erase queued for it is booked",
+        (Edit(CORE + "reference/ftl.py",
+              "if job is not None:  # no superblock is reused before its erase is booked",
+              "if False:"),
+         Edit(CORE + "ftl.pyx",
+              "if job >= 0:  # no superblock is reused before its erase is booked",
+              "if False:")),
+        (RULES + "test_no_superblock_is_reused_before_its_erase_is_booked",)),
+    Mutation(
+        "13", "RL-RR's and Reallocation's early moves go to component 0, not the page's own component",
+        (Edit(CORE + "reference/early.py",
+              "self.sched.push_idle(die, int(self.ftl.p2l[ppn]), ppn, blk % k, t)",
+              "self.sched.push_idle(die, int(self.ftl.p2l[ppn]), ppn, 0, t)"),
+         Edit(CORE + "early.pyx",
+              "<int32_t>ppn, <int32_t>(blk - sbq * self.k), t)",
+              "<int32_t>ppn, 0, t)")),
+        ("tests/test_policies_counter_rr.py::test_an_early_move_keeps_the_pages_component_at_k2",)),
+    Mutation(
+        "14", "a write hit leaves a clean cached page clean",
+        (Edit(CORE + "reference/engine.py",
+              "self.cache.touch(lpn, dirty=True)",
+              "self.cache.touch(lpn)"),
+         Edit(CORE + "engine.pyx",
+              "self.cache.mark_dirty(s)",
+              "pass")),
+        (RULES + "test_a_write_hit_makes_a_clean_page_dirty",)),
+    Mutation(
+        "15", "a read waits for the flushes of the dirty pages its misses evict",
+        (Edit(CORE + "reference/engine.py",
+              "ends = self._program_pages(evicted, t, CAUSE_FLUSH)",
+              "ends = self._program_pages(evicted, t, CAUSE_FLUSH)\n"
+              "                    done = max(done, max(ends))"),
+         Edit(CORE + "engine.pyx",
+              "self._program_pages(self.buf_evict, n_ev, t, CAUSE_FLUSH)",
+              "done = imax(done, self._program_pages(self.buf_evict, n_ev, t, CAUSE_FLUSH))")),
+        (RULES + "test_a_cache_hit_costs_t_dram_and_a_reads_evictions_never_delay_it",)),
+    Mutation(
+        "16", "a multi-plane read pays the smallest retry of its pages, not the largest",
+        (Edit(CORE + "reference/engine.py",
+              "tx[5] = max(tx[5], extra)",
+              "tx[5] = min(tx[5], extra)"),
+         Edit(CORE + "engine.pyx",
+              "if extra > self.tx_extra[j]:",
+              "if extra < self.tx_extra[j]:")),
+        (RULES + "test_a_multi_plane_read_pays_its_slowest_pages_retry",)),
+    Mutation(
+        "17", "an erase keeps its blocks' read counts",
+        (Edit(CORE + "reference/reclaim.py",
+              "        self.block_reads[blocks] = 0\n",
+              ""),
+         Edit(CORE + "reclaim.pyx",
+              "            self.block_reads[victim * k + c] = 0\n",
+              "")),
+        (RULES + "test_migration_reads_are_not_counted_and_the_erase_resets_the_victims_count",)),
+    Mutation(
+        "18", "a queued RR runs without being checked again, even when GC erased its superblock first",
+        (Edit(CORE + "reference/reclaim.py",
+              "        if self.ftl.sb_state[sb] in (SB_FREE, SB_VICTIM) or not np.any(\n"
+              "                self.block_reads[blocks] >= self.rr_threshold[blocks]):\n",
+              "        if False:\n"),
+         Edit(CORE + "reclaim.pyx",
+              "        if self.ftl.sb_state[sb] == S_FREE or self.ftl.sb_state[sb] == S_VICTIM:\n"
+              "            return 0\n"
+              "        for c in range(k):\n"
+              "            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:\n"
+              "                due = True\n"
+              "        if not due:\n"
+              "            return 0\n",
+              "        due = True\n")),
+        (RULES + "test_a_queued_rr_is_dropped_when_gc_erased_its_superblock_first",)),
+    Mutation(
+        "19", "a read is not blocked by background programs queued on its die",
+        (Edit(CORE + "reference/engine.py",
+              "if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:",
+              "if sc.die_prog_end[die] > t:"),
+         Edit(CORE + "engine.pyx",
+              "if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:",
+              "if self.sched.die_prog_end[self.tx_die[i]] > t:")),
+        (RULES + "test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block",)),
+    Mutation(
+        "20", "three GC/RR frontier superblocks may be open per lane, not two",
+        (Edit("flashrr/_core/layout.py", "GC_OPEN_MAX = 2", "GC_OPEN_MAX = 3"),
+         Edit(CORE + "common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
+        (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
+    Mutation(
+        "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
+        (Edit(CORE + "reference/engine.py",
+              "period = duration + max(1, duration // max(1, n - 1))",
+              "period = duration + 1"),
+         Edit(CORE + "engine.pyx",
+              "cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))",
+              "cdef int64_t period = duration + 1")),
+        (RULES + "test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap",)),
+    # rules held in code both engines share (flashrr/config.py): one edit breaks both
+    Mutation(
+        "22", "the default destage buffer holds one page per die, not one per plane",
+        (Edit("flashrr/config.py",
+              "return self.cache.destage_buffer_pages or self.geometry.n_planes",
+              "return self.cache.destage_buffer_pages or self.geometry.n_dies"),),
+        (RULES + "test_the_default_destage_buffer_holds_one_page_per_plane",)),
+    Mutation(
+        "23", "linear LDPC steps at 1/7 .. 7/7 of the threshold, not 1/8 .. 7/8",
+        (Edit("flashrr/config.py",
+              'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
+              'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
+        (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),
+)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, frame):
+    raise Interrupted(f"signal {signum}")
+
+
+def check_edits(mutations) -> None:
+    """Every old text occurs exactly once in its file (else stop, naming the mutation)."""
+    for m in mutations:
+        for e in m.edits:
+            n = (ROOT / e.path).read_text().count(e.old)
+            if n != 1:
+                sys.exit(f"mutation {m.key}: its text occurs {n} times in {e.path}, not once; "
+                         f"update the mutation to the current code")
+
+
+def check_clean(paths) -> None:
+    """Refuse to run on engine sources that differ from the last commit."""
+    r = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *paths], cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit("the engine sources differ from HEAD (git diff): commit or restore them first, "
+                 "so no mutated file is taken for the original")
+
+
+def build() -> tuple[bool, str]:
+    r = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=ROOT,
+                       capture_output=True, text=True)
+    return r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+
+
+def run_tests(node_ids) -> tuple[list, list, int]:
+    """Run ``node_ids`` with pytest; returns (failed test ids, passed test ids, exit code)."""
+    env = dict(os.environ, CI="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "report.xml"
+        # -W: the hypothesis plugin's DeprecationWarning on a failure would otherwise become an
+        # INTERNALERROR under filterwarnings = error and end the session early (tests/mutations.md)
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "-W",
+                            "ignore::DeprecationWarning", f"--junitxml={xml}", *node_ids], cwd=ROOT, env=env,
+                           capture_output=True, text=True)
+        if r.returncode in (3, 4, 5):  # internal or usage error, or nothing collected
+            sys.exit(f"pytest could not run {' '.join(node_ids)}:\n{(r.stdout + r.stderr)[-3000:]}")
+        failed, passed = [], []
+        if xml.exists():
+            for case in ET.parse(xml).getroot().iter("testcase"):
+                name = case.get("classname", "").replace(".", "/") + ".py::" + case.get("name", "")
+                bad = case.find("failure") is not None or case.find("error") is not None
+                if case.find("skipped") is None:
+                    (failed if bad else passed).append(name)
+    return failed, passed, r.returncode
+
+
+def by_function(ids) -> list[str]:
+    """``file::test[param]`` ids grouped per test function: ``file::test (n)``."""
+    counts: dict[str, int] = {}
+    for i in ids:
+        f = re.sub(r"\[.*\]$", "", i)
+        counts[f] = counts.get(f, 0) + 1
+    return [f"{f} ({n})" if n > 1 else f for f, n in counts.items()]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("keys", nargs="*", help="mutation keys to run (default: all)")
+    ap.add_argument("--list", action="store_true", help="list the mutations and exit")
+    ap.add_argument("--also", nargs="*", default=[], help="more pytest node ids or files to run on every mutation")
+    args = ap.parse_args(argv)
+    if args.list:
+        for m in MUTATIONS:
+            print(f"{m.key:>3}  {m.rule}")
+        return 0
+    known = {m.key: m for m in MUTATIONS}
+    for k in args.keys:
+        if k not in known:
+            sys.exit(f"no mutation {k!r}; known: {', '.join(known)}")
+    chosen = [known[k] for k in args.keys] if args.keys else list(MUTATIONS)
+    paths = sorted({e.path for m in chosen for e in m.edits})
+    check_clean(paths)
+    check_edits(chosen)
+    tests = list(dict.fromkeys([t for m in chosen for t in m.tests] + args.also))
+
+    originals = {p: (ROOT / p).read_bytes() for p in paths}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _on_signal)
+    rows = []
+    try:
+        ok, log = build()
+        if not ok:
+            sys.exit("the unmodified engine does not build:\n" + log)
+        failed, passed, _ = run_tests(tests)
+        ran = {re.sub(r"\[.*\]$", "", t) for t in passed}
+        missing = [t for m in chosen for t in m.tests if t not in ran]
+        if failed or missing:
+            sys.exit("on the unmodified engine these tests fail or did not run; fix that first:\n  "
+                     + "\n  ".join(failed + missing))
+        print(f"unmodified engine: {len(passed)} tests pass")
+        for m in chosen:
+            t0 = time.time()
+            try:
+                for e in m.edits:
+                    f = ROOT / e.path
+                    f.write_text(f.read_text().replace(e.old, e.new))
+                ok, log = build()
+                if ok:
+                    failed, passed, _ = run_tests(list(dict.fromkeys(list(m.tests) + args.also)))
+                else:
+                    print(log)
+            finally:
+                for p in {e.path for e in m.edits}:
+                    (ROOT / p).write_bytes(originals[p])
+            named = {re.sub(r"\[.*\]$", "", t) for t in m.tests}
+            pinned = [f for f in failed if re.sub(r"\[.*\]$", "", f) in named] if ok else []
+            rows.append((m, ok, failed if ok else [], pinned))
+            verdict = "did not build" if not ok else ("caught" if pinned else "SURVIVED its named tests")
+            print(f"\n[{m.key}] {m.rule}: {verdict} ({time.time() - t0:.0f} s)")
+            for f in by_function(failed if ok else []):
+                print("    fails:", f)
+    except (KeyboardInterrupt, Interrupted) as e:
+        print(f"\ninterrupted ({e or 'Ctrl-C'}): restoring the engine sources")
+    finally:
+        for p, text in originals.items():
+            (ROOT / p).write_bytes(text)
+        ok, log = build()
+        if not ok:
+            print("the restored engine did not rebuild; run python setup.py build_ext --inplace\n" + log)
+
+    print("\n| # | rule broken in both engines | caught by |\n|---|---|---|")
+    for m, ok, failed, pinned in rows:
+        others = [f for f in failed if f not in pinned]
+        cell = "did not build" if not ok else (", ".join(by_function(pinned)) or "**survived**")
+        if others:
+            cell += "; also " + ", ".join(by_function(others))
+        print(f"| {m.key} | {m.rule} | {cell} |")
+    return 0 if rows and len(rows) == len(chosen) and all(r[1] and r[3] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
