@@ -9,7 +9,8 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport expm1, floor
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t, uint64_t
+from libc.stdlib cimport calloc, free
 
 cnp.import_array()
 
@@ -64,17 +65,228 @@ cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil
     return k
 
 
-cdef class Kernel:
-    """Generator state (op, re-access flag, gap state, clock, re-access ring, recent units) over a Prepared
-    model.
+ctypedef struct Slot:
+    int64_t key    # a unit (-1: an empty slot)
+    int64_t count  # requests of the window that start in it
 
-    ``recent`` counts, per unit, the requests of the ring that start in it: an open-addressing table
-    (linear probing, backward-shift deletion) of ``2 * window`` or more slots, so it is never more than half
-    full.
-    """
+
+cdef class UnitCounts:
+    """A count per unit (int64 >= 0): an open-addressing table (linear probing, backward-shift deletion) that
+    doubles whenever it would be more than half full; a unit and its count share one slot."""
+
+    cdef Slot* slots
+    cdef uint64_t mask
+    cdef int64_t used
+
+    def __cinit__(self, int64_t capacity):
+        cdef int64_t cap = 16
+        while cap < capacity:
+            cap *= 2
+        self._alloc(cap)
+
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef int _alloc(self, int64_t cap) except -1:
+        cdef int64_t i
+        self.slots = <Slot*>calloc(cap, sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError("model generator: no memory for a unit table")
+        for i in range(cap):
+            self.slots[i].key = -1
+        self.mask = <uint64_t>(cap - 1)
+        self.used = 0
+        return 0
+
+    cdef inline int64_t find(self, int64_t unit) noexcept nogil:
+        """The slot holding ``unit``, or -1 - (the empty slot where it would go)."""
+        cdef uint64_t h = _mix(<uint64_t>unit) & self.mask
+        while self.slots[h].key != -1:
+            if self.slots[h].key == unit:
+                return <int64_t>h
+            h = (h + 1) & self.mask
+        return -1 - <int64_t>h
+
+    cdef inline bint has(self, int64_t unit) noexcept nogil:
+        return self.find(unit) >= 0
+
+    cdef void add(self, int64_t unit) noexcept nogil:
+        cdef int64_t h = self.find(unit)
+        if h >= 0:
+            self.slots[h].count += 1
+            return
+        if 2 * (self.used + 1) > <int64_t>(self.mask + 1):
+            with gil:
+                self._grow()
+            h = self.find(unit)
+        self.slots[-1 - h].key = unit
+        self.slots[-1 - h].count = 1
+        self.used += 1
+
+    cdef int _grow(self) except -1:
+        cdef Slot* old = self.slots
+        cdef int64_t old_cap = <int64_t>(self.mask + 1), i, h
+        self._alloc(2 * old_cap)
+        for i in range(old_cap):
+            if old[i].key != -1:
+                h = -1 - self.find(old[i].key)
+                self.slots[h] = old[i]
+                self.used += 1
+        free(old)
+        return 0
+
+    cdef void remove(self, int64_t unit) noexcept nogil:
+        cdef int64_t h = self.find(unit)
+        cdef uint64_t i, j, home
+        if h < 0:
+            return
+        self.slots[h].count -= 1
+        if self.slots[h].count > 0:
+            return
+        self.used -= 1
+        # backward-shift deletion: pull later entries of the probe run into the hole when their home allows
+        i = <uint64_t>h
+        j = i
+        while True:
+            j = (j + 1) & self.mask
+            if self.slots[j].key == -1:
+                break
+            home = _mix(<uint64_t>self.slots[j].key) & self.mask
+            if ((j - home) & self.mask) >= ((j - i) & self.mask):
+                self.slots[i] = self.slots[j]
+                i = j
+        self.slots[i].key = -1
+
+
+ctypedef struct Cell:
+    int64_t key        # unit >> 3 (-1: an empty slot)
+    uint16_t count[8]  # per unit of the cell: requests of the window that cover it
+    int64_t used       # units of the cell with a count above 0
+
+
+cdef class CellCounts:
+    """The same counts as :class:`UnitCounts`, for consecutive ranges of units: eight units to a table entry,
+    so a request covering a few units costs one or two probes, not one per unit."""
+
+    cdef Cell* cells
+    cdef uint64_t mask
+    cdef int64_t filled
+
+    def __cinit__(self, int64_t capacity):
+        cdef int64_t cap = 16
+        while cap < capacity:
+            cap *= 2
+        self._alloc(cap)
+
+    def __dealloc__(self):
+        free(self.cells)
+
+    cdef int _alloc(self, int64_t cap) except -1:
+        cdef int64_t i
+        self.cells = <Cell*>calloc(cap, sizeof(Cell))
+        if self.cells == NULL:
+            raise MemoryError("model generator: no memory for a unit table")
+        for i in range(cap):
+            self.cells[i].key = -1
+        self.mask = <uint64_t>(cap - 1)
+        self.filled = 0
+        return 0
+
+    cdef inline int64_t find(self, int64_t key) noexcept nogil:
+        cdef uint64_t h = _mix(<uint64_t>key) & self.mask
+        while self.cells[h].key != -1:
+            if self.cells[h].key == key:
+                return <int64_t>h
+            h = (h + 1) & self.mask
+        return -1 - <int64_t>h
+
+    cdef int _grow(self) except -1:
+        cdef Cell* old = self.cells
+        cdef int64_t old_cap = <int64_t>(self.mask + 1), i, h
+        self._alloc(2 * old_cap)
+        for i in range(old_cap):
+            if old[i].key != -1:
+                h = -1 - self.find(old[i].key)
+                self.cells[h] = old[i]
+                self.filled += 1
+        free(old)
+        return 0
+
+    cdef void add(self, int64_t first, int64_t last) noexcept nogil:
+        """Count one more request covering units ``first .. last``."""
+        cdef int64_t key, h, u, lo, hi
+        for key in range(first >> 3, (last >> 3) + 1):
+            h = self.find(key)
+            if h < 0:
+                if 2 * (self.filled + 1) > <int64_t>(self.mask + 1):
+                    with gil:
+                        self._grow()
+                    h = self.find(key)
+                h = -1 - h
+                self.cells[h].key = key
+                self.cells[h].used = 0
+                for u in range(8):
+                    self.cells[h].count[u] = 0
+                self.filled += 1
+            lo = first - (key << 3) if first > (key << 3) else 0
+            hi = last - (key << 3) if last < (key << 3) + 7 else 7
+            for u in range(lo, hi + 1):
+                if self.cells[h].count[u] == 0:
+                    self.cells[h].used += 1
+                self.cells[h].count[u] += 1
+
+    cdef bint covers(self, int64_t first, int64_t last) noexcept nogil:
+        """Whether some request of the window covers one of the units ``first .. last``."""
+        cdef int64_t key, h, u, lo, hi
+        for key in range(first >> 3, (last >> 3) + 1):
+            h = self.find(key)
+            if h < 0:
+                continue
+            lo = first - (key << 3) if first > (key << 3) else 0
+            hi = last - (key << 3) if last < (key << 3) + 7 else 7
+            for u in range(lo, hi + 1):
+                if self.cells[h].count[u]:
+                    return True
+        return False
+
+    cdef void remove(self, int64_t first, int64_t last) noexcept nogil:
+        """Count one request fewer covering units ``first .. last`` (it must have been added)."""
+        cdef int64_t key, h, u, lo, hi
+        cdef uint64_t i, j, home
+        for key in range(first >> 3, (last >> 3) + 1):
+            h = self.find(key)
+            if h < 0:
+                continue
+            lo = first - (key << 3) if first > (key << 3) else 0
+            hi = last - (key << 3) if last < (key << 3) + 7 else 7
+            for u in range(lo, hi + 1):
+                self.cells[h].count[u] -= 1
+                if self.cells[h].count[u] == 0:
+                    self.cells[h].used -= 1
+            if self.cells[h].used > 0:
+                continue
+            self.filled -= 1
+            # backward-shift deletion, as in UnitCounts.remove
+            i = <uint64_t>h
+            j = i
+            while True:
+                j = (j + 1) & self.mask
+                if self.cells[j].key == -1:
+                    break
+                home = _mix(<uint64_t>self.cells[j].key) & self.mask
+                if ((j - home) & self.mask) >= ((j - i) & self.mask):
+                    self.cells[i] = self.cells[j]
+                    i = j
+            self.cells[i].key = -1
+
+
+cdef class Kernel:
+    """Generator state over a Prepared model: op, kinds and run lengths of each op's last request, gap
+    state, clock, the re-access ring of the last ``window`` requests, and two unit tables over the ring:
+    ``recent`` (units its requests start in) and ``touched`` (units they cover)."""
 
     cdef object prep
-    cdef int64_t n_requests, window, phases, levels, unit_bytes, first_state, fresh_retries
+    cdef int64_t n_requests, window, overlap_window, phases, levels, unit_bytes, first_state, fresh_retries
     cdef double p_write_first, p_same, s_hash, address_scale
     cdef uint64_t salt
     cdef double[:] p_write_after
@@ -87,8 +299,10 @@ cdef class Kernel:
     cdef const cnp.uint8_t[:, :, :, :, :] cascade
     cdef double cascade_step
     cdef int64_t[:, :] size_len
-    cdef int64_t[:] ring_off, ring_size, h_unit, h_count
-    cdef uint64_t h_mask
+    cdef int64_t[:] ring_off, ring_size
+    cdef UnitCounts recent
+    cdef CellCounts touched
+    cdef double[:] q_overlap
     cdef double[:, :] p_seq
     cdef int64_t last_end[2]
     cdef int64_t seq_table
@@ -101,6 +315,7 @@ cdef class Kernel:
         self.prep = prep
         self.n_requests = prep.n_requests
         self.window = prep.window
+        self.overlap_window = prep.overlap_window
         self.phases = prep.phases
         self.levels = prep.levels
         self.unit_bytes = prep.unit_bytes
@@ -144,12 +359,9 @@ cdef class Kernel:
         self.address_scale = prep.address_scale
         self.ring_off = np.zeros(prep.window, dtype=np.int64)
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
-        cdef int64_t cap = 16
-        while cap < 2 * prep.window:
-            cap *= 2
-        self.h_unit = np.full(cap, -1, dtype=np.int64)
-        self.h_count = np.zeros(cap, dtype=np.int64)
-        self.h_mask = <uint64_t>(cap - 1)
+        self.recent = UnitCounts(2 * prep.window)
+        self.touched = CellCounts(4 * prep.overlap_window)
+        self.q_overlap = prep.q_overlap
         self.prev_op = 0
         self.state = prep.first_state
         self.time = 0
@@ -162,7 +374,7 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, seq, head, d, j, off = 0, sz = 0, heat = 0
+        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, off = 0, sz = 0, heat = 0
         for i in range(u.shape[0]):
             g = g0 + i
             if g == 0:
@@ -189,14 +401,15 @@ cdef class Kernel:
             seq = 0
             head = 0
             if not reuse and self.last_end[op] >= 0 and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
-                    and self._find(self.last_end[op] // self.unit_bytes) < 0:
+                    and not self.recent.has(self.last_end[op] // self.unit_bytes):
                 seq = 1
                 off = self.last_end[op]
                 sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,
                                        u[i, 4]))
             elif not reuse:
                 head = 1 if u[i, 12] < self.p_head[op] else 0
-                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4], &off, &sz)
+                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4],
+                                   u[i, 13] < self.q_overlap[op], &off, &sz)
             if g > 1:
                 self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
             if g > 0:
@@ -211,8 +424,13 @@ cdef class Kernel:
             is_write[i] = <cnp.uint8_t>op
             j = g % self.window
             if g >= self.window:
-                self._forget(self.ring_off[j] // self.unit_bytes)
-            self._remember(off // self.unit_bytes)
+                self.recent.remove(self.ring_off[j] // self.unit_bytes)
+            if g >= self.overlap_window:
+                k = (g - self.overlap_window) % self.window
+                d = self.ring_off[k]
+                self.touched.remove(d // self.unit_bytes, (d + self.ring_size[k] - 1) // self.unit_bytes)
+            self.recent.add(off // self.unit_bytes)
+            self.touched.add(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes)
             self.ring_off[j] = off
             self.ring_size[j] = sz
             self.prev_op = op
@@ -230,57 +448,19 @@ cdef class Kernel:
             else:
                 self.last_kind[op] = heat
 
-    cdef inline int64_t _find(self, int64_t unit) noexcept nogil:
-        """The slot holding ``unit``, or -1 - (the empty slot where it would go)."""
-        cdef uint64_t h = _mix(<uint64_t>unit) & self.h_mask
-        while self.h_unit[h] != -1:
-            if self.h_unit[h] == unit:
-                return <int64_t>h
-            h = (h + 1) & self.h_mask
-        return -1 - <int64_t>h
-
-    cdef void _remember(self, int64_t unit) noexcept nogil:
-        cdef int64_t h = self._find(unit)
-        if h >= 0:
-            self.h_count[h] += 1
-        else:
-            self.h_unit[-1 - h] = unit
-            self.h_count[-1 - h] = 1
-
-    cdef void _forget(self, int64_t unit) noexcept nogil:
-        cdef int64_t h = self._find(unit)
-        cdef uint64_t i, j, home
-        if h < 0:
-            return
-        self.h_count[h] -= 1
-        if self.h_count[h] > 0:
-            return
-        # backward-shift deletion: pull later entries of the probe run into the hole when their home allows
-        i = <uint64_t>h
-        j = i
-        while True:
-            j = (j + 1) & self.h_mask
-            if self.h_unit[j] == -1:
-                break
-            home = _mix(<uint64_t>self.h_unit[j]) & self.h_mask
-            if ((j - home) & self.h_mask) >= ((j - i) & self.h_mask):
-                self.h_unit[i] = self.h_unit[j]
-                self.h_count[i] = self.h_count[j]
-                i = j
-        self.h_unit[i] = -1
-        self.h_count[i] = 0
-
     cdef int64_t _fresh(self, int64_t g, int64_t op, int64_t head, double u_seg, double u_region,
-                        double u_cascade, double u_sector, double u_same, double u_size, int64_t* off_out,
-                        int64_t* size_out) noexcept nogil:
+                        double u_cascade, double u_sector, double u_same, double u_size, bint may_overlap,
+                        int64_t* off_out, int64_t* size_out) noexcept nogil:
         """Writes a fresh request's offset and size; returns the heat level of its region."""
         cdef int64_t lv = self.levels
         cdef int64_t m = (op * 2 + head) * self.phases + (g * self.phases // self.n_requests if self.phases > 1 else 0)
         cdef int64_t base = self.seg_first[m]
         cdef int64_t n_seg = self.seg_first[m + 1] - base
-        cdef int64_t attempt = 0, k, seg = 0, seg_len, region, heat = 0, node, depth, unit = 0, sector
+        cdef int64_t attempt = 0, k, seg = 0, seg_len, region, heat = 0, node, depth, unit = 0, v, off, sz, t
+        cdef int64_t sector = _pick(&self.sector_cdf[op, head, 0], self.sector_cdf.shape[2], u_sector)
         cdef double x, lo, hi, mid
         cdef uint64_t key
+        cdef bint free_units
         while True:
             x = u_seg * n_seg
             k = <int64_t>floor(x)
@@ -310,21 +490,24 @@ cdef class Kernel:
                     node = 2 * node + 1
                     lo = mid
             unit = (region << lv) + (node - (<int64_t>1 << lv))
-            if attempt >= self.fresh_retries or self._find(unit) < 0:
+            off = unit * self.unit_bytes + sector * SECTOR
+            t = 1 + head * self.size_levels + heat
+            if u_same < self.s_hash:
+                key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>unit * HASH_SIZE)
+                sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1,
+                                       (_mix(key) >> 11) * INV_2_53))
+            else:
+                sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
+            if attempt >= self.fresh_retries:
                 break
+            if not self.recent.has(unit):
+                if may_overlap or not self.touched.covers(unit, (off + sz - 1) // self.unit_bytes):
+                    break
             attempt += 1
             key = self.salt ^ (<uint64_t>g * HASH_RETRY_G) ^ (<uint64_t>attempt * HASH_RETRY_A)
             u_seg = (_mix(key) >> 11) * INV_2_53
             u_region = (_mix(key ^ 1) >> 11) * INV_2_53
             u_cascade = (_mix(key ^ 2) >> 11) * INV_2_53
-        sector = _pick(&self.sector_cdf[op, head, 0], self.sector_cdf.shape[2], u_sector)
-        off_out[0] = unit * self.unit_bytes + sector * SECTOR
-        if u_same < self.s_hash:
-            key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>unit * HASH_SIZE)
-            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + head * self.size_levels + heat, 0],
-                                            self.size_len[op, 1 + head * self.size_levels + heat] - 1,
-                                            (_mix(key) >> 11) * INV_2_53))
-        else:
-            size_out[0] = _round_size(_draw(&self.size_log[op, 1 + head * self.size_levels + heat, 0],
-                                            self.size_len[op, 1 + head * self.size_levels + heat] - 1, u_size))
+        off_out[0] = off
+        size_out[0] = sz
         return heat

@@ -15,7 +15,8 @@
    sizes;
 4. for the other (fresh) requests of each op, apart for those that start a
    run (the next request of their op continues them) and those that do not,
-   and with the share of run heads among them, per phase of the trace, the heat
+   with the share of run heads among them and the share that cover a unit one
+   of the window's requests covered, per phase of the trace, the heat
    map of their start regions (counts per region, rounded to
    ``weight_steps_per_octave`` steps per power of two, runs of equal regions
    merged), the within-region cascade (how a node's requests split between
@@ -57,12 +58,15 @@ class FitSettings:
     """Unit of a request's start (a power of two, >= 512)."""
     region_bytes: int = 1 << 20
     """Unit of the heat maps (a power of two times unit_bytes); doubled while the maps exceed max_segments."""
-    reuse_window_requests: int = 4096
+    reuse_window_requests: int = 65536
     """A request re-accesses a start unit used at most this many requests earlier; older reuse is left to the
     heat maps."""
     fresh_retries: int = 8
     """Draws a fresh request gets to find a unit not used within the re-access window (the model's
     ``fresh_retries``)."""
+    overlap_window_requests: int = 4096
+    """A fresh request's units count as overlapping when one of this many requests before it covered one (and
+    the generator keeps the same share of overlapping fresh requests); at most reuse_window_requests."""
     phases: int = 1
     """Phases of the trace (equal numbers of requests), each with its own heat maps: the working-set drift."""
     weight_steps_per_octave: int = 4
@@ -86,13 +90,15 @@ class FitSettings:
         r = self.region_bytes
         if not isinstance(r, int) or r < 2 * u or r & (r - 1):
             bad("region_bytes", "a power of two, at least twice unit_bytes")
-        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024),
+        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024), ("overlap_window_requests", 1, 1 << 24),
                              ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
                              ("cascade_bins", 2, 256), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
                              ("gap_states", 1, 256), ("gap_knots", 1, 4096)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(name, f"an integer in [{lo}, {hi}]")
+        if self.overlap_window_requests > self.reuse_window_requests:
+            bad("overlap_window_requests", f"at most reuse_window_requests ({self.reuse_window_requests})")
 
 
 def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | None = None, **overrides
@@ -126,6 +132,7 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
 
     fresh = ~reuse & ~seq
     head = fresh & _continued(w, seq)  # fresh requests that the next request of their op continues
+    overlap = _overlaps(off, size, s.unit_bytes, s.overlap_window_requests)
     region_bytes = s.region_bytes
     while True:
         singles = {op: _fresh_part(off, size, w, ~(fresh & ~head), op, s, region_bytes) for op in (0, 1)}
@@ -154,17 +161,20 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
         h = heads[op]
         head_places = None if h is None else Places(tuple(h["phases"]), h["cascade"], h["sector_pmf"],
                                                     h["size_by_level"])
+        fresh_op = fresh & sel
+        q_overlap = float(np.count_nonzero(overlap & fresh_op)) / n_fresh if n_fresh else 1.0
         parts.append(OpModel(np.array(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
                              np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
-                             p_head if head_places is not None else 0.0, head_places))
+                             p_head if head_places is not None else 0.0, head_places, q_overlap))
     arrivals = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
     from ..stats import trace_stats
 
     source = {"name": trace.name, **{k: v for k, v in trace_stats(trace).items()}}
     fit = {**asdict(s), "region_bytes_used": region_bytes}
     return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
-                         same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries, source=source, fit=fit)
+                         same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries,
+                         overlap_window_requests=s.overlap_window_requests, source=source, fit=fit)
 
 
 def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:
@@ -195,6 +205,20 @@ def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:
     for op in (0, 1):
         idx = np.flatnonzero(w == op)
         out[idx[1:]] = off[idx[1:]] == off[idx[:-1]] + size[idx[:-1]]
+    return out
+
+
+def _overlaps(off: np.ndarray, size: np.ndarray, unit: int, window: int) -> np.ndarray:
+    """Per request, whether a unit it covers was covered by one of the ``window`` requests before it."""
+    from ..locality import expand_pages
+
+    req, units = expand_pages(off // unit, (off + size - 1) // unit)
+    order = np.lexsort((req, units))
+    u, r = units[order], req[order]
+    same = u[1:] == u[:-1]
+    recent = same & (r[1:] != r[:-1]) & (r[1:] - r[:-1] <= window)
+    out = np.zeros(off.size, dtype=bool)
+    out[r[1:][recent]] = True
     return out
 
 

@@ -27,9 +27,9 @@ __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_O
 #: Requests generated per block (the unit of random draws).
 BLOCK_REQUESTS = 1 << 16
 #: Uniform draws per request, by column.
-N_UNIFORMS = 13
-U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP, U_SEQ, U_HEAD = \
-    range(N_UNIFORMS)
+N_UNIFORMS = 14
+U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_STATE, U_GAP, U_SEQ, U_HEAD, \
+    U_OVERLAP = range(N_UNIFORMS)
 
 # Multipliers that spread op, region, node and unit over the 64 bits of a hash key.
 HASH_OP = 0x9E3779B97F4A7C15
@@ -60,6 +60,7 @@ class Prepared:
         self.phases = model.phases
         self.fresh_retries = model.fresh_retries
         self.address_scale = model.address_scale
+        self.overlap_window = model.overlap_window_requests
         self.p_write_first = model.p_write_first
         self.p_write_after = np.array(model.p_write_after, dtype=np.float64)
         self.p_same = model.p_same_size
@@ -77,6 +78,7 @@ class Prepared:
         # the places of each op: [0] fresh requests that start no run, [1] run heads (the first when an op has none)
         places = [(op.places, op.heads if op.heads is not None else op.places) for op in ops]
         self.p_head = np.array([op.p_head for op in ops], dtype=np.float64)
+        self.q_overlap = np.array([op.q_overlap for op in ops], dtype=np.float64)
         sk = max(max(op.size_all.size for op in ops), max(op.size_seq.size for op in ops),
                  max((t.size for pl in places for p in pl for t in p.size_by_level), default=0))
         # size tables: [op, 0] = all sizes, [op, 1 + map * SIZE_LEVELS + level] = per map and heat level,

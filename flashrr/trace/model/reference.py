@@ -26,14 +26,16 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    region in it (uniform), a unit in the region by descending the cascade of
    the segment's heat level (each node's split share is looked up from a hash
    of seed, op, region and node, so the same region keeps the same hot spots
-   throughout the trace).  A unit that one of the last ``window`` requests
-   started in is drawn again (segment, region and cascade, from hashed draws),
-   up to ``fresh_retries`` times: the fit calls a request fresh only when its
-   unit was not used within the window, and without this the heat map alone
-   would make its hot units come back within the window, as cache hits.  Then
-   a start sector in the unit, and a size from the table of the heat level:
-   the unit's own size (a hash of seed, op and unit picks it) with probability
-   ``sqrt(p_same_size)``, else a fresh draw.
+   throughout the trace), a start sector in the unit, and a size from the
+   table of the heat level: the unit's own size (a hash of seed, op and unit
+   picks it) with probability ``sqrt(p_same_size)``, else a fresh draw.  The
+   request is drawn again (segment, region, cascade and the unit's own size,
+   from hashed draws; up to ``fresh_retries`` times) when one of the last
+   ``window`` requests started in its unit (the fit calls a request fresh only
+   when none did: without this the heat map alone would make hot units come
+   back within the window, as cache hits), or, unless it is one of the share
+   ``q_overlap[op]`` of fresh requests that may, when it covers a unit one of
+   the last ``overlap_window`` requests covered.
 5. **Arrival**: the gap before request 1 comes from the first state's table;
    each later request moves the chain one step and draws its gap from the new
    state's table (gaps rounded to the nearest ns).
@@ -47,7 +49,8 @@ import math
 import numpy as np
 
 from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, HASH_SIZE, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
-                       U_HEAD, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE, Prepared)
+                       U_HEAD, U_OVERLAP, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE,
+                       Prepared)
 from .schema import KIND_HEAD, KIND_REUSE, SECTOR_BYTES, SIZE_LEVELS, run_kind
 from .tables import MASK64, draw_log1p, hash01, splitmix64
 
@@ -78,16 +81,18 @@ class ReferenceGenerator:
         self.state = prep.first_state
         self.time = 0
         self.recent: dict[int, int] = {}  # unit -> requests among the last `window` that start in it
+        self.touched: dict[int, int] = {}  # unit -> requests among the last `overlap_window` that cover it
         self.last_end = [-1, -1]  # per op: end byte of its latest request (-1: none yet)
         self.last_kind = [0, 0]  # per op: kind of its latest request (schema.KINDS)
         self.run_length = [0, 0]  # per op: continuations since its latest request that was not one
 
-    def _forget(self, unit: int) -> None:
-        c = self.recent[unit] - 1
+    @staticmethod
+    def _forget(counts: dict, unit: int) -> None:
+        c = counts[unit] - 1
         if c:
-            self.recent[unit] = c
+            counts[unit] = c
         else:
-            del self.recent[unit]
+            del counts[unit]
 
     def _fresh(self, g: int, op: int, r, head: int) -> tuple[int, int, int]:
         """Offset, size and heat level of a fresh request, a run head when ``head`` (step 4 of the module
@@ -97,6 +102,8 @@ class ReferenceGenerator:
         m = (op * 2 + head) * p.phases + (g * p.phases // p.n_requests if p.phases > 1 else 0)
         base, n_seg = p.seg_first[m], p.seg_first[m + 1] - p.seg_first[m]
         u_seg, u_region, u_cascade = r[U_SEG], r[U_REGION], r[U_CASCADE]
+        may_overlap = r[U_OVERLAP] < p.q_overlap[op]
+        sector = _pick(p.sector_cdf[op, head], r[U_SECTOR])
         attempt = 0
         while True:
             x = u_seg * n_seg
@@ -119,19 +126,20 @@ class ReferenceGenerator:
                     node = 2 * node + 1
                     lo = mid
             unit = (region << lv) + (node - (1 << lv))
-            if attempt >= p.fresh_retries or unit not in self.recent:
-                break
+            off = unit * p.unit_bytes + sector * SECTOR_BYTES
+            t = 1 + head * SIZE_LEVELS + heat
+            table = p.size_log[op, t, :p.size_len[op, t]]
+            if r[U_SAME] < p.s_hash:
+                key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
+                sz = _round_size(draw_log1p(table, hash01(key)))
+            else:
+                sz = _round_size(draw_log1p(table, r[U_SIZE]))
+            if attempt >= p.fresh_retries or (unit not in self.recent and (may_overlap or all(
+                    v not in self.touched for v in range(unit, (off + sz - 1) // p.unit_bytes + 1)))):
+                return off, sz, heat
             attempt += 1
             key = p.salt ^ ((g * HASH_RETRY_G) & MASK64) ^ ((attempt * HASH_RETRY_A) & MASK64)
             u_seg, u_region, u_cascade = hash01(key), hash01(key ^ 1), hash01(key ^ 2)
-        sector = _pick(p.sector_cdf[op, head], r[U_SECTOR])
-        off = unit * p.unit_bytes + sector * SECTOR_BYTES
-        t = 1 + head * SIZE_LEVELS + heat
-        table = p.size_log[op, t, :p.size_len[op, t]]
-        if r[U_SAME] < p.s_hash:
-            key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
-            return off, _round_size(draw_log1p(table, hash01(key))), heat
-        return off, _round_size(draw_log1p(table, r[U_SIZE])), heat
 
     def fill(self, g0: int, u: np.ndarray, time_ns, offset, size, is_write) -> None:
         """Requests ``g0 .. g0 + len(u) - 1`` into the output arrays (int64, int64, int64, bool)."""
@@ -175,8 +183,15 @@ class ReferenceGenerator:
             is_write[i] = bool(op)
             j = g % p.window
             if g >= p.window:
-                self._forget(int(self.ring_off[j]) // p.unit_bytes)
+                self._forget(self.recent, int(self.ring_off[j]) // p.unit_bytes)
+            if g >= p.overlap_window:  # request g - overlap_window leaves the overlap window
+                k = (g - p.overlap_window) % p.window
+                old = int(self.ring_off[k])
+                for v in range(old // p.unit_bytes, (old + int(self.ring_size[k]) - 1) // p.unit_bytes + 1):
+                    self._forget(self.touched, v)
             self.recent[off // p.unit_bytes] = self.recent.get(off // p.unit_bytes, 0) + 1
+            for v in range(off // p.unit_bytes, (off + sz - 1) // p.unit_bytes + 1):
+                self.touched[v] = self.touched.get(v, 0) + 1
             self.ring_off[j] = off
             self.ring_size[j] = sz
             self.prev_op = op
