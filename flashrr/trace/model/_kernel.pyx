@@ -287,6 +287,7 @@ cdef class Kernel:
 
     cdef object prep
     cdef int64_t n_requests, window, overlap_window, phases, levels, unit_bytes, first_state, fresh_retries
+    cdef int64_t span_end
     cdef double p_write_first, p_same, s_hash, address_scale
     cdef uint64_t salt
     cdef double[:] p_write_after
@@ -316,6 +317,7 @@ cdef class Kernel:
         self.n_requests = prep.n_requests
         self.window = prep.window
         self.overlap_window = prep.overlap_window
+        self.span_end = prep.span_end
         self.phases = prep.phases
         self.levels = prep.levels
         self.unit_bytes = prep.unit_bytes
@@ -400,7 +402,8 @@ cdef class Kernel:
                     sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
             seq = 0
             head = 0
-            if not reuse and self.last_end[op] >= 0 and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
+            if not reuse and 0 <= self.last_end[op] < self.span_end \
+                    and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
                     and not self.recent.has(self.last_end[op] // self.unit_bytes):
                 seq = 1
                 off = self.last_end[op]

@@ -61,6 +61,7 @@ class Prepared:
         self.fresh_retries = model.fresh_retries
         self.address_scale = model.address_scale
         self.overlap_window = model.overlap_window_requests
+        self.span_end = model.span_end_byte  # continuations start below this byte (model space)
         self.p_write_first = model.p_write_first
         self.p_write_after = np.array(model.p_write_after, dtype=np.float64)
         self.p_same = model.p_same_size

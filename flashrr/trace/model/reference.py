@@ -19,7 +19,8 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    previous request of this op]`` (see ``OpModel.p_seq``), the request starts where the
    previous request of its op ended, with a size from the op's table of
    continuation sizes, unless one of the last ``window`` requests started in
-   that unit (the fit calls such a request a re-access, not a continuation).
+   that unit (the fit calls such a request a re-access, not a continuation)
+   or that byte lies beyond the highest region of the heat maps.
 4. **Fresh**: otherwise a run head with probability ``p_head[op]``, from the
    op's places of run heads, else from its places of other fresh requests: a
    heat-map segment of the op's current phase (alias table), a
@@ -163,7 +164,7 @@ class ReferenceGenerator:
                 else:
                     sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
             seq = head = 0
-            if not reuse and self.last_end[op] >= 0 and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
+            if not reuse and 0 <= self.last_end[op] < p.span_end and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
                     and self.last_end[op] // p.unit_bytes not in self.recent:
                 seq = 1
                 off = self.last_end[op]

@@ -29,7 +29,7 @@ __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "loa
            "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -251,6 +251,9 @@ class OpModel:
       (:class:`Places`; None when ``p_head`` is 0).  The other fresh requests
       start where ``phases``, ``cascade``, ``sector_pmf`` and ``size_by_level``
       say.
+    * ``q_overlap``: the share of fresh requests that may cover units the
+      requests of the window touched; the others are drawn again (up to the
+      model's ``fresh_retries`` times) until they cover none.
     """
 
     p_reuse: np.ndarray
@@ -264,6 +267,7 @@ class OpModel:
     size_seq: np.ndarray = field(default_factory=lambda: np.zeros(0))
     p_head: float = 0.0
     heads: Places | None = None
+    q_overlap: float = 1.0
 
     @property
     def places(self) -> Places:
@@ -289,16 +293,20 @@ class OpModel:
             if not isinstance(self.heads, Places):
                 _fail(f"{where}.heads", "a Places", self.heads)
             heads = self.heads.check(f"{where}.heads", unit_bytes, levels)
-            if len(heads.phases) != len(single.phases) or heads.cascade.shape[2] != single.cascade.shape[2]:
-                _fail(f"{where}.heads.phase", f"{len(single.phases)} phases and {single.cascade.shape[2]} cascade "
-                      "bins (as the other fresh requests)", len(heads.phases))
+            if len(heads.phases) != len(single.phases):
+                _fail(f"{where}.heads.phase", f"{len(single.phases)} phases (as the other fresh requests)",
+                      len(heads.phases))
+            if heads.cascade.shape[2] != single.cascade.shape[2]:
+                _fail(f"{where}.heads.cascade", f"{single.cascade.shape[2]} bins per depth (as the other fresh "
+                      "requests)", heads.cascade)
         elif p_head > 0:
             _fail(f"{where}.heads", "the places of run heads (p_head is above 0)", None)
         return OpModel(p_reuse, dist, single.sector_pmf, single.cascade, size_all, single.size_by_level,
-                       single.phases, p_seq, size_seq, p_head, heads)
+                       single.phases, p_seq, size_seq, p_head, heads, _prob(f"{where}.q_overlap", self.q_overlap))
 
     def to_dict(self) -> dict:
         out = {"p_reuse": _floats(self.p_reuse), "p_seq": _floats(self.p_seq), "p_head": float(self.p_head),
+               "q_overlap": float(self.q_overlap),
                "size_seq": _floats(self.size_seq), "reuse_distance": _floats(self.reuse_distance),
                "size_all": _floats(self.size_all), **self.places.to_dict()}
         if self.heads is not None:
@@ -355,6 +363,9 @@ class WorkloadModel:
       every time the unit is drawn) with probability ``sqrt(p_same_size)``.
     * ``fresh_retries``: how many times a fresh request whose unit one of the
       last ``reuse_window_requests`` requests used is drawn again (0: never).
+    * ``overlap_window_requests``: the requests whose covered units a fresh
+      request avoids (unless it is one of the share ``q_overlap`` that may
+      cover them): the last this many (at most ``reuse_window_requests``).
     * ``address_scale``: every generated offset is multiplied by this (in
       (0, 1]) and rounded down to a 512-byte sector: the same pattern over a
       smaller address space (1 for a fitted model).
@@ -375,6 +386,7 @@ class WorkloadModel:
     arrivals: Arrivals
     fresh_retries: int = 8
     address_scale: float = 1.0
+    overlap_window_requests: int = 4096
     source: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
 
@@ -421,8 +433,21 @@ class WorkloadModel:
                 "write": ops["write"], "arrivals": arr.check(f"{where}.arrivals"),
                 "fresh_retries": _pos_int(f"{where}.fresh_retries", self.fresh_retries, 0),
                 "address_scale": _scale(f"{where}.address_scale", self.address_scale),
+                "overlap_window_requests": self._overlap_window(where, window),
                 "source": dict(self.source),
                 "fit": dict(self.fit)}
+
+    def _overlap_window(self, where: str, window: int) -> int:
+        v = _pos_int(f"{where}.overlap_window_requests", self.overlap_window_requests)
+        if v > window:
+            _fail(f"{where}.overlap_window_requests", f"at most reuse_window_requests ({window})", v)
+        return v
+
+    @property
+    def span_end_byte(self) -> int:
+        """One past the highest byte of the highest region of any heat map (before ``address_scale``)."""
+        places = [p for op in (self.read, self.write) for p in (op.places, op.heads) if p is not None]
+        return max(h.end_region for p in places for h in p.phases) * self.region_bytes
 
     @property
     def levels(self) -> int:
@@ -437,14 +462,17 @@ class WorkloadModel:
         return self.write if is_write else self.read
 
     def max_end_byte(self) -> int:
-        """An upper bound of the highest byte a generated request can touch."""
-        end = 0
-        for op in (self.read, self.write):
-            maps = op.phases + (op.heads.phases if op.heads is not None else ())
-            top = int(max(h.end_region for h in maps) * self.region_bytes * self.address_scale)
-            end = max(end, top + int(op.size_all[-1]) + SECTOR_BYTES,
-                      *(top + int(t[-1]) + SECTOR_BYTES for t in op.size_by_level if t.size))
-        return end - 1
+        """An upper bound of the highest byte a generated request can touch.
+
+        A fresh request starts in a region of a map; a continuation starts where a request ended, and only
+        below the end of the highest region of any map (:attr:`span_end_byte`); a re-access repeats the start
+        of either; each takes a size of one of the tables.  So the bound is that end plus the largest size.
+        """
+        places = [p for op in (self.read, self.write) for p in (op.places, op.heads) if p is not None]
+        top = int(max(h.end_region for p in places for h in p.phases) * self.region_bytes * self.address_scale)
+        tables = [op.size_all for op in (self.read, self.write)] + [t for p in places for t in p.size_by_level]
+        # + a sector: a drawn size is rounded to the nearest sector, and is at least one
+        return top + max(int(t[-1]) for t in tables if t.size) + SECTOR_BYTES - 1
 
     def replace(self, **changes) -> "WorkloadModel":
         return replace(self, **changes)
@@ -452,7 +480,9 @@ class WorkloadModel:
     def to_dict(self) -> dict:
         return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": self.name, "unit_bytes": self.unit_bytes,
                 "region_bytes": self.region_bytes, "reuse_window_requests": self.reuse_window_requests,
-                "fresh_retries": self.fresh_retries, "address_scale": self.address_scale, "source": _plain(self.source), "fit": _plain(self.fit),
+                "fresh_retries": self.fresh_retries, "address_scale": self.address_scale,
+                "overlap_window_requests": self.overlap_window_requests, "source": _plain(self.source),
+                "fit": _plain(self.fit),
                 "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
                         "p_write_after_write": self.p_write_after[1], "p_same_size": self.p_same_size},
                 "read": self.read.to_dict(), "write": self.write.to_dict(), "arrivals": self.arrivals.to_dict()}
@@ -482,7 +512,7 @@ class WorkloadModel:
             heads = Places.from_getter(_Getter(where, g.table("heads"), f"{op}.heads")) if "heads" in t else None
             parts[op] = OpModel(g.value("p_reuse"), g.value("reuse_distance"), single.sector_pmf, single.cascade,
                                 g.value("size_all"), single.size_by_level, single.phases, g.value("p_seq"),
-                                g.value("size_seq"), g.value("p_head"), heads)
+                                g.value("size_seq"), g.value("p_head"), heads, g.value("q_overlap"))
         arr = _Getter(where, get.table("arrivals"), "arrivals")
         og = _Getter(where, ops, "ops")
         try:
@@ -491,8 +521,9 @@ class WorkloadModel:
                        (og.value("p_write_after_read"), og.value("p_write_after_write")), og.value("p_same_size"),
                        parts["read"], parts["write"],
                        Arrivals(arr.value("transition"), arr.value("gap_ns"), arr.value("first_state")),
-                       get.value("fresh_retries"), d.get("address_scale", 1.0), d.get("source", {}),
-                       d.get("fit", {}))
+                       fresh_retries=get.value("fresh_retries"), address_scale=get.value("address_scale"),
+                       overlap_window_requests=get.value("overlap_window_requests"), source=d.get("source", {}),
+                       fit=d.get("fit", {}))
         except ModelError as e:
             msg = str(e)
             raise ModelError(msg.replace("model.", f"{where}: ", 1) if msg.startswith("model.") else msg) from None
