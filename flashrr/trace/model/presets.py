@@ -31,12 +31,14 @@ sizes), the span of the address space (to the footprint) and the locality (to
 the hot ratio: a grid over [-1, 1] refined around its best point, best meaning
 the least sum of the hot-ratio error and the log footprint error; for each
 locality the other knobs are tuned again; see :class:`Knobs`).  Where no knob
-setting reaches the table's numbers, the closest one is kept, and
-``flashrr presets --models`` prints what each preset reaches.  The tuning never looks at a simulation result, only at the
+setting reaches the table's numbers, the closest one is kept;
+``benchmarks/model_presets_table.py`` prints what each preset reaches.  The tuning never looks at a simulation result, only at the
 trace statistics of :func:`~flashrr.trace.stats.trace_stats`.  Calibration of
-a paper-length trace takes seconds; its knobs are kept in memory and on disk
-(``$FLASHRR_CACHE_DIR``, default ``~/.cache/flashrr``) under a key of the
-template file, the targets and this module's calibration version.
+a paper-length trace takes a minute or two; its knobs are kept in memory and
+on disk (``$FLASHRR_CACHE_DIR``, default ``~/.cache/flashrr``) under a key of
+the template file, the targets and this module's calibration version, and
+flashrr ships the knobs of the reproductions' default and ``--quick`` plans
+(:data:`SHIPPED_KNOBS`).
 """
 from __future__ import annotations
 
@@ -56,16 +58,17 @@ from .transform import (compacted, concentrated, poisson_arrivals, scaled_sizes,
                         with_mean_gap, with_read_ratio)
 
 __all__ = ["PRESET_TEMPLATES", "model_preset_names", "model_preset", "calibrate", "Targets", "Knobs",
-           "CALIBRATION_VERSION"]
+           "CALIBRATION_VERSION", "SHIPPED_KNOBS", "calibration_key", "targets_for"]
 
 #: Bumped whenever the calibration's algorithm changes (part of the disk-cache key).
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 2
 CALIBRATION_SEED = 20261126
 #: Calibrations of longer traces run on this many requests (footprint target scaled to match), then the stretch
 #: is corrected once at full length.
 CALIBRATION_REQUESTS = 400_000
-_ROUNDS = 6  # size and span refinements per locality (fewer when within 1%)
-_REFINE_STEPS = 3  # halvings of the locality step around the best grid point
+_ROUNDS = 4  # size and span refinements per locality (fewer when within 1%)
+_FULL_ROUNDS = 3  # the same at full length, once the locality is chosen
+_REFINE_STEPS = 2  # halvings of the locality step around the best grid point
 
 _ALIBABA = ("tencent-cbs", "Alibaba's block traces are a cloud block service's; the Tencent CBS sample is the "
                            "cloud block storage we have")
@@ -171,9 +174,10 @@ def _measure(m: WorkloadModel, n: int, page: int) -> dict:
     return trace_stats(generate_trace(m, n, seed=CALIBRATION_SEED), page_size_bytes=page)
 
 
-def _tune_sizes_and_stretch(base, t: Targets, k: Knobs, n: int, fp_target: float) -> tuple[Knobs, dict]:
+def _tune_sizes_and_stretch(base, t: Targets, k: Knobs, n: int, fp_target: float,
+                            rounds: int = _ROUNDS) -> tuple[Knobs, dict]:
     st = {}
-    for _ in range(_ROUNDS):
+    for _ in range(rounds):
         st = _measure(_apply(base, k), n, t.page_bytes)
         if all(abs(st[key] / want - 1.0) < 0.01 for key, want in (
                 ("avg_read_size_bytes", t.read_size_bytes), ("avg_write_size_bytes", t.write_size_bytes),
@@ -206,31 +210,52 @@ def calibrate(name: str, t: Targets) -> tuple[Knobs, dict]:
         fp_err = abs(math.log(st["footprint_bytes"] / fp)) if st["footprint_bytes"] else math.inf
         return abs(st[t.hot_key] - t.hot_ratio) + fp_err
 
-    grid = [-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]
+    grid = [-1.0, -0.5, 0.0, 0.5, 1.0]
     best = min(grid, key=error)
-    step = 0.125
+    step = 0.25
     for _ in range(_REFINE_STEPS):  # halve the step around the best point
         best = min((best - step, best, best + step), key=lambda x: error(min(max(x, -1.0), 1.0)))
         best = min(max(best, -1.0), 1.0)
         step /= 2
     k, st = at(best)
-    if n < t.n_requests:  # one span correction at full length
-        st = _measure(_apply(base, k), t.n_requests, t.page_bytes)
-        k = Knobs(k.read_factor, k.write_factor, k.span * t.footprint_bytes / st["footprint_bytes"], k.locality)
+    if n < t.n_requests:  # sizes and span again at full length (the footprint grows more slowly than n)
+        k, _ = _tune_sizes_and_stretch(base, t, k, t.n_requests, t.footprint_bytes, _FULL_ROUNDS)
     return k, _measure(_apply(base, k), t.n_requests, t.page_bytes)
 
 
-def _cache_path(name: str, t: Targets) -> Path:
+#: Knobs calibrated for the reproductions' default and --quick plans, shipped with flashrr (written by
+#: ``benchmarks/model_presets_table.py --save``), so a fresh install does not calibrate them again.
+SHIPPED_KNOBS = Path(__file__).resolve().parent / "preset_knobs.json"
+
+
+def calibration_key(name: str, t: Targets) -> str:
+    """The key of a calibration: the preset, a hash of its template file, its targets and
+    :data:`CALIBRATION_VERSION`."""
     template = TEMPLATES[PRESET_TEMPLATES[name][0]]
     h = hashlib.sha256(template.path.read_bytes())
     h.update(json.dumps([name, asdict(t), CALIBRATION_VERSION], sort_keys=True).encode())
+    return f"{name}-{h.hexdigest()[:24]}"
+
+
+def _cache_path(key: str) -> Path:
     root = Path(os.environ.get("FLASHRR_CACHE_DIR") or Path.home() / ".cache" / "flashrr")
-    return root / "model-presets" / f"{name}-{h.hexdigest()[:24]}.json"
+    return root / "model-presets" / f"{key}.json"
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> dict:
+    try:
+        return json.loads(SHIPPED_KNOBS.read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 @lru_cache(maxsize=64)
 def _knobs(name: str, t: Targets) -> Knobs:
-    path = _cache_path(name, t)
+    key = calibration_key(name, t)
+    if key in _shipped():
+        return Knobs(**_shipped()[key]["knobs"])
+    path = _cache_path(key)
     try:
         return Knobs(**json.loads(path.read_text())["knobs"])
     except (OSError, ValueError, KeyError, TypeError):

@@ -198,11 +198,16 @@ def with_mean_gap(model: WorkloadModel, mean_gap_ns: float) -> WorkloadModel:
     """Arrivals whose stationary mean gap is ``mean_gap_ns`` (every gap table scaled by one factor)."""
     if not (math.isfinite(mean_gap_ns) and mean_gap_ns > 0):
         raise ValueError(f"mean_gap_ns: expected a positive number of ns (got {mean_gap_ns!r})")
-    now = stationary_mean_gap_ns(model.arrivals)
-    if now <= 0:
-        return poisson_arrivals(model, mean_gap_ns)
     a = model.arrivals
-    return model.replace(arrivals=Arrivals(a.transition, a.gap_ns * (mean_gap_ns / now), a.first_state))
+    if stationary_mean_gap_ns(a) <= 0:
+        return poisson_arrivals(model, mean_gap_ns)
+    gaps = a.gap_ns
+    for _ in range(8):  # draws interpolate in log1p space, so one scaling lands within about 1e-6: repeat
+        now = stationary_mean_gap_ns(Arrivals(a.transition, gaps, a.first_state))
+        if abs(now / mean_gap_ns - 1.0) < 1e-12:
+            break
+        gaps = gaps * (mean_gap_ns / now)
+    return model.replace(arrivals=Arrivals(a.transition, gaps, a.first_state))
 
 
 def poisson_arrivals(model: WorkloadModel, mean_gap_ns: float, knots: int = 256) -> WorkloadModel:
