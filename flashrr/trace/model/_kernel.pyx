@@ -290,8 +290,10 @@ cdef class Kernel:
     cdef int64_t span_end
     cdef double p_write_first, p_same, s_hash, address_scale
     cdef uint64_t salt
-    cdef double[:] p_write_after
-    cdef double[:, :] p_reuse, dist_log, trans_cdf, gap_log
+    cdef double[:, :] p_write_after
+    cdef double[:, :, :] trans_cdf
+    cdef int64_t time_phases
+    cdef double[:, :] p_reuse, dist_log, gap_log
     cdef double[:, :, :] sector_cdf
     cdef double[:] p_head
     cdef int64_t[:] dist_len, seg_first, seg_start, seg_len, seg_level, seg_alias
@@ -327,6 +329,7 @@ cdef class Kernel:
         self.s_hash = prep.s_hash
         self.salt = prep.salt
         self.p_write_after = prep.p_write_after
+        self.time_phases = prep.time_phases
         self.p_reuse = prep.p_reuse
         self.p_seq = prep.p_seq
         self.last_end[0] = -1
@@ -376,13 +379,15 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, off = 0, sz = 0, heat = 0
+        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, off = 0, sz = 0, heat = 0, tp = 0
         for i in range(u.shape[0]):
             g = g0 + i
+            if self.time_phases > 1:
+                tp = g * self.time_phases // self.n_requests
             if g == 0:
                 op = 1 if u[i, 0] < self.p_write_first else 0
             else:
-                op = 1 if u[i, 0] < self.p_write_after[self.prev_op] else 0
+                op = 1 if u[i, 0] < self.p_write_after[tp, self.prev_op] else 0
             reuse = 0
             d = 0
             if g > 0 and self.dist_len[op] > 0 and u[i, 1] < self.p_reuse[op, self.last_kind[op]]:
@@ -414,7 +419,7 @@ cdef class Kernel:
                 heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4],
                                    u[i, 13] < self.q_overlap[op], &off, &sz)
             if g > 1:
-                self.state = _pick(&self.trans_cdf[self.state, 0], self.trans_cdf.shape[1], u[i, 9])
+                self.state = _pick(&self.trans_cdf[tp, self.state, 0], self.trans_cdf.shape[2], u[i, 9])
             if g > 0:
                 self.time += <int64_t>floor(_draw(&self.gap_log[self.state, 0], self.gap_log.shape[1] - 1, u[i, 10])
                                             + 0.5)

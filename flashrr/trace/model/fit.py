@@ -26,7 +26,9 @@
    level;
 5. the arrival process: gaps between arrivals in ``gap_states`` states
    (quantiles of the gap), a transition matrix between the states of
-   consecutive gaps, and each state's gap distribution.
+   consecutive gaps, and each state's gap distribution;
+6. per ``time_phases`` equal parts of the trace, the op chain and the
+   gap-state transitions of that part (load and op mix drift).
 
 A trace whose heat maps would need more than ``max_segments`` segments is
 refitted with regions twice as large until they fit, so the model file stays
@@ -41,7 +43,7 @@ import numpy as np
 
 from ..core import Trace
 from .schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, Arrivals,
-                     HeatMap, ModelError, OpModel, Places, WorkloadModel)
+                     HeatMap, ModelError, OpModel, Places, TimePhase, WorkloadModel)
 from .tables import quantile_table
 
 __all__ = ["FitSettings", "fit_model", "MIN_REQUESTS"]
@@ -67,6 +69,9 @@ class FitSettings:
     overlap_window_requests: int = 4096
     """A fresh request's units count as overlapping when one of this many requests before it covered one (and
     the generator keeps the same share of overlapping fresh requests); at most reuse_window_requests."""
+    time_phases: int = 16
+    """Equal parts of the trace, each with its own op chain and gap-state transitions (the model's time phases;
+    fewer when the trace has fewer than 2,000 requests a part, none below two parts)."""
     phases: int = 1
     """Phases of the trace (equal numbers of requests), each with its own heat maps: the working-set drift."""
     weight_steps_per_octave: int = 4
@@ -90,7 +95,7 @@ class FitSettings:
         r = self.region_bytes
         if not isinstance(r, int) or r < 2 * u or r & (r - 1):
             bad("region_bytes", "a power of two, at least twice unit_bytes")
-        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024), ("overlap_window_requests", 1, 1 << 24),
+        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024), ("overlap_window_requests", 1, 1 << 24), ("time_phases", 1, 4096),
                              ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
                              ("cascade_bins", 2, 256), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
                              ("gap_states", 1, 256), ("gap_knots", 1, 4096)):
@@ -167,14 +172,16 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
                              np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
                              p_head if head_places is not None else 0.0, head_places, q_overlap))
-    arrivals = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
+    arrivals, gap_state = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
+    time_phases = _time_phases(w, gap_state, arrivals, min(s.time_phases, n // _REQUESTS_PER_TIME_PHASE))
     from ..stats import trace_stats
 
     source = {"name": trace.name, **{k: v for k, v in trace_stats(trace).items()}}
     fit = {**asdict(s), "region_bytes_used": region_bytes}
     return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
                          same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries,
-                         overlap_window_requests=s.overlap_window_requests, source=source, fit=fit)
+                         overlap_window_requests=s.overlap_window_requests, time_phases=time_phases, source=source,
+                         fit=fit)
 
 
 def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:
@@ -355,10 +362,37 @@ def _denoised_shares(share: np.ndarray, total: np.ndarray) -> np.ndarray:
     return np.clip(mean + factor * (share - mean), 0.0, 1.0)
 
 
-def _arrivals(time_ns: np.ndarray, states: int, knots: int) -> Arrivals:
+_REQUESTS_PER_TIME_PHASE = 2000
+
+
+def _time_phases(w: np.ndarray, gap_state: np.ndarray, arrivals: Arrivals, parts: int) -> tuple:
+    """Per equal part of the trace, its op chain and gap-state transitions (rows without a transition in the
+    part take the whole trace's)."""
+    if parts < 2:
+        return ()
+    n = w.size
+    k = arrivals.transition.shape[0]
+    state = np.concatenate(([gap_state[0]], gap_state))  # request i's state (request 0 shares request 1's)
+    out = []
+    for p in range(parts):
+        a, b = p * n // parts, (p + 1) * n // parts
+        ops = w[a:b]
+        prev, nxt = ops[:-1], ops[1:]
+        after = tuple(float(nxt[prev == op].mean()) if (prev == op).any() else float(ops.mean()) for op in (0, 1))
+        trans = np.zeros((k, k))
+        lo = max(a, 2)  # request i >= 2 moves from request i - 1's state (request 1 starts in first_state)
+        np.add.at(trans, (state[lo - 1:b - 1], state[lo:b]), 1.0)
+        empty = trans.sum(axis=1) == 0
+        trans[empty] = arrivals.transition[empty]
+        out.append(TimePhase(after, trans))
+    return tuple(out)
+
+
+def _arrivals(time_ns: np.ndarray, states: int, knots: int) -> tuple[Arrivals, np.ndarray]:
+    """The arrival chain, and the state of each gap (gap i is the one before request i + 1)."""
     gaps = np.diff(time_ns).astype(np.float64)
     if gaps.size == 0:
-        return Arrivals(np.ones((1, 1)), np.zeros((1, 2)), 0)
+        return Arrivals(np.ones((1, 1)), np.zeros((1, 2)), 0), np.zeros(0, dtype=np.int64)
     lg = np.log1p(gaps)
     edges = np.unique(np.quantile(lg, np.arange(1, states) / states))
     st = np.searchsorted(edges, lg, side="right")
@@ -369,4 +403,4 @@ def _arrivals(time_ns: np.ndarray, states: int, knots: int) -> Arrivals:
     empty = trans.sum(axis=1) == 0
     trans[empty] = 1.0  # a state only the last gap reaches: any next state
     tables = np.stack([quantile_table(gaps[st == i], knots) for i in range(k)])
-    return Arrivals(trans, tables, int(st[0]))
+    return Arrivals(trans, tables, int(st[0])), st

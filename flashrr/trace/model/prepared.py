@@ -63,7 +63,11 @@ class Prepared:
         self.overlap_window = model.overlap_window_requests
         self.span_end = model.span_end_byte  # continuations start below this byte (model space)
         self.p_write_first = model.p_write_first
-        self.p_write_after = np.array(model.p_write_after, dtype=np.float64)
+        # op chain and gap-state transitions per time phase (one phase: the model's own)
+        phases = model.time_phases
+        self.time_phases = max(len(phases), 1)
+        self.p_write_after = np.array([ph.p_write_after for ph in phases] if phases else [model.p_write_after],
+                                      dtype=np.float64)
         self.p_same = model.p_same_size
         self.s_hash = math.sqrt(model.p_same_size)
         ops = (model.read, model.write)
@@ -140,8 +144,9 @@ class Prepared:
         self.seg_alias = np.concatenate(aliases).astype(np.int64)
         arr = model.arrivals
         self.n_states = arr.transition.shape[0]
-        tc = np.cumsum(arr.transition, axis=1)
-        tc[:, -1] = 1.0
+        trans = np.stack([ph.transition for ph in phases]) if phases else arr.transition[None]
+        tc = np.cumsum(trans, axis=2)
+        tc[:, :, -1] = 1.0
         self.trans_cdf = tc
         self.gap_log = np.log1p(arr.gap_ns)
         self.first_state = arr.first_state

@@ -54,14 +54,14 @@ from ..stats import trace_stats
 from .generate import generate_trace
 from .schema import WorkloadModel
 from .templates import TEMPLATES, load_template
-from .transform import (compacted, concentrated, poisson_arrivals, scaled_sizes, sequential_scaled, stretched,
-                        with_mean_gap, with_read_ratio)
+from .transform import (compacted, concentrated, overlap_scaled, poisson_arrivals, scaled_sizes, sequential_scaled,
+                        stretched, with_mean_gap, with_read_ratio)
 
 __all__ = ["PRESET_TEMPLATES", "model_preset_names", "model_preset", "calibrate", "Targets", "Knobs",
            "CALIBRATION_VERSION", "SHIPPED_KNOBS", "calibration_key", "targets_for"]
 
 #: Bumped whenever the calibration's algorithm changes (part of the disk-cache key).
-CALIBRATION_VERSION = 2
+CALIBRATION_VERSION = 3
 CALIBRATION_SEED = 20261126
 #: Calibrations of longer traces run on this many requests (footprint target scaled to match), then the stretch
 #: is corrected once at full length.
@@ -122,9 +122,10 @@ class Knobs:
     :func:`~flashrr.trace.model.transform.concentrated` (hotter hot spots, more
     pages read many times); below 0 it widens the window within which a fresh
     request avoids units already used, ``2 ** (-12 * locality)`` times (up to
-    2**22 requests), and moves every continuation probability that share of
-    the way to 1 (:func:`~flashrr.trace.model.transform.sequential_scaled`), so
-    fewer pages are read twice, as in a scan."""
+    2**22 requests), moves every continuation probability that share of the
+    way to 1 (:func:`~flashrr.trace.model.transform.sequential_scaled`) and
+    lowers the share of fresh requests that may overlap recent ones by that
+    share, so fewer pages are read twice, as in a scan."""
 
     read_factor: float
     write_factor: float
@@ -167,6 +168,7 @@ def _apply(base: WorkloadModel, k: Knobs) -> WorkloadModel:
     elif k.locality < 0:
         window = min(int(round(m.reuse_window_requests * 2.0 ** (-12.0 * k.locality))), _MAX_WINDOW)
         m = sequential_scaled(m.replace(reuse_window_requests=max(window, m.reuse_window_requests)), -k.locality)
+        m = overlap_scaled(m, 1.0 + k.locality)
     return stretched(m, k.span) if k.span >= 1.0 else m.replace(address_scale=k.span)
 
 

@@ -8,7 +8,8 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
 :mod:`~flashrr.trace.model.prepared`):
 
 1. **Op**: a write with probability ``p_write_first`` (request 0) or
-   ``p_write_after[previous op]``.
+   ``p_write_after[time phase, previous op]`` (the time phase of request g of
+   n is ``g * time_phases // n``; one phase without time phases).
 2. **Re-access**: with probability ``p_reuse[op][kind of the previous request
    of this op]`` (see ``OpModel.p_reuse``)
    the request repeats the start of the request ``d`` before it, ``d`` drawn
@@ -38,8 +39,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    ``q_overlap[op]`` of fresh requests that may, when it covers a unit one of
    the last ``overlap_window`` requests covered.
 5. **Arrival**: the gap before request 1 comes from the first state's table;
-   each later request moves the chain one step and draws its gap from the new
-   state's table (gaps rounded to the nearest ns).
+   each later request moves the chain one step (the transitions of its time
+   phase) and draws its gap from the new state's table (gaps rounded to the
+   nearest ns).
 6. **Output**: the offset times ``address_scale``, rounded down to a sector
    (the re-access ring and the recent units keep the offsets before scaling).
 """
@@ -148,7 +150,8 @@ class ReferenceGenerator:
         for i in range(u.shape[0]):
             g = g0 + i
             r = u[i]
-            op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[self.prev_op]))
+            tp = g * p.time_phases // p.n_requests if p.time_phases > 1 else 0
+            op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[tp, self.prev_op]))
             reuse = 0
             d = 0
             if g > 0 and p.dist_len[op] > 0 and r[U_REUSE] < p.p_reuse[op, self.last_kind[op]]:
@@ -174,7 +177,7 @@ class ReferenceGenerator:
                 head = int(r[U_HEAD] < p.p_head[op])
                 off, sz, heat = self._fresh(g, op, r, head)
             if g > 1:  # request 1 is in the first state; later ones move along the chain
-                self.state = _pick(p.trans_cdf[self.state], r[U_STATE])
+                self.state = _pick(p.trans_cdf[tp, self.state], r[U_STATE])
             if g > 0:
                 self.time += int(math.floor(draw_log1p(p.gap_log[self.state], r[U_GAP]) + 0.5))
             time_ns[i] = self.time

@@ -26,10 +26,10 @@ except ModuleNotFoundError:  # Python < 3.11
 
 __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
            "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "RUN_BUCKETS",
-           "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places"]
+           "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places", "TimePhase"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -349,6 +349,31 @@ class Arrivals:
 
 
 @dataclass(frozen=True)
+class TimePhase:
+    """The op chain and the arrival chain of one part of the trace (``WorkloadModel.time_phases``): the
+    probability of a write after a read and after a write, and the gap-state transition matrix (over the
+    states of ``Arrivals``)."""
+
+    p_write_after: tuple
+    transition: np.ndarray
+
+    def check(self, where: str, states: int) -> "TimePhase":
+        if not isinstance(self.p_write_after, (tuple, list)) or len(self.p_write_after) != 2:
+            _fail(f"{where}.p_write_after", "two probabilities (after a read, after a write)", self.p_write_after)
+        after = (_prob(f"{where}.p_write_after_read", self.p_write_after[0]),
+                 _prob(f"{where}.p_write_after_write", self.p_write_after[1]))
+        t = _array(f"{where}.transition", self.transition, np.float64, 2)
+        if t.shape != (states, states) or np.any(t < 0) or np.any(t.sum(axis=1) <= 0):
+            _fail(f"{where}.transition", f"a {states} x {states} matrix (the arrival states) of non-negative "
+                  "weights, every row with a positive sum", t)
+        return TimePhase(after, _normalised(t, axis=1))
+
+    def to_dict(self) -> dict:
+        return {"p_write_after_read": self.p_write_after[0], "p_write_after_write": self.p_write_after[1],
+                "transition": [_floats(r) for r in self.transition]}
+
+
+@dataclass(frozen=True)
 class WorkloadModel:
     """A fitted (or hand-built) workload model; see :mod:`flashrr.trace.model`.
 
@@ -366,6 +391,10 @@ class WorkloadModel:
     * ``overlap_window_requests``: the requests whose covered units a fresh
       request avoids (unless it is one of the share ``q_overlap`` that may
       cover them): the last this many (at most ``reuse_window_requests``).
+    * ``time_phases``: empty, or one :class:`TimePhase` per equal part of the
+      trace (by request count): that part's op chain and gap-state transitions,
+      in place of ``p_write_after`` and ``arrivals.transition`` (load and op mix
+      change over a real trace: busy write-heavy periods, quiet ones).
     * ``address_scale``: every generated offset is multiplied by this (in
       (0, 1]) and rounded down to a 512-byte sector: the same pattern over a
       smaller address space (1 for a fitted model).
@@ -387,6 +416,7 @@ class WorkloadModel:
     fresh_retries: int = 8
     address_scale: float = 1.0
     overlap_window_requests: int = 4096
+    time_phases: tuple = ()
     source: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
 
@@ -434,8 +464,20 @@ class WorkloadModel:
                 "fresh_retries": _pos_int(f"{where}.fresh_retries", self.fresh_retries, 0),
                 "address_scale": _scale(f"{where}.address_scale", self.address_scale),
                 "overlap_window_requests": self._overlap_window(where, window),
+                "time_phases": self._time_phases(where, arr),
                 "source": dict(self.source),
                 "fit": dict(self.fit)}
+
+    def _time_phases(self, where: str, arrivals: Arrivals) -> tuple:
+        if not isinstance(self.time_phases, (tuple, list)):
+            _fail(f"{where}.time_phase", "a list of time phases", self.time_phases)
+        states = np.asarray(arrivals.transition).shape[0]
+        out = []
+        for i, ph in enumerate(self.time_phases):
+            if not isinstance(ph, TimePhase):
+                _fail(f"{where}.time_phase[{i}]", "a TimePhase", ph)
+            out.append(ph.check(f"{where}.time_phase[{i}]", states))
+        return tuple(out)
 
     def _overlap_window(self, where: str, window: int) -> int:
         v = _pos_int(f"{where}.overlap_window_requests", self.overlap_window_requests)
@@ -481,7 +523,8 @@ class WorkloadModel:
         return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": self.name, "unit_bytes": self.unit_bytes,
                 "region_bytes": self.region_bytes, "reuse_window_requests": self.reuse_window_requests,
                 "fresh_retries": self.fresh_retries, "address_scale": self.address_scale,
-                "overlap_window_requests": self.overlap_window_requests, "source": _plain(self.source),
+                "overlap_window_requests": self.overlap_window_requests,
+                "time_phase": [ph.to_dict() for ph in self.time_phases], "source": _plain(self.source),
                 "fit": _plain(self.fit),
                 "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
                         "p_write_after_write": self.p_write_after[1], "p_same_size": self.p_same_size},
@@ -522,11 +565,21 @@ class WorkloadModel:
                        parts["read"], parts["write"],
                        Arrivals(arr.value("transition"), arr.value("gap_ns"), arr.value("first_state")),
                        fresh_retries=get.value("fresh_retries"), address_scale=get.value("address_scale"),
-                       overlap_window_requests=get.value("overlap_window_requests"), source=d.get("source", {}),
+                       overlap_window_requests=get.value("overlap_window_requests"),
+                       time_phases=tuple(_time_phase(where, i, ph)
+                                         for i, ph in enumerate(get.value("time_phase", list))),
+                       source=d.get("source", {}),
                        fit=d.get("fit", {}))
         except ModelError as e:
             msg = str(e)
             raise ModelError(msg.replace("model.", f"{where}: ", 1) if msg.startswith("model.") else msg) from None
+
+
+def _time_phase(where: str, i: int, ph) -> TimePhase:
+    if not isinstance(ph, dict):
+        _fail(f"{where}: time_phase[{i}]", "a table", ph)
+    g = _Getter(where, ph, f"time_phase[{i}]")
+    return TimePhase((g.value("p_write_after_read"), g.value("p_write_after_write")), g.value("transition"))
 
 
 class _Getter:

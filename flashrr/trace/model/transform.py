@@ -5,7 +5,7 @@ and leaves the rest of the model as it was:
 
 * :func:`with_read_ratio` — the op chain with a new stationary read share and
   the same lag-1 correlation of ops (runs of reads and writes keep their
-  relative length);
+  relative length), and each time phase's write share scaled alike;
 * :func:`scaled_sizes` — every size table of an op multiplied by a factor;
 * :func:`compacted` — the regions that any heat map covers moved next to each
   other from region 0 (in their order), so the address space has no untouched
@@ -21,6 +21,8 @@ and leaves the rest of the model as it was:
   most 1), which moves how many pages are read more than once;
 * :func:`sequential_scaled` — every continuation probability moved a share of
   the way to 1 (longer sequential runs, more of them);
+* :func:`overlap_scaled` — the share of fresh requests that may overlap
+  recently covered units multiplied by a factor;
 * :func:`with_mean_gap` — every gap table scaled so that the stationary mean
   gap is the given one (the shape of bursts and idle periods is kept);
 * :func:`poisson_arrivals` — arrivals replaced by a Poisson process.
@@ -34,27 +36,41 @@ import numpy as np
 
 from .schema import Arrivals, HeatMap, OpModel, WorkloadModel
 
-__all__ = ["with_read_ratio", "scaled_sizes", "compacted", "stretched", "concentrated", "reuse_scaled", "sequential_scaled", "with_mean_gap", "poisson_arrivals",
-           "stationary_mean_gap_ns"]
+__all__ = ["with_read_ratio", "scaled_sizes", "compacted", "stretched", "concentrated", "reuse_scaled",
+           "sequential_scaled", "overlap_scaled", "with_mean_gap", "poisson_arrivals", "stationary_mean_gap_ns"]
+
+
+def _write_share(after: tuple) -> float:
+    """The stationary write share of a two-state op chain (``after``: P(write | read), P(write | write))."""
+    a, b = after
+    return a / (1.0 - b + a) if (1.0 - b + a) > 0 else 0.5
+
+
+def _chain(after: tuple, pi: float) -> tuple:
+    """An op chain with stationary write share ``pi`` and the lag-1 correlation of ``after`` (clipped to what
+    ``pi`` allows): ``a' = pi (1 - rho)``, ``b' = pi + rho (1 - pi)``."""
+    if pi <= 0.0 or pi >= 1.0:
+        return (pi, pi)
+    rho = after[1] - after[0]  # lag-1 autocorrelation of the op indicator of a two-state chain
+    rho = min(max(rho, max(-pi / (1.0 - pi), -(1.0 - pi) / pi)), 1.0)
+    return (min(max(pi * (1.0 - rho), 0.0), 1.0), min(max(pi + rho * (1.0 - pi), 0.0), 1.0))
 
 
 def with_read_ratio(model: WorkloadModel, read_ratio: float) -> WorkloadModel:
     """The op chain with stationary read share ``read_ratio`` and the template's lag-1 op correlation (clipped
-    to what the new share allows)."""
+    to what the new share allows).  With time phases, each phase's write share is scaled by one factor so that
+    their mean is ``1 - read_ratio`` (each clipped to [0, 1]), keeping which parts are write-heavy."""
     if not 0.0 <= read_ratio <= 1.0:
         raise ValueError(f"read_ratio: expected a share in [0, 1] (got {read_ratio!r})")
-    a, b = model.p_write_after  # P(write | read), P(write | write)
-    rho = b - a  # lag-1 autocorrelation of the op indicator of a two-state chain
     pi = 1.0 - read_ratio
-    if pi in (0.0, 1.0):
-        return model.replace(p_write_first=pi, p_write_after=(pi, pi))
-    # a' = pi (1 - rho), b' = pi + rho (1 - pi) keep the stationary share pi and the correlation rho, as long as
-    # both stay probabilities
-    lo = max(-pi / (1.0 - pi), -(1.0 - pi) / pi)
-    rho = min(max(rho, lo), 1.0)
-    after_read = min(max(pi * (1.0 - rho), 0.0), 1.0)
-    after_write = min(max(pi + rho * (1.0 - pi), 0.0), 1.0)
-    return model.replace(p_write_first=pi, p_write_after=(after_read, after_write))
+    phases = model.time_phases
+    if phases:
+        shares = np.array([_write_share(ph.p_write_after) for ph in phases])
+        mean = shares.mean()
+        scaled = np.clip(shares * (pi / mean), 0.0, 1.0) if mean > 0 else np.full(shares.size, pi)
+        phases = tuple(replace(ph, p_write_after=_chain(ph.p_write_after, float(s)))
+                       for ph, s in zip(phases, scaled))
+    return model.replace(p_write_first=pi, p_write_after=_chain(model.p_write_after, pi), time_phases=phases)
 
 
 def _with_places(op: OpModel, fn) -> OpModel:
@@ -177,9 +193,22 @@ def sequential_scaled(model: WorkloadModel, share: float) -> WorkloadModel:
     return model.replace(read=ops[0], write=ops[1])
 
 
-def stationary_mean_gap_ns(arrivals: Arrivals, samples: int = 257) -> float:
+def overlap_scaled(model: WorkloadModel, factor: float) -> WorkloadModel:
+    """Both ops' ``q_overlap`` (the share of fresh requests that may cover recently covered units) multiplied
+    by ``factor`` in [0, 1]."""
+    if not 0.0 <= factor <= 1.0:
+        raise ValueError(f"overlap factor: expected a number in [0, 1] (got {factor!r})")
+    ops = [replace(op, q_overlap=op.q_overlap * factor) for op in (model.read, model.write)]
+    return model.replace(read=ops[0], write=ops[1])
+
+
+def stationary_mean_gap_ns(arrivals: Arrivals, samples: int = 257, phases: tuple = ()) -> float:
     """The mean gap of the arrival chain in its stationary regime, ns (each state's table averaged over
-    ``samples`` evenly spaced draws, exactly as the generators interpolate)."""
+    ``samples`` evenly spaced draws, exactly as the generators interpolate); with time ``phases``, the mean of
+    the phases' stationary means (the phases are equal parts of a trace)."""
+    if phases:
+        return float(np.mean([stationary_mean_gap_ns(Arrivals(ph.transition, arrivals.gap_ns, arrivals.first_state),
+                                                     samples) for ph in phases]))
     t = arrivals.transition
     w, v = np.linalg.eig(t.T)
     pi = np.real(v[:, np.argmin(np.abs(w - 1.0))])
@@ -199,11 +228,11 @@ def with_mean_gap(model: WorkloadModel, mean_gap_ns: float) -> WorkloadModel:
     if not (math.isfinite(mean_gap_ns) and mean_gap_ns > 0):
         raise ValueError(f"mean_gap_ns: expected a positive number of ns (got {mean_gap_ns!r})")
     a = model.arrivals
-    if stationary_mean_gap_ns(a) <= 0:
+    if stationary_mean_gap_ns(a, phases=model.time_phases) <= 0:
         return poisson_arrivals(model, mean_gap_ns)
     gaps = a.gap_ns
     for _ in range(8):  # draws interpolate in log1p space, so one scaling lands within about 1e-6: repeat
-        now = stationary_mean_gap_ns(Arrivals(a.transition, gaps, a.first_state))
+        now = stationary_mean_gap_ns(Arrivals(a.transition, gaps, a.first_state), phases=model.time_phases)
         if abs(now / mean_gap_ns - 1.0) < 1e-12:
             break
         gaps = gaps * (mean_gap_ns / now)
@@ -216,4 +245,5 @@ def poisson_arrivals(model: WorkloadModel, mean_gap_ns: float, knots: int = 256)
     p = np.arange(knots + 1) / knots
     p[-1] = 1.0 - 0.25 / knots
     gaps = -mean_gap_ns * np.log1p(-p)
-    return model.replace(arrivals=Arrivals(np.ones((1, 1)), gaps[None, :], 0))
+    phases = tuple(replace(ph, transition=np.ones((1, 1))) for ph in model.time_phases)  # op chains kept
+    return model.replace(arrivals=Arrivals(np.ones((1, 1)), gaps[None, :], 0), time_phases=phases)
