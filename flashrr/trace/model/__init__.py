@@ -7,45 +7,56 @@ blocks become read-hot.  A synthetic trace with the right table statistics
 (read ratio, sizes, hot ratio, footprint) but none of that structure can give
 several times the read reclaims of the trace it imitates.
 
-The model keeps, per op (read, write):
+Each request is one of four kinds, and the model keeps, per op (read, write):
 
-* **where fresh requests go** — a heat map of the address space at region
-  granularity (runs of consecutive regions with one weight, so hot regions stay
-  contiguous), and inside each region a multiplicative cascade: every node of
-  a binary tree over the region's units sends a share of its requests to its
-  first half, drawn from a per-depth distribution fitted to the trace.  This is
-  the b-model of M. Wang et al., "Data mining meets performance evaluation: fast
-  algorithms for modeling bursty traffic" (ICDE 2002), which M. Wang et al.
-  applied to disk block addresses in "Capturing the spatio-temporal behavior of
-  real traffic data" (Performance 2002); here each depth has a fitted
-  distribution of shares instead of one bias.  The split shares of a region are a hash of the seed,
-  the op, the region and the node, so a region's hot spots persist through the
-  trace without being stored;
-* **re-accesses** — the share of requests that repeat the start of one of the
-  last ``reuse_window_requests`` requests (by op, and by whether the previous
-  request was one), and the distribution of that distance.  This is the part
-  that sets the cache hit ratio, and the read-after-write gap;
-* **sizes** — the empirical size distribution per heat level of the region a
-  request starts in (large sequential transfers and small hot reads live in
-  different places), and how often a unit is read with the same size;
+* **re-accesses** — a request that repeats the start of one of the last
+  ``reuse_window_requests`` requests: its probability by the kind of the
+  previous request of the same op, and the distribution of the distance.
+  This sets the cache hit ratio and the read-after-write gap;
+* **continuations** — a request that starts where the previous request of its
+  op ended: its probability by that request's kind (by run length, for a
+  continuation: the run-length distribution) and its sizes.  Runs tile the
+  space without overlap, which is how writes fill and invalidate blocks;
+* **fresh requests**, apart for those that start a run and the others: where
+  they go — a heat map of the address space at region granularity (runs of
+  consecutive regions with one weight, so hot regions stay contiguous), and
+  inside each region a multiplicative cascade: every node of a binary tree over
+  the region's units sends a share of its requests to its first half, drawn
+  from a per-heat-level and per-depth distribution fitted to the trace.  This
+  is the b-model of M. Wang et al., "Data mining meets performance evaluation:
+  fast algorithms for modeling bursty traffic" (ICDE 2002), which M. Wang et
+  al. applied to disk block addresses in "Capturing the spatio-temporal
+  behavior of real traffic data" (Performance 2002); here each depth has a
+  fitted distribution of shares instead of one bias.  The shares of a region
+  are a hash of the seed, the op, the region and the node, so a region's hot
+  spots persist through the trace without being stored.  A fresh request
+  avoids the units recent requests started in, and (but for the trace's share
+  of overlapping ones) those they covered;
+* **sizes** — per heat level of the region a request starts in (large
+  sequential transfers and small hot reads live in different places), for
+  continuations, and how often a unit is read with the same size;
 * **working-set drift** — ``phases`` consecutive parts of the trace, each with
   its own heat maps.
 
 And for the whole trace: the op sequence (a two-state Markov chain) and the
 arrival process (a Markov chain over gap states, each with its own gap
-distribution, which keeps bursts and idle periods).  Fitting statistics per
-part of a trace and replaying them follows V. Tarasov et al., "Extracting
-flexible, replayable models from large block traces" (FAST 2012), which keeps
+distribution, which keeps bursts and idle periods), both per time phase (equal
+parts of the trace: load and op mix drift).  Fitting statistics per part of a
+trace and replaying them follows V. Tarasov et al., "Extracting flexible,
+replayable models from large block traces" (FAST 2012), which keeps
 multi-dimensional statistics per chunk of a trace.
 
 What the model does not keep: exact page identities (a generated trace
-re-reads the same regions, not the same pages), overlaps between requests with
-different starts, sequential streams longer than the re-access window, and
-correlations between the arrival process and what is accessed.
+re-reads the same regions, not the same pages), stream identity (a run starts
+from a drawn head, not from the file a real scan reads again), re-accesses
+farther apart than the window, and correlations between arrivals and what is
+accessed within a time phase.
 
 Units: bytes, ns, requests.  Entry points: :func:`fit_model`,
 :class:`ModelSource` / :func:`generate_trace`, :func:`load_model` /
-:func:`save_model`, and the trace spec ``model:FILE.toml?n_requests=N&seed=S``.
+:func:`save_model`, the trace specs ``model:FILE.toml?n_requests=N&seed=S``
+and ``model:PRESET`` (a paper's trace row, :mod:`.presets`), and the command
+lines ``flashrr trace fit`` and ``flashrr trace validate``.
 """
 from .fit import MIN_REQUESTS, FitSettings, fit_model
 from .generate import ModelSource, compiled_kernel_available, generate_trace
