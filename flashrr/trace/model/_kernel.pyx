@@ -18,7 +18,6 @@ cdef int64_t SECTOR = 512
 cdef uint64_t HASH_OP = 0x9E3779B97F4A7C15ULL
 cdef uint64_t HASH_REGION = 0xC2B2AE3D27D4EB4FULL
 cdef uint64_t HASH_NODE = 0x165667B19E3779F9ULL
-cdef uint64_t HASH_SIZE = 0xD6E8FEB86659FD93ULL
 cdef uint64_t HASH_RETRY_G = 0xA24BAED4963EE407ULL
 cdef uint64_t HASH_RETRY_A = 0x9FB21C651E98DF25ULL
 cdef double INV_2_53 = 1.0 / 9007199254740992.0
@@ -288,7 +287,7 @@ cdef class Kernel:
     cdef object prep
     cdef int64_t n_requests, window, overlap_window, phases, levels, unit_bytes, first_state, fresh_retries
     cdef int64_t span_end
-    cdef double p_write_first, p_same, s_hash, address_scale
+    cdef double p_write_first, p_same, address_scale
     cdef uint64_t salt
     cdef double[:, :] p_write_after
     cdef double[:, :, :] trans_cdf
@@ -326,7 +325,6 @@ cdef class Kernel:
         self.first_state = prep.first_state
         self.p_write_first = prep.p_write_first
         self.p_same = prep.p_same
-        self.s_hash = prep.s_hash
         self.salt = prep.salt
         self.p_write_after = prep.p_write_after
         self.time_phases = prep.time_phases
@@ -416,7 +414,7 @@ cdef class Kernel:
                                        u[i, 4]))
             elif not reuse:
                 head = 1 if u[i, 12] < self.p_head[op] else 0
-                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 3], u[i, 4],
+                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 4],
                                    u[i, 13] < self.q_overlap[op], &off, &sz)
             if g > 1:
                 self.state = _pick(&self.trans_cdf[tp, self.state, 0], self.trans_cdf.shape[2], u[i, 9])
@@ -457,7 +455,7 @@ cdef class Kernel:
                 self.last_kind[op] = heat
 
     cdef int64_t _fresh(self, int64_t g, int64_t op, int64_t head, double u_seg, double u_region,
-                        double u_cascade, double u_sector, double u_same, double u_size, bint may_overlap,
+                        double u_cascade, double u_sector, double u_size, bint may_overlap,
                         int64_t* off_out, int64_t* size_out) noexcept nogil:
         """Writes a fresh request's offset and size; returns the heat level of its region."""
         cdef int64_t lv = self.levels
@@ -500,12 +498,7 @@ cdef class Kernel:
             unit = (region << lv) + (node - (<int64_t>1 << lv))
             off = unit * self.unit_bytes + sector * SECTOR
             t = 1 + head * self.size_levels + heat
-            if u_same < self.s_hash:
-                key = self.salt ^ (<uint64_t>op * HASH_OP) ^ (<uint64_t>unit * HASH_SIZE)
-                sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1,
-                                       (_mix(key) >> 11) * INV_2_53))
-            else:
-                sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
+            sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
             if attempt >= self.fresh_retries:
                 break
             if not self.recent.has(unit):

@@ -14,15 +14,13 @@ is read in chunks.  Column meanings are the ``U_*`` constants.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .schema import KIND_HEAD, KIND_REUSE, KIND_RUN, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
 from .tables import MASK64, alias_table, splitmix64
 
 __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_OP", "HASH_REGION", "HASH_NODE",
-           "HASH_SIZE", "HASH_RETRY_G", "HASH_RETRY_A"]
+           "HASH_RETRY_G", "HASH_RETRY_A"]
 
 #: Requests generated per block (the unit of random draws).
 BLOCK_REQUESTS = 1 << 16
@@ -35,7 +33,6 @@ U_OP, U_REUSE, U_DIST, U_SAME, U_SIZE, U_SEG, U_REGION, U_CASCADE, U_SECTOR, U_S
 HASH_OP = 0x9E3779B97F4A7C15
 HASH_REGION = 0xC2B2AE3D27D4EB4F
 HASH_NODE = 0x165667B19E3779F9
-HASH_SIZE = 0xD6E8FEB86659FD93
 # ... and request index and attempt, for the draws of a fresh request's retries
 HASH_RETRY_G = 0xA24BAED4963EE407
 HASH_RETRY_A = 0x9FB21C651E98DF25
@@ -69,7 +66,6 @@ class Prepared:
         self.p_write_after = np.array([ph.p_write_after for ph in phases] if phases else [model.p_write_after],
                                       dtype=np.float64)
         self.p_same = model.p_same_size
-        self.s_hash = math.sqrt(model.p_same_size)
         ops = (model.read, model.write)
         self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
         self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)

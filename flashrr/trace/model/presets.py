@@ -61,7 +61,7 @@ __all__ = ["PRESET_TEMPLATES", "model_preset_names", "model_preset", "calibrate"
            "CALIBRATION_VERSION", "SHIPPED_KNOBS", "calibration_key", "targets_for"]
 
 #: Bumped whenever the calibration's algorithm changes (part of the disk-cache key).
-CALIBRATION_VERSION = 3
+CALIBRATION_VERSION = 4
 CALIBRATION_SEED = 20261126
 #: Calibrations of longer traces run on this many requests (footprint target scaled to match), then the stretch
 #: is corrected once at full length.

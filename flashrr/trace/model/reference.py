@@ -29,10 +29,8 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    the segment's heat level (each node's split share is looked up from a hash
    of seed, op, region and node, so the same region keeps the same hot spots
    throughout the trace), a start sector in the unit, and a size from the
-   table of the heat level: the unit's own size (a hash of seed, op and unit
-   picks it) with probability ``sqrt(p_same_size)``, else a fresh draw.  The
-   request is drawn again (segment, region, cascade and the unit's own size,
-   from hashed draws; up to ``fresh_retries`` times) when one of the last
+   table of the heat level.  The request is drawn again (segment, region and
+   cascade, from hashed draws; up to ``fresh_retries`` times) when one of the last
    ``window`` requests started in its unit (the fit calls a request fresh only
    when none did: without this the heat map alone would make hot units come
    back within the window, as cache hits), or, unless it is one of the share
@@ -51,7 +49,7 @@ import math
 
 import numpy as np
 
-from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, HASH_SIZE, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
+from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
                        U_HEAD, U_OVERLAP, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE,
                        Prepared)
 from .schema import KIND_HEAD, KIND_REUSE, SECTOR_BYTES, SIZE_LEVELS, run_kind
@@ -131,12 +129,7 @@ class ReferenceGenerator:
             unit = (region << lv) + (node - (1 << lv))
             off = unit * p.unit_bytes + sector * SECTOR_BYTES
             t = 1 + head * SIZE_LEVELS + heat
-            table = p.size_log[op, t, :p.size_len[op, t]]
-            if r[U_SAME] < p.s_hash:
-                key = p.salt ^ ((op * HASH_OP) & MASK64) ^ ((unit * HASH_SIZE) & MASK64)
-                sz = _round_size(draw_log1p(table, hash01(key)))
-            else:
-                sz = _round_size(draw_log1p(table, r[U_SIZE]))
+            sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
             if attempt >= p.fresh_retries or (unit not in self.recent and (may_overlap or all(
                     v not in self.touched for v in range(unit, (off + sz - 1) // p.unit_bytes + 1)))):
                 return off, sz, heat

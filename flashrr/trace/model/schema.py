@@ -384,8 +384,7 @@ class WorkloadModel:
     * ``p_write_first``, ``p_write_after``: the op chain (probability of a
       write for request 0, and after a read / after a write).
     * ``p_same_size``: probability that a re-access keeps the size of the
-      request it repeats; a fresh request takes its unit's own size (the same
-      every time the unit is drawn) with probability ``sqrt(p_same_size)``.
+      request it repeats (a fresh request draws its size).
     * ``fresh_retries``: how many times a fresh request whose unit one of the
       last ``reuse_window_requests`` requests used is drawn again (0: never).
     * ``overlap_window_requests``: the requests whose covered units a fresh
