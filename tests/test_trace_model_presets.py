@@ -187,7 +187,8 @@ def test_model_preset_specs(cache_dir):
 
 
 def test_workload_spec_names_model_or_synthetic_traces():
-    assert workload_spec("lun0", 1000, (("align_bytes", 32768),), "synth") == "synth:lun0?n_requests=1000&align_bytes=32768"
+    assert workload_spec("lun0", 1000, (("align_bytes", 32768),), "synth") == \
+        "synth:lun0?n_requests=1000&align_bytes=32768"
     # the model keeps the synthetic trace's mean gap: Poisson 200 us, or ON/OFF 200 us + 50 ms / 64
     assert workload_spec("lun0", 1000, (("align_bytes", 32768),)) == "model:lun0?n_requests=1000&mean_gap_ns=200000.0"
     onoff = (("idle_period_mean_ns", 50_000_000), ("burst_requests_mean", 64))

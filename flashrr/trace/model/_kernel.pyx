@@ -64,99 +64,6 @@ cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil
     return k
 
 
-ctypedef struct Slot:
-    int64_t key    # a unit (-1: an empty slot)
-    int64_t count  # requests of the window that start in it
-
-
-cdef class UnitCounts:
-    """A count per unit (int64 >= 0): an open-addressing table (linear probing, backward-shift deletion) that
-    doubles whenever it would be more than half full; a unit and its count share one slot."""
-
-    cdef Slot* slots
-    cdef uint64_t mask
-    cdef int64_t used
-
-    def __cinit__(self, int64_t capacity):
-        cdef int64_t cap = 16
-        while cap < capacity:
-            cap *= 2
-        self._alloc(cap)
-
-    def __dealloc__(self):
-        free(self.slots)
-
-    cdef int _alloc(self, int64_t cap) except -1:
-        cdef int64_t i
-        self.slots = <Slot*>calloc(cap, sizeof(Slot))
-        if self.slots == NULL:
-            raise MemoryError("model generator: no memory for a unit table")
-        for i in range(cap):
-            self.slots[i].key = -1
-        self.mask = <uint64_t>(cap - 1)
-        self.used = 0
-        return 0
-
-    cdef inline int64_t find(self, int64_t unit) noexcept nogil:
-        """The slot holding ``unit``, or -1 - (the empty slot where it would go)."""
-        cdef uint64_t h = _mix(<uint64_t>unit) & self.mask
-        while self.slots[h].key != -1:
-            if self.slots[h].key == unit:
-                return <int64_t>h
-            h = (h + 1) & self.mask
-        return -1 - <int64_t>h
-
-    cdef inline bint has(self, int64_t unit) noexcept nogil:
-        return self.find(unit) >= 0
-
-    cdef void add(self, int64_t unit) noexcept nogil:
-        cdef int64_t h = self.find(unit)
-        if h >= 0:
-            self.slots[h].count += 1
-            return
-        if 2 * (self.used + 1) > <int64_t>(self.mask + 1):
-            with gil:
-                self._grow()
-            h = self.find(unit)
-        self.slots[-1 - h].key = unit
-        self.slots[-1 - h].count = 1
-        self.used += 1
-
-    cdef int _grow(self) except -1:
-        cdef Slot* old = self.slots
-        cdef int64_t old_cap = <int64_t>(self.mask + 1), i, h
-        self._alloc(2 * old_cap)
-        for i in range(old_cap):
-            if old[i].key != -1:
-                h = -1 - self.find(old[i].key)
-                self.slots[h] = old[i]
-                self.used += 1
-        free(old)
-        return 0
-
-    cdef void remove(self, int64_t unit) noexcept nogil:
-        cdef int64_t h = self.find(unit)
-        cdef uint64_t i, j, home
-        if h < 0:
-            return
-        self.slots[h].count -= 1
-        if self.slots[h].count > 0:
-            return
-        self.used -= 1
-        # backward-shift deletion: pull later entries of the probe run into the hole when their home allows
-        i = <uint64_t>h
-        j = i
-        while True:
-            j = (j + 1) & self.mask
-            if self.slots[j].key == -1:
-                break
-            home = _mix(<uint64_t>self.slots[j].key) & self.mask
-            if ((j - home) & self.mask) >= ((j - i) & self.mask):
-                self.slots[i] = self.slots[j]
-                i = j
-        self.slots[i].key = -1
-
-
 ctypedef struct Cell:
     int64_t key        # unit >> 3 (-1: an empty slot)
     uint16_t count[8]  # per unit of the cell: requests of the window that cover it
@@ -164,8 +71,9 @@ ctypedef struct Cell:
 
 
 cdef class CellCounts:
-    """The same counts as :class:`UnitCounts`, for consecutive ranges of units: eight units to a table entry,
-    so a request covering a few units costs one or two probes, not one per unit."""
+    """A count per unit (int64 >= 0), kept for ranges of consecutive units: an open-addressing table (linear
+    probing, backward-shift deletion) of eight-unit cells, so a request covering a few units costs one or two
+    probes, not one per unit; it doubles whenever it would be more than half full."""
 
     cdef Cell* cells
     cdef uint64_t mask
@@ -248,6 +156,9 @@ cdef class CellCounts:
                     return True
         return False
 
+    cdef inline bint has(self, int64_t unit) noexcept nogil:
+        return self.covers(unit, unit)
+
     cdef void remove(self, int64_t first, int64_t last) noexcept nogil:
         """Count one request fewer covering units ``first .. last`` (it must have been added)."""
         cdef int64_t key, h, u, lo, hi
@@ -265,7 +176,7 @@ cdef class CellCounts:
             if self.cells[h].used > 0:
                 continue
             self.filled -= 1
-            # backward-shift deletion, as in UnitCounts.remove
+            # backward-shift deletion: pull later cells of the probe run into the hole when their home allows
             i = <uint64_t>h
             j = i
             while True:
@@ -302,8 +213,7 @@ cdef class Kernel:
     cdef double cascade_step
     cdef int64_t[:, :] size_len
     cdef int64_t[:] ring_off, ring_size
-    cdef UnitCounts recent
-    cdef CellCounts touched
+    cdef CellCounts recent, touched
     cdef double[:] q_overlap
     cdef double[:, :] p_seq
     cdef int64_t last_end[2]
@@ -362,7 +272,7 @@ cdef class Kernel:
         self.address_scale = prep.address_scale
         self.ring_off = np.zeros(prep.window, dtype=np.int64)
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
-        self.recent = UnitCounts(2 * prep.window)
+        self.recent = CellCounts(2 * prep.window)
         self.touched = CellCounts(4 * prep.overlap_window)
         self.q_overlap = prep.q_overlap
         self.prev_op = 0
@@ -430,12 +340,13 @@ cdef class Kernel:
             is_write[i] = <cnp.uint8_t>op
             j = g % self.window
             if g >= self.window:
-                self.recent.remove(self.ring_off[j] // self.unit_bytes)
+                k = self.ring_off[j] // self.unit_bytes
+                self.recent.remove(k, k)
             if g >= self.overlap_window:
                 k = (g - self.overlap_window) % self.window
                 d = self.ring_off[k]
                 self.touched.remove(d // self.unit_bytes, (d + self.ring_size[k] - 1) // self.unit_bytes)
-            self.recent.add(off // self.unit_bytes)
+            self.recent.add(off // self.unit_bytes, off // self.unit_bytes)
             self.touched.add(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes)
             self.ring_off[j] = off
             self.ring_size[j] = sz

@@ -95,7 +95,8 @@ class FitSettings:
         r = self.region_bytes
         if not isinstance(r, int) or r < 2 * u or r & (r - 1):
             bad("region_bytes", "a power of two, at least twice unit_bytes")
-        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024), ("overlap_window_requests", 1, 1 << 24), ("time_phases", 1, 4096),
+        for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024),
+                             ("overlap_window_requests", 1, 1 << 24), ("time_phases", 1, 4096),
                              ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
                              ("cascade_bins", 2, 256), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
                              ("gap_states", 1, 256), ("gap_knots", 1, 4096)):

@@ -32,8 +32,9 @@ the hot ratio: a grid over [-1, 1] refined around its best point, best meaning
 the least sum of the hot-ratio error and the log footprint error; for each
 locality the other knobs are tuned again; see :class:`Knobs`).  Where no knob
 setting reaches the table's numbers, the closest one is kept;
-``benchmarks/model_presets_table.py`` prints what each preset reaches.  The tuning never looks at a simulation result, only at the
-trace statistics of :func:`~flashrr.trace.stats.trace_stats`.  Calibration of
+``benchmarks/model_presets_table.py`` prints what each preset reaches.  The
+tuning never looks at a simulation result, only at the trace statistics of
+:func:`~flashrr.trace.stats.trace_stats`.  Calibration of
 a paper-length trace takes a minute or two; its knobs are kept in memory and
 on disk (``$FLASHRR_CACHE_DIR``, default ``~/.cache/flashrr``) under a key of
 the template file, the targets and this module's calibration version, and

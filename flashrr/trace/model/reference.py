@@ -49,8 +49,8 @@ import math
 
 import numpy as np
 
-from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, U_CASCADE, U_DIST, U_GAP, U_OP, U_REGION,
-                       U_HEAD, U_OVERLAP, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE,
+from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, U_CASCADE, U_DIST, U_GAP,
+                       U_HEAD, U_OP, U_OVERLAP, U_REGION, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE,
                        Prepared)
 from .schema import KIND_HEAD, KIND_REUSE, SECTOR_BYTES, SIZE_LEVELS, run_kind
 from .tables import MASK64, draw_log1p, hash01, splitmix64
