@@ -96,7 +96,9 @@ def fit_cmd(trace_spec, out, fit_params, name, device):
         path = save_model(model, out)
     except (TraceError, OSError) as e:
         raise _fail(e) from None
-    n_seg = sum(len(h.start) for op in (model.read, model.write) for h in op.phases)
+    # both places of each op: fresh requests that start no run, and run heads (the fit's max_segments counts both)
+    n_seg = sum(len(h.start) for op in (model.read, model.write) for p in (op.places, op.heads) if p is not None
+                for h in p.phases)
     click.echo(f"{path}: model of {trace.name} ({len(trace):,} requests): {n_seg:,} heat-map segments of "
                f"{model.region_bytes // 1024:,} KiB regions, {path.stat().st_size / 1024:,.0f} KiB")
 
