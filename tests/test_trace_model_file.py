@@ -2,9 +2,10 @@
 
 A model saved and loaded again must be the same model, array for array and
 bit for bit, so that ``model:FILE`` generates the trace the fitted model
-generates.  Every kind of broken file is a :class:`ModelError` whose message
-names the file and the field, and a ``model:`` trace spec passes that message
-on in its :class:`TraceSpecError`.
+generates, with the places of run heads (``[read.heads]``, ``[write.heads]``)
+or without them.  Every kind of broken file is a :class:`ModelError` whose
+message names the file and the field, and a ``model:`` trace spec passes that
+message on in its :class:`TraceSpecError`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 
 from flashrr.trace.io import read_trace
 from flashrr.trace.model import ModelError, WorkloadModel, fit_model, generate_trace, load_model, save_model
+from flashrr.trace.model.schema import KINDS, TimePhase
 from flashrr.trace.pipeline import TraceSpecError, open_trace_spec
 from test_trace_model_generate import hand_models
 
@@ -82,9 +84,31 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 2
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 6
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
+    # one probability per kind of the previous request of the op
+    for op in ("read", "write"):
+        assert len(d[op]["p_reuse"]) == len(d[op]["p_seq"]) == KINDS
+
+
+def test_run_heads_are_a_table_of_their_own_and_absent_heads_stay_absent(tmp_path):
+    """The MSR sample's reads have run heads and its writes none: the file holds [read.heads] (with the
+    fields of the other fresh requests' places) and no [write.heads], and loading gives heads back as a
+    Places and None."""
+    import tomllib
+
+    model = small_model()
+    assert model.read.heads is not None and model.read.p_head > 0
+    assert model.write.heads is None and model.write.p_head == 0.0
+    path = save_model(model, tmp_path / "m.toml")
+    d = tomllib.loads(path.read_text())
+    assert set(d["read"]["heads"]) == {"phase", "cascade", "sector_pmf", "size_by_level"}
+    assert d["read"]["heads"]["phase"][0]["start"] == model.read.heads.phases[0].start.tolist()
+    assert "heads" not in d["write"] and d["write"]["p_head"] == 0.0
+    back = load_model(path)
+    assert back.write.heads is None
+    assert_models_equal(model.read.heads, back.read.heads)
 
 
 # ---------------------------------------------------------------------------
@@ -98,6 +122,15 @@ def _overlap(d):
 def _delete_seq_sizes(d):
     d["read"]["p_seq"] = [0.5] + d["read"]["p_seq"][1:]
     d["read"]["size_seq"] = []
+
+
+def _overlap_beyond_reuse(d):
+    d["overlap_window_requests"] = d["reuse_window_requests"] + 1
+
+
+def _heads_without_table(d):
+    del d["read"]["heads"]
+    d["read"]["p_head"] = 0.25
 
 
 def _set(*keys_and_value):
@@ -161,25 +194,89 @@ BROKEN = {
     "negative cascade weight": (_set("read", "cascade", lambda c: [[[-1.0] + r[1:] for r in lv] for lv in c]),
                                 "read.cascade: expected"),
     "first state out of range": (_set("arrivals", "first_state", 99), "arrivals.first_state: expected a state"),
-    "continuation probabilities one short": (_set("read", "p_seq", lambda p: p[:-1]), "read.p_seq: expected 10"),
-    "continuation probability above 1": (_set("write", "p_seq", lambda p: [1.5] + p[1:]), "write.p_seq: expected"),
-    "continuations without sizes": (_delete_seq_sizes, "read.size_seq: expected a quantile table"),
+    "continuation probabilities one short": (_set("read", "p_seq", lambda p: p[:-1]),
+                                             f"read.p_seq: expected {KINDS} probabilities"),
+    "continuation probabilities one long": (_set("write", "p_seq", lambda p: p + [0.0]),
+                                            f"write.p_seq: expected {KINDS} probabilities"),
+    "continuation probability above 1": (_set("write", "p_seq", lambda p: [1.5] + p[1:]),
+                                         f"write.p_seq: expected {KINDS} probabilities"),
+    "continuation probability as one number": (_set("read", "p_seq", 0.5), "read.p_seq: expected a 1-dimensional"),
+    "continuations without sizes": (_delete_seq_sizes, "read.size_seq: expected a quantile table (p_seq is above 0)"),
+    "re-access probabilities one short": (_set("read", "p_reuse", lambda p: p[:-1]),
+                                          f"read.p_reuse: expected {KINDS} probabilities"),
+    "re-access probabilities of the two-value format": (_set("write", "p_reuse", [0.1, 0.2]),
+                                                        f"write.p_reuse: expected {KINDS} probabilities"),
+    "re-access probability below 0": (_set("read", "p_reuse", lambda p: p[:-1] + [-0.1]),
+                                      f"read.p_reuse: expected {KINDS} probabilities"),
+    "re-access probability above 1": (_set("write", "p_reuse", lambda p: [1.01] + p[1:]),
+                                      f"write.p_reuse: expected {KINDS} probabilities"),
+    "re-accesses without distances": (_set("read", "reuse_distance", []),
+                                      "read.reuse_distance: expected a quantile table (p_reuse is above 0)"),
+    # overlaps of fresh requests
+    "missing q_overlap": (_delete("write", "q_overlap"), "write: missing field 'q_overlap'"),
+    "q_overlap above 1": (_set("read", "q_overlap", 1.5), "read.q_overlap: expected a probability"),
+    "missing overlap window": (_delete("overlap_window_requests"), "missing field 'overlap_window_requests'"),
+    "overlap window above the re-access window": (_overlap_beyond_reuse,
+                                                  "overlap_window_requests: expected at most reuse_window_requests"),
+    "overlap window 0": (_set("overlap_window_requests", 0), "overlap_window_requests: expected an integer >= 1"),
+    "missing address scale": (_delete("address_scale"), "missing field 'address_scale'"),
+    # time phases
+    "missing time phases": (_delete("time_phase"), "missing field 'time_phase'"),
+    "time phases not a list": (_set("time_phase", {"a": 1}), "time_phase: expected a list"),
+    "time phase not a table": (_set("time_phase", lambda t: t[:1] + [3]), "time_phase[1]: expected a table"),
+    "time phase without its transitions": (_delete("time_phase", 0, "transition"),
+                                           "time_phase[0]: missing field 'transition'"),
+    "time phase write share above 1": (_set("time_phase", 1, "p_write_after_write", 1.5),
+                                       "time_phase[1].p_write_after_write: expected a probability"),
+    "time phase transitions of other states": (_set("time_phase", 1, "transition", lambda t: [r[:-1] for r in t[:-1]]),
+                                               "time_phase[1].transition: expected a"),
+    "time phase transition row of zeros": (_set("time_phase", 0, "transition", lambda t: [[0.0] * len(t[0])] + t[1:]),
+                                           "time_phase[0].transition: expected a"),
+    # run heads
+    "missing p_head": (_delete("read", "p_head"), "read: missing field 'p_head'"),
+    "p_head above 1": (_set("read", "p_head", 1.5), "read.p_head: expected a probability"),
+    "p_head without heads": (_heads_without_table, "read.heads: expected the places of run heads"),
+    "write p_head without heads": (_set("write", "p_head", 0.5), "write.heads: expected the places of run heads"),
+    "heads not a table": (_set("read", "heads", 5), "read.heads: expected a dict"),
+    "heads without a cascade": (_delete("read", "heads", "cascade"), "read.heads: missing field 'cascade'"),
+    "heads with fewer phases": (_set("read", "heads", "phase", lambda p: p[:1]),
+                                "read.heads.phase: expected 2 phases"),
+    "heads with other cascade bins": (_set("read", "heads", "cascade", lambda c: [[r + [0.0] for r in lv] for lv in c]),
+                                      "read.heads.cascade: expected 21 bins per depth"),
+    "heads segment level out of range": (_set("read", "heads", "phase", 1, "level", lambda lv: lv[:-1] + [9]),
+                                         "read.heads.phase[1].level: expected levels in 0 .. 7"),
+    "heads sector pmf too short": (_set("read", "heads", "sector_pmf", lambda p: p[:-1]),
+                                   "read.heads.sector_pmf: expected"),
+    "heads size table decreasing": (_set("read", "heads", "size_by_level", lambda t: [r[::-1] for r in t]),
+                                    "read.heads.size_by_level["),
     "address scale 0": (_set("address_scale", 0.0), "address_scale: expected a factor in (0, 1]"),
     "address scale above 1": (_set("address_scale", 2.0), "address_scale: expected a factor in (0, 1]"),
     "region smaller than two units": (_set("region_bytes", 4096), "region_bytes: expected a power of two"),
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 1), "version: expected 2"),
+    "other version": (_set("version", 1), "version: expected 6"),
+    "the previous version": (_set("version", 5), "version: expected 6"),
 }
+
+
+def two_phases(op):
+    """``op`` with its one phase repeated: two phases, for the cases that need more than one."""
+    heads = None if op.heads is None else dataclasses.replace(op.heads, phases=op.heads.phases * 2)
+    return dataclasses.replace(op, phases=op.phases * 2, heads=heads)
 
 
 @pytest.fixture(scope="module")
 def good_dict() -> dict:
-    d = small_model().replace(read=dataclasses.replace(small_model().read, phases=small_model().read.phases * 2),
-                              write=dataclasses.replace(small_model().write,
-                                                        phases=small_model().write.phases * 2)).to_dict()
-    return d
+    """The MSR sample's model (read run heads, no write heads; some read re-accesses and continuations) with
+    two phases and two time phases."""
+    m = small_model()
+    assert m.read.heads is not None and m.write.heads is None
+    assert m.read.p_seq.max() > 0 and m.read.p_reuse.max() > 0 and m.read.cascade.shape[2] == 21
+    states = m.arrivals.transition.shape[0]
+    assert states >= 2
+    time_phases = (TimePhase((0.2, 0.6), np.eye(states)), TimePhase((0.5, 0.5), np.ones((states, states))))
+    return m.replace(read=two_phases(m.read), write=two_phases(m.write), time_phases=time_phases).to_dict()
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
@@ -200,7 +297,8 @@ def test_a_broken_file_is_a_model_error_naming_the_file_and_the_field(tmp_path, 
 def test_the_unbroken_dict_loads(tmp_path, good_dict):
     path = tmp_path / "good.toml"
     path.write_text(tomli_w.dumps(good_dict))
-    assert load_model(path).phases == 2
+    model = load_model(path)
+    assert model.phases == 2 and len(model.time_phases) == 2 and model.read.heads is not None
 
 
 @pytest.mark.parametrize("content,fragment", [
