@@ -68,7 +68,8 @@ class FitSettings:
     ``fresh_retries``)."""
     overlap_window_requests: int = 4096
     """A fresh request's units count as overlapping when one of this many requests before it covered one (and
-    the generator keeps the same share of overlapping fresh requests); at most reuse_window_requests."""
+    the generator keeps the same share of overlapping fresh requests); a window above reuse_window_requests
+    counts as that one."""
     time_phases: int = 16
     """Equal parts of the trace, each with its own op chain and gap-state transitions (the model's time phases;
     fewer when the trace has fewer than 2,000 requests a part, none below two parts)."""
@@ -103,8 +104,6 @@ class FitSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(name, f"an integer in [{lo}, {hi}]")
-        if self.overlap_window_requests > self.reuse_window_requests:
-            bad("overlap_window_requests", f"at most reuse_window_requests ({self.reuse_window_requests})")
 
 
 def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | None = None, **overrides
@@ -138,7 +137,8 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
 
     fresh = ~reuse & ~seq
     head = fresh & _continued(w, seq)  # fresh requests that the next request of their op continues
-    overlap = _overlaps(off, size, s.unit_bytes, s.overlap_window_requests)
+    overlap_window = min(s.overlap_window_requests, s.reuse_window_requests)
+    overlap = _overlaps(off, size, s.unit_bytes, overlap_window)
     region_bytes = s.region_bytes
     while True:
         singles = {op: _fresh_part(off, size, w, ~(fresh & ~head), op, s, region_bytes) for op in (0, 1)}
@@ -181,7 +181,7 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     fit = {**asdict(s), "region_bytes_used": region_bytes}
     return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
                          same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries,
-                         overlap_window_requests=s.overlap_window_requests, time_phases=time_phases, source=source,
+                         overlap_window_requests=overlap_window, time_phases=time_phases, source=source,
                          fit=fit)
 
 

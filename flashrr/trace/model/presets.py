@@ -62,7 +62,7 @@ __all__ = ["PRESET_TEMPLATES", "model_preset_names", "model_preset", "calibrate"
            "CALIBRATION_VERSION", "SHIPPED_KNOBS", "calibration_key", "targets_for"]
 
 #: Bumped whenever the calibration's algorithm changes (part of the disk-cache key).
-CALIBRATION_VERSION = 4
+CALIBRATION_VERSION = 5
 CALIBRATION_SEED = 20261126
 #: Calibrations of longer traces run on this many requests (footprint target scaled to match), then the stretch
 #: is corrected once at full length.
@@ -180,6 +180,7 @@ def _measure(m: WorkloadModel, n: int, page: int) -> dict:
 def _tune_sizes_and_stretch(base, t: Targets, k: Knobs, n: int, fp_target: float,
                             rounds: int = _ROUNDS) -> tuple[Knobs, dict]:
     st = {}
+    last = None  # (log span, log footprint) of the previous round
     for _ in range(rounds):
         st = _measure(_apply(base, k), n, t.page_bytes)
         if all(abs(st[key] / want - 1.0) < 0.01 for key, want in (
@@ -188,8 +189,17 @@ def _tune_sizes_and_stretch(base, t: Targets, k: Knobs, n: int, fp_target: float
             break
         rf = k.read_factor * (t.read_size_bytes / st["avg_read_size_bytes"] if st["avg_read_size_bytes"] else 1)
         wf = k.write_factor * (t.write_size_bytes / st["avg_write_size_bytes"] if st["avg_write_size_bytes"] else 1)
-        s = k.span * (fp_target / st["footprint_bytes"] if st["footprint_bytes"] else 1)
-        k = Knobs(rf, wf, min(s, 1e6), k.locality)
+        span = k.span
+        if st["footprint_bytes"]:
+            # the footprint grows with the span more slowly than in proportion: step along the slope the last two
+            # rounds measured (in logs; 1 at the first round, kept within [0.05, 2])
+            now = (math.log(k.span), math.log(st["footprint_bytes"]))
+            slope = 1.0
+            if last is not None and abs(now[0] - last[0]) > 1e-9:
+                slope = min(max((now[1] - last[1]) / (now[0] - last[0]), 0.05), 2.0)
+            span = k.span * (fp_target / st["footprint_bytes"]) ** (1.0 / slope)
+            last = now
+        k = Knobs(rf, wf, min(max(span, 1e-9), 1e6), k.locality)
     return k, st
 
 

@@ -36,8 +36,8 @@ SECTOR_BYTES = 512
 SIZE_LEVELS = 8
 OPS = ("read", "write")
 #: The kinds of the previous request of an op that p_reuse and p_seq depend on: a fresh request that starts no run,
-#: in a region of heat level h (kind h); a fresh request that starts a run (KIND_HEAD); a continuation that makes
-#: its run r requests long (kind KIND_RUN + min(floor(log2 r), RUN_BUCKETS - 1)); a re-access (KIND_REUSE).
+#: in a region of heat level h (kind h); a fresh request that starts a run (KIND_HEAD); the r-th continuation of a
+#: run (the head not counted; kind KIND_RUN + min(floor(log2 r), RUN_BUCKETS - 1)); a re-access (KIND_REUSE).
 RUN_BUCKETS = 10
 KIND_HEAD = SIZE_LEVELS
 KIND_RUN = KIND_HEAD + 1
