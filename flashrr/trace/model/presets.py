@@ -62,7 +62,7 @@ __all__ = ["PRESET_TEMPLATES", "model_preset_names", "model_preset", "calibrate"
            "CALIBRATION_VERSION", "SHIPPED_KNOBS", "calibration_key", "targets_for"]
 
 #: Bumped whenever the calibration's algorithm changes (part of the disk-cache key).
-CALIBRATION_VERSION = 5
+CALIBRATION_VERSION = 6
 CALIBRATION_SEED = 20261126
 #: Calibrations of longer traces run on this many requests (footprint target scaled to match), then the stretch
 #: is corrected once at full length.
@@ -231,8 +231,8 @@ def calibrate(name: str, t: Targets) -> tuple[Knobs, dict]:
         best = min(max(best, -1.0), 1.0)
         step /= 2
     k, st = at(best)
-    if n < t.n_requests:  # sizes and span again at full length (the footprint grows more slowly than n)
-        k, _ = _tune_sizes_and_stretch(base, t, k, t.n_requests, t.footprint_bytes, _FULL_ROUNDS)
+    # sizes and span again, at full length (the footprint grows more slowly than n)
+    k, _ = _tune_sizes_and_stretch(base, t, k, t.n_requests, t.footprint_bytes, _FULL_ROUNDS)
     return k, _measure(_apply(base, k), t.n_requests, t.page_bytes)
 
 
