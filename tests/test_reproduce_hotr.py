@@ -26,9 +26,9 @@ def test_registry_and_plans():
     q = Plan.make(quick=True)
     assert q.quick and q.n_requests == 40_000 and q.calibration_requests < repro.CALIBRATION_REQUESTS
     assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2"
-    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0"
+    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&fold=modulo"
     assert TINY.trace_spec("fin2", 0.5, 100) == ("model:hotr-fin2?n_requests=3000&mean_gap_ns=200000.0&first=100"
-                                                 "&scale_time=0.5")
+                                                 "&scale_time=0.5&fold=modulo")
     assert Plan.make(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
         "synth:hotr-fin2?n_requests=3000&first=100&scale_time=0.5")
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
@@ -124,7 +124,7 @@ def test_page_classes_by_hand(monkeypatch):
     tr = flashrr.Trace(np.arange(len(lpn), dtype=np.int64), np.array(lpn) * 4096, np.full(len(lpn), 4096),
                        np.array(wr, bool))
     import sys
-    monkeypatch.setattr(sys.modules["flashrr.simulate"], "resolve_source", lambda spec: MemorySource(tr))
+    monkeypatch.setattr(sys.modules["flashrr.simulate"], "resolve_source", lambda spec, config=None: MemorySource(tr))
     pc = page_classes(_fake_runs({"Baseline": {"fin2": 1.0, "msr_hm": 1.0}}, {"Baseline": 1.0})).iloc[0]
     assert RI_WI_FRACTION == 0.9
     assert (pc["RI"], pc["WI"], pc["MIX"]) == (0.5, 0.25, 0.25)

@@ -48,8 +48,8 @@ def test_registry_and_plans():
                                        "&burst_requests_mean=64")
     assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1"
     # the model preset keeps the ON/OFF trace's mean gap: 200 us + 50 ms / 64 requests
-    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0"
-    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0"
+    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&fold=modulo"
+    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&fold=modulo"
     s = specs(full)
     assert set(s) == {"main", "sens", "counters"}
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}

@@ -34,7 +34,7 @@ def test_registry_and_plans():
     assert synth.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
     assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0"
     # the default: the model preset at the synthetic trace's mean gap (200 us); gen0/gen1 have no model preset
-    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0"
+    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0&fold=modulo"
     assert TINY.trace_spec("gen1") == "synth:gen1?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
     s = specs(Plan())
     assert set(s) == {"main", "block", "sens", "sb32", "cache"}

@@ -162,8 +162,11 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     ``"synth"``: ``synth:PRESET`` with ``trace_params`` (generator parameters) and ``pipeline`` (pipeline keys).
     ``"model"``: ``model:PRESET`` (:mod:`flashrr.trace.model.presets`) with the same request count, a mean
     arrival gap equal to the synthetic trace's (``interarrival_mean_ns`` plus the idle time per request of
-    ON/OFF arrivals, from the preset and ``trace_params``), and ``pipeline``; the synthetic generator's other
-    parameters (alignment, footprint rules) have no model counterpart and are left out.  A row without a
+    ON/OFF arrivals, from the preset and ``trace_params``), and ``pipeline`` with ``fold=modulo`` (a model
+    preset meets the row's footprint, the pages it touches, but its addresses spread as its sample's did, so
+    they may reach beyond a device the synthetic trace, laid out from LPN 0, fits; a trace that fits is left
+    as it is); the synthetic generator's other parameters (alignment, footprint rules) have no model
+    counterpart and are left out.  A row without a
     model preset (Shuffler's MQSim-generated gen0 and gen1) stays synthetic.
     """
     from urllib.parse import urlencode
@@ -187,6 +190,7 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     params = {} if n_requests is None else {"n_requests": int(n_requests)}
     params["mean_gap_ns"] = repr(float(gap))
     params.update(pipeline)
+    params.setdefault("fold", "modulo")
     return f"model:{preset}?{urlencode(params)}"
 
 

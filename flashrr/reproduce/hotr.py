@@ -78,6 +78,14 @@ class Plan:
     def device(self, preset: str) -> dict:
         return {"preset": preset, "name": preset, **dict(self.device_overrides)}
 
+    def config(self):
+        """The TLC device (``hotr`` preset with ``device_overrides``): the device calibration runs on
+        and the one a trace's addresses fold onto when a figure reads the trace itself."""
+        from ..config import SimConfig
+
+        cfg = SimConfig.preset("hotr")
+        return cfg.replace(**dict(self.device_overrides)) if self.device_overrides else cfg
+
 
 @dataclass
 class Runs(SweepRuns):
@@ -102,13 +110,9 @@ class Runs(SweepRuns):
 # ------------------------------------------------------------------------------ calibration
 def blocked_share(plan: Plan, name: str, scale: float) -> float:
     """Baseline's blocked share of reads on the TLC device, on the calibration prefix."""
-    from ..config import SimConfig
     from ..simulate import simulate
 
-    cfg = SimConfig.preset("hotr")
-    if plan.device_overrides:
-        cfg = cfg.replace(**dict(plan.device_overrides))
-    s = simulate(cfg, plan.trace_spec(name, scale, plan.calibration_requests), "baseline").summary
+    s = simulate(plan.config(), plan.trace_spec(name, scale, plan.calibration_requests), "baseline").summary
     return s["blocked_reads"] / s["reads"] if s["reads"] else 0.0
 
 

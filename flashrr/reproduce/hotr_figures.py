@@ -96,7 +96,7 @@ def page_classes(runs) -> pd.DataFrame:
 
     rows = []
     for name in runs.plan.traces:
-        src = resolve_source(runs.plan.trace_spec(name))
+        src = resolve_source(runs.plan.trace_spec(name), runs.plan.config())
         reads, writes = [], []
         for c in src.chunks():
             wr = np.asarray(c.is_write, dtype=bool)
