@@ -84,7 +84,7 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 6
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 7
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
     # one probability per kind of the previous request of the op
@@ -189,8 +189,8 @@ BROKEN = {
     "heat level out of range": (_set("write", "phase", 0, "level", lambda lv: [8] + lv[1:]),
                                 "write.phase[0].level: expected levels in 0 .. 7"),
     "decreasing size table": (_set("read", "size_all", lambda t: t[::-1]), "read.size_all: expected a non-decreasing"),
-    "distance beyond the window": (_set("write", "reuse_distance", lambda t: t[:-1] + [1e9]),
-                                   "write.reuse_distance: expected distances of at most"),
+    "distance beyond the window": (_set("write", "reuse_distance_write", lambda t: t[:-1] + [1e9]),
+                                   "write.reuse_distance_write: expected distances of at most"),
     "negative cascade weight": (_set("read", "cascade", lambda c: [[[-1.0] + r[1:] for r in lv] for lv in c]),
                                 "read.cascade: expected"),
     "first state out of range": (_set("arrivals", "first_state", 99), "arrivals.first_state: expected a state"),
@@ -210,8 +210,11 @@ BROKEN = {
                                       f"read.p_reuse: expected {KINDS} probabilities"),
     "re-access probability above 1": (_set("write", "p_reuse", lambda p: [1.01] + p[1:]),
                                       f"write.p_reuse: expected {KINDS} probabilities"),
-    "re-accesses without distances": (_set("read", "reuse_distance", []),
-                                      "read.reuse_distance: expected a quantile table (p_reuse is above 0)"),
+    "re-accesses without distances": (_set("read", "reuse_distance_read", []),
+                                      "read.reuse_distance_read: expected a quantile table (p_reuse is above 0 and"),
+    "re-access target share above 1": (_set("write", "p_reuse_write", 1.5),
+                                       "write.p_reuse_write: expected a probability"),
+    "missing re-access target share": (_delete("read", "p_reuse_write"), "read: missing field 'p_reuse_write'"),
     # overlaps of fresh requests
     "missing q_overlap": (_delete("write", "q_overlap"), "write: missing field 'q_overlap'"),
     "q_overlap above 1": (_set("read", "q_overlap", 1.5), "read.q_overlap: expected a probability"),
@@ -255,8 +258,8 @@ BROKEN = {
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 1), "version: expected 6"),
-    "the previous version": (_set("version", 5), "version: expected 6"),
+    "other version": (_set("version", 1), "version: expected 7"),
+    "the previous version": (_set("version", 6), "version: expected 7"),
 }
 
 
@@ -279,13 +282,19 @@ def good_dict() -> dict:
     return m.replace(read=two_phases(m.read), write=two_phases(m.write), time_phases=time_phases).to_dict()
 
 
-@pytest.mark.parametrize("case", sorted(BROKEN))
-def test_a_broken_file_is_a_model_error_naming_the_file_and_the_field(tmp_path, good_dict, case):
+def broken_file(tmp_path, good_dict, case: str):
+    """The good model dict broken as BROKEN[case] says, written to a file: ``(path, expected fragment)``."""
     mutate, fragment = BROKEN[case]
     d = copy.deepcopy(good_dict)
     mutate(d)
     path = tmp_path / "broken.toml"
     path.write_text(tomli_w.dumps(d))
+    return path, fragment
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_file_is_a_model_error_naming_the_file_and_the_field(tmp_path, good_dict, case):
+    path, fragment = broken_file(tmp_path, good_dict, case)
     with pytest.raises(ModelError) as err:
         load_model(path)
     msg = str(err.value)
@@ -324,11 +333,7 @@ def test_a_missing_file_and_a_directory(tmp_path):
 
 @pytest.mark.parametrize("case", ["missing read cascade", "negative weight", "other version"])
 def test_a_model_spec_with_a_broken_file_is_a_trace_spec_error_with_its_message(tmp_path, good_dict, case):
-    mutate, fragment = BROKEN[case]
-    d = copy.deepcopy(good_dict)
-    mutate(d)
-    path = tmp_path / "broken.toml"
-    path.write_text(tomli_w.dumps(d))
+    path, fragment = broken_file(tmp_path, good_dict, case)
     with pytest.raises(ModelError) as direct:
         load_model(path)
     spec = f"model:{path}?n_requests=100&seed=1"

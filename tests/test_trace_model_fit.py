@@ -191,8 +191,10 @@ def test_every_kth_request_repeating_the_one_d_before_gives_p_reuse_and_a_distan
     kinds = [KIND_REUSE if r else level for r in reuse]
     expect = expected_by_kind(np.zeros(n, bool), kinds, reuse)[False]
     assert model.read.p_reuse == pytest.approx(expect, abs=1e-12)
-    assert np.all(model.read.reuse_distance == d)
-    assert model.read.reuse_distance.size == model.fit["distance_knots"] + 1
+    assert model.read.p_reuse_write == 0.0  # every target is a read, d reads back
+    assert np.all(model.read.reuse_distance_read == d)
+    assert model.read.reuse_distance_read.size == model.fit["distance_knots"] + 1
+    assert model.read.reuse_distance_write.size == 0
     assert np.all(model.write.p_reuse == 0.0)  # no writes at all
 
 
@@ -205,7 +207,7 @@ def test_two_distances_fill_the_quantile_table_in_proportion(k, d1, d2, every, k
     n = 2400
     trace, reuse, dist = repeat_trace(n, k, lambda i: d1 if (i // k) % every == 0 else d2)
     model = fit_model(trace, distance_knots=knots)
-    table = model.read.reuse_distance
+    table = model.read.reuse_distance_read
     n_all, n_short = int(reuse.sum()), int(np.sum(dist[reuse] == d1))
     # the table is the inverse empirical CDF at p = i / knots: d1 for every p <= n_short / n_all, else d2
     expect_d1 = sum(1 for i in range(knots + 1) if i * n_all <= knots * n_short)
@@ -219,7 +221,33 @@ def test_an_older_repeat_than_the_window_is_fresh():
     trace, reuse, _ = repeat_trace(1200, 4, lambda i: 40)
     assert fit_model(trace, reuse_window_requests=40, overlap_window_requests=40).read.p_reuse.max() > 0
     model = fit_model(trace, reuse_window_requests=39, overlap_window_requests=39)
-    assert np.all(model.read.p_reuse == 0.0) and model.read.reuse_distance.size == 0
+    assert np.all(model.read.p_reuse == 0.0) and model.read.reuse_distance_read.size == 0
+
+
+@given(d=st.integers(1, 12), gap=st.integers(0, 3))
+def test_reads_of_writes_count_their_distance_in_writes(d, gap):
+    """Writes to fresh units, each followed by ``gap`` fresh reads and one read that repeats the start of the
+    write d writes back (fresh while fewer writes came before): every re-access is a read of a write, d
+    writes back however many reads lie between, and no write re-accesses."""
+    off, is_write, fresh = [], [], 0
+    writes = []
+    for _ in range(300):
+        writes.append(fresh * UNIT)
+        off.append(fresh * UNIT)
+        is_write.append(True)
+        fresh += 1
+        for _ in range(gap):
+            off.append(fresh * UNIT)
+            is_write.append(False)
+            fresh += 1
+        off.append(writes[-d] if len(writes) >= d else fresh * UNIT)
+        fresh += len(writes) < d
+        is_write.append(False)
+    trace = make_trace(np.array(off, dtype=np.int64), np.array(is_write))
+    model = fit_model(trace)
+    assert model.read.p_reuse_write == 1.0
+    assert np.all(model.read.reuse_distance_write == d) and model.read.reuse_distance_read.size == 0
+    assert np.all(model.write.p_reuse == 0.0)
 
 
 HOT_UNITS = 8

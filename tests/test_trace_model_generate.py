@@ -91,7 +91,7 @@ def uniform_model(*, levels: int, regions: int, window: int, fresh_retries: int,
     sizes = np.array([float(size), float(size)])
     sector = np.zeros(unit // 512)
     sector[0] = 1.0
-    op = OpModel(np.zeros(KINDS), np.zeros(0), sector, even_cascade(levels), sizes, (np.zeros(0),) * SIZE_LEVELS,
+    op = OpModel(np.zeros(KINDS), 0.0, np.zeros(0), np.zeros(0), sector, even_cascade(levels), sizes, (np.zeros(0),) * SIZE_LEVELS,
                  (hm,))
     arrivals = Arrivals(np.ones((1, 1)), np.array([[1000.0, 1000.0]]), 0)
     return WorkloadModel("uniform", unit, unit << levels, window, 0.0, (0.0, 0.0), 1.0, op, op, arrivals,
@@ -156,9 +156,12 @@ def hand_models(draw, max_window: int = 40):
 
     def op_model():
         p_reuse = kind_probabilities(draw, rng, "p_reuse")
-        dist = quantiles(1, window, integral=draw(st.booleans()))
-        if p_reuse.max() == 0 and draw(st.booleans()):
-            dist = np.zeros(0)
+        p_write = draw(probabilities, label="p_reuse_write")
+        # a target op's table may be missing only when no re-access targets that op
+        dists = [quantiles(1, window, integral=draw(st.booleans())) for _ in range(2)]
+        for t, share in enumerate((1.0 - p_write, p_write)):
+            if (p_reuse.max() == 0 or share == 0) and draw(st.booleans()):
+                dists[t] = np.zeros(0)
         single = places()
         p_seq = kind_probabilities(draw, rng, "p_seq")
         # continuations of a few units at most: runs stop at the end of the highest map region, and the maps
@@ -167,7 +170,8 @@ def hand_models(draw, max_window: int = 40):
         head_mode = draw(st.sampled_from(["none", "never drawn", "some", "all"]), label="run heads")
         p_head = {"none": 0.0, "never drawn": 0.0, "some": float(rng.uniform(0.05, 0.95)), "all": 1.0}[head_mode]
         heads = None if head_mode == "none" else places()
-        return OpModel(p_reuse, dist, single.sector_pmf, single.cascade, quantiles(1, 3e5), single.size_by_level,
+        return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, quantiles(1, 3e5),
+                       single.size_by_level,
                        single.phases, p_seq, size_seq, p_head, heads, draw(probabilities, label="q_overlap"))
 
     states = draw(st.integers(1, 4), label="gap states")
@@ -435,8 +439,8 @@ RUN_KINDS = [KIND_HEAD] + [KIND_RUN + b for b in range(RUN_BUCKETS)]
 @st.composite
 def sized_models(draw):
     """One phase; single fresh requests in regions 0-11 and run heads in regions 30-41, or in 4,000 regions
-    from 30 (disjoint maps with their own heat levels), each class with a constant size; re-accesses at
-    distance 1; continuation sizes in SIZED_SEQ; p_reuse and p_seq per kind drawn (mostly 0 or 1); p_head
+    from 30 (disjoint maps with their own heat levels), each class with a constant size; re-accesses of the
+    op's own previous request; continuation sizes in SIZED_SEQ; p_reuse and p_seq per kind drawn (mostly 0 or 1); p_head
     0, 1 or in between; q_overlap 0, 1 or 1/2."""
     levels = draw(st.integers(1, 3), label="levels")
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="numbers"))
@@ -466,7 +470,9 @@ def sized_models(draw):
         p_reuse, p_seq = one_or_zero_mostly(draw, f"{name} p_reuse"), one_or_zero_mostly(draw, f"{name} p_seq")
         if long_runs:
             p_reuse[RUN_KINDS], p_seq[RUN_KINDS] = 0.0, 1.0
-        return OpModel(p_reuse, np.array([1.0, 1.0]), single.sector_pmf, single.cascade,
+        # re-accesses target the op's own previous request (distance 1 among its op's requests)
+        return OpModel(p_reuse, float(name == "write"), np.array([1.0, 1.0]), np.array([1.0, 1.0]),
+                       single.sector_pmf, single.cascade,
                        np.array([SIZED_REUSE, SIZED_REUSE], dtype=float), single.size_by_level, single.phases,
                        p_seq, np.array(SIZED_SEQ), p_head, places(30, SIZED_HEAD, wide=long_runs),
                        draw(st.sampled_from([1.0, 0.0, 0.5]), label=f"{name} q_overlap"))
@@ -495,7 +501,7 @@ def test_reaccesses_and_continuations_follow_the_kind_of_the_previous_request_of
     plus the bucket of the continuations its run has reached, or KIND_REUSE.  Then, for every request but the
     first of its op:
 
-    * p_reuse of that kind 1: a re-access; 0: not one (the distance is 1, never beyond the trace);
+    * p_reuse of that kind 1: a re-access; 0: not one (its target, the previous request of its op, exists);
     * a continuation starts exactly where the previous request of its op ended, never in a unit that one
       of the last ``window`` requests started in, never at or past the end of the highest region of the
       maps (runs stay inside the footprint), and only where p_seq of the kind is above 0;
@@ -618,8 +624,10 @@ def constant_places(regions: int, size: float) -> Places:
 
 
 def op_of(places: Places, size_all: float, p_reuse: float = 0.0, p_head: float = 0.0,
-          heads: Places | None = None) -> OpModel:
-    return OpModel(np.full(KINDS, p_reuse), np.array([1.0, 1.0]), places.sector_pmf, places.cascade,
+          heads: Places | None = None, p_reuse_write: float = 0.0) -> OpModel:
+    """Re-accesses (``p_reuse`` after every kind) repeat the latest request of the target op."""
+    one = np.array([1.0, 1.0])
+    return OpModel(np.full(KINDS, p_reuse), p_reuse_write, one, one, places.sector_pmf, places.cascade,
                    np.array([size_all, size_all]), places.size_by_level, places.phases, p_head=p_head, heads=heads)
 
 
@@ -627,7 +635,7 @@ def op_of(places: Places, size_all: float, p_reuse: float = 0.0, p_head: float =
 def test_max_end_byte_counts_run_heads_and_reaccesses_across_ops(case):
     """Two models where the largest end comes from what only one op's fresh requests cannot give: run heads
     of 64 KiB next to 4 KiB requests in the same 9 regions; and writes (in regions 0-1) that re-access the
-    request before them, mostly a read (in regions 0-8, 4 KiB), with a size of their own (64 KiB).  Either
+    latest read (in regions 0-8, 4 KiB), with a size of their own (64 KiB).  Either
     way some request ends above the top of the highest map plus 4 KiB and a sector, and none above
     max_end_byte."""
     small, big, region = 4096.0, 65536.0, 4096 << 2
@@ -645,6 +653,44 @@ def test_max_end_byte_counts_run_heads_and_reaccesses_across_ops(case):
     top_end = int((gen.offset + gen.size - 1).max())
     assert top_end > 9 * region + int(small) + 512
     assert top_end <= model.max_end_byte()
+
+
+@settings(max_examples=30)
+@given(d=st.integers(1, 6), p_write=st.sampled_from([0.2, 0.5, 0.8]), seed=st.integers(0, 2**32))
+@pytest.mark.parametrize("reaccessing", [0, 1])
+def test_a_reaccess_repeats_the_start_and_size_of_the_request_d_back_among_its_target_ops(reaccessing, d, p_write,
+                                                                                          seed):
+    """One op (``reaccessing``) re-accesses after every kind, always a request of the other op (p_reuse_write
+    1 for reads, 0 for writes), always ``d`` requests of that op back, keeping its size (p_same_size 1); the
+    other op is always fresh.  Sizes tell them apart: 1 KiB fresh requests of the re-accessing op, 4 KiB of
+    the other.  So a request of the re-accessing op starts where the d-th latest request of the other op
+    started, with its size, once the other op has made d requests, and is fresh (1 KiB) before that."""
+    target = 1 - reaccessing
+    arrivals = Arrivals(np.ones((1, 1)), np.array([[1000.0, 1000.0]]), 0)
+    dist = np.array([float(d), float(d)])
+    ops = {reaccessing: OpModel(np.ones(KINDS), float(target), dist, dist, *_places_args(1024.0)),
+           target: op_of(constant_places(9, 4096.0), 4096.0)}
+    model = WorkloadModel("targets", 4096, 4096 << 2, 64, p_write, (p_write, p_write), 1.0, ops[0], ops[1],
+                          arrivals, overlap_window_requests=4)
+    gen = generate_trace(model, 1500, seed=seed)
+    of_target = []
+    reaccesses = 0
+    for op, off, size in zip(gen.is_write.astype(int), gen.offset.tolist(), gen.size.tolist()):
+        if op == target:
+            assert size == 4096
+            of_target.append(off)
+        elif len(of_target) >= d:
+            assert (off, size) == (of_target[-d], 4096)
+            reaccesses += 1
+        else:
+            assert size == 1024
+    assert reaccesses > 0
+
+
+def _places_args(size: float) -> tuple:
+    """The OpModel fields after the distance tables for constant 4 KiB-unit places of ``size``."""
+    places = constant_places(9, size)
+    return (places.sector_pmf, places.cascade, np.array([size, size]), places.size_by_level, places.phases)
 
 
 # ---------------------------------------------------------------------------

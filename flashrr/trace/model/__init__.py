@@ -11,8 +11,11 @@ Each request is one of four kinds, and the model keeps, per op (read, write):
 
 * **re-accesses** — a request that repeats the start of one of the last
   ``reuse_window_requests`` requests: its probability by the kind of the
-  previous request of the same op, and the distribution of the distance.
-  This sets the cache hit ratio and the read-after-write gap;
+  previous request of the same op, the share whose target (the request it
+  repeats) is a write, and the distance to the target, counted in requests of
+  the target's op.  This sets the cache hit ratio and keeps reads and writes
+  touching the same data as the trace's do (reads of written data, rewrites,
+  re-reads);
 * **continuations** — a request that starts where the previous request of its
   op ended: its probability by that request's kind (by run length, for a
   continuation: the run-length distribution) and its sizes.  Runs tile the

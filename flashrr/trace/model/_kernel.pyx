@@ -203,16 +203,21 @@ cdef class Kernel:
     cdef double[:, :] p_write_after
     cdef double[:, :, :] trans_cdf
     cdef int64_t time_phases
-    cdef double[:, :] p_reuse, dist_log, gap_log
+    cdef double[:, :] p_reuse, gap_log
+    cdef double[:, :, :] dist_log
+    cdef double[:] p_reuse_write
     cdef double[:, :, :] sector_cdf
     cdef double[:] p_head
-    cdef int64_t[:] dist_len, seg_first, seg_start, seg_len, seg_level, seg_alias
+    cdef int64_t[:, :] dist_len
+    cdef int64_t[:] seg_first, seg_start, seg_len, seg_level, seg_alias
     cdef double[:] seg_prob
     cdef double[:, :, :] size_log
     cdef const cnp.uint8_t[:, :, :, :, :] cascade
     cdef double cascade_step
     cdef int64_t[:, :] size_len
     cdef int64_t[:] ring_off, ring_size
+    cdef int64_t[:, :] op_off, op_size
+    cdef int64_t op_count[2]
     cdef CellCounts recent, touched
     cdef double[:] q_overlap
     cdef double[:, :] p_seq
@@ -255,6 +260,7 @@ cdef class Kernel:
         self.kind_reuse = prep.kind_reuse
         self.dist_log = prep.dist_log
         self.dist_len = prep.dist_len
+        self.p_reuse_write = prep.p_reuse_write
         self.sector_cdf = prep.sector_cdf
         self.trans_cdf = prep.trans_cdf
         self.gap_log = prep.gap_log
@@ -272,6 +278,10 @@ cdef class Kernel:
         self.address_scale = prep.address_scale
         self.ring_off = np.zeros(prep.window, dtype=np.int64)
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
+        self.op_off = np.zeros((2, prep.window), dtype=np.int64)
+        self.op_size = np.zeros((2, prep.window), dtype=np.int64)
+        self.op_count[0] = 0
+        self.op_count[1] = 0
         self.recent = CellCounts(2 * prep.window)
         self.touched = CellCounts(4 * prep.overlap_window)
         self.q_overlap = prep.q_overlap
@@ -287,7 +297,8 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, off = 0, sz = 0, heat = 0, tp = 0
+        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, t = 0, have = 0, off = 0, sz = 0, heat = 0, tp = 0
+        cdef double p_re
         for i in range(u.shape[0]):
             g = g0 + i
             if self.time_phases > 1:
@@ -298,19 +309,23 @@ cdef class Kernel:
                 op = 1 if u[i, 0] < self.p_write_after[tp, self.prev_op] else 0
             reuse = 0
             d = 0
-            if g > 0 and self.dist_len[op] > 0 and u[i, 1] < self.p_reuse[op, self.last_kind[op]]:
-                d = <int64_t>floor(_draw(&self.dist_log[op, 0], self.dist_len[op] - 1, u[i, 2]) + 0.5)
-                if d < 1:
-                    d = 1
-                if d > self.window:
-                    d = self.window
-                if d <= g:
-                    reuse = 1
+            p_re = self.p_reuse[op, self.last_kind[op]]
+            if u[i, 1] < p_re:
+                t = 1 if u[i, 1] < p_re * self.p_reuse_write[op] else 0
+                have = self.op_count[t]
+                if have > 0 and self.dist_len[op, t] > 0:
+                    d = <int64_t>floor(_draw(&self.dist_log[op, t, 0], self.dist_len[op, t] - 1, u[i, 2]) + 0.5)
+                    if d < 1:
+                        d = 1
+                    if d > self.window:
+                        d = self.window
+                    if d <= have:
+                        reuse = 1
             if reuse:
-                j = (g - d) % self.window
-                off = self.ring_off[j]
+                j = (have - d) % self.window
+                off = self.op_off[t, j]
                 if u[i, 3] < self.p_same:
-                    sz = self.ring_size[j]
+                    sz = self.op_size[t, j]
                 else:
                     sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
             seq = 0
@@ -350,6 +365,10 @@ cdef class Kernel:
             self.touched.add(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes)
             self.ring_off[j] = off
             self.ring_size[j] = sz
+            k = self.op_count[op] % self.window
+            self.op_off[op, k] = off
+            self.op_size[op, k] = sz
+            self.op_count[op] += 1
             self.prev_op = op
             self.last_end[op] = off + sz
             if seq:

@@ -5,8 +5,10 @@
 1. the op chain (a two-state Markov chain of reads and writes);
 2. re-accesses: a request whose start unit (``offset // unit_bytes``) was the
    start unit of one of the previous ``reuse_window_requests`` requests is a
-   re-access at that distance; the probability of one, by op and by the kind of
-   the previous request of the op (below), and the distance distribution per op;
+   re-access of that request (its target); the probability of one, by op and by
+   the kind of the previous request of the op (below), the share of each op's
+   re-accesses that target a write, and per op and target op the distribution
+   of the distance, counted in requests of the target's op;
 3. sequential continuations: a request that is not a re-access and starts at
    the byte where the previous request of its op ended; their probability by
    op and by the kind of that previous request (a fresh one, by the heat level
@@ -131,9 +133,10 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     w = trace.is_write.astype(np.int64)
 
     p_write_first, p_write_after = _op_chain(w)
-    reuse, dist, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
+    reuse, _, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
     same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
     seq = _sequential(off, size, w) & ~reuse
+    d_target = _target_distances(w, prev)
 
     fresh = ~reuse & ~seq
     head = fresh & _continued(w, seq)  # fresh requests that the next request of their op continues
@@ -160,7 +163,6 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     for op in (0, 1):
         sel = w == op
         size_all = quantile_table(size[sel] if sel.any() else size, s.size_knots)
-        d = dist[reuse & sel]
         part = singles[op]
         n_fresh = int(np.count_nonzero(fresh & sel))
         p_head = float(np.count_nonzero(head & sel)) / n_fresh if n_fresh else 0.0
@@ -169,7 +171,10 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
                                                     h["size_by_level"])
         fresh_op = fresh & sel
         q_overlap = float(np.count_nonzero(overlap & fresh_op)) / n_fresh if n_fresh else 1.0
-        parts.append(OpModel(np.array(p_reuse[op]), quantile_table(d, s.distance_knots), part["sector_pmf"],
+        target_write = w[prev[reuse & sel]] == 1
+        p_reuse_write = float(target_write.mean()) if target_write.size else 0.0
+        d_read, d_write = (quantile_table(d_target[reuse & sel][target_write == t], s.distance_knots) for t in (0, 1))
+        parts.append(OpModel(np.array(p_reuse[op]), p_reuse_write, d_read, d_write, part["sector_pmf"],
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
                              np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
                              p_head if head_places is not None else 0.0, head_places, q_overlap))
@@ -205,6 +210,18 @@ def _reuses(keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.n
     prev[order[1:][same]] = order[:-1][same]
     dist = np.where(prev >= 0, np.arange(n) - prev, 0)
     return (prev >= 0) & (dist <= window), dist, prev
+
+
+def _target_distances(w: np.ndarray, prev: np.ndarray) -> np.ndarray:
+    """Per request with an earlier use (``prev >= 0``): how many requests of the op of that earlier request lie
+    between them, the earlier one counted and the request itself not (0 for the others)."""
+    out = np.zeros(w.size, dtype=np.int64)
+    has = prev >= 0
+    for op in (0, 1):
+        before = np.concatenate(([0], np.cumsum(w == op)))[:-1]  # requests of op before each request
+        m = has & (w[np.maximum(prev, 0)] == op)
+        out[m] = before[np.flatnonzero(m)] - before[prev[m]]
+    return out
 
 
 def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:

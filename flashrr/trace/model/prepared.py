@@ -70,12 +70,14 @@ class Prepared:
         self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
         self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)
         self.kind_head, self.kind_run, self.run_buckets, self.kind_reuse = KIND_HEAD, KIND_RUN, RUN_BUCKETS, KIND_REUSE
-        knots = [op.reuse_distance.size for op in ops]
-        dk = max(max(knots), 2)
-        self.dist_len = np.array(knots, dtype=np.int64)
-        self.dist_log = np.zeros((2, dk))
-        for i, op in enumerate(ops):
-            self.dist_log[i, :knots[i]] = np.log1p(op.reuse_distance)
+        # re-access targets: [op, target op] distance tables, counted in requests of the target op
+        self.p_reuse_write = np.array([op.p_reuse_write for op in ops], dtype=np.float64)
+        tables = [[op.reuse_distance_read, op.reuse_distance_write] for op in ops]
+        self.dist_len = np.array([[t.size for t in row] for row in tables], dtype=np.int64)
+        self.dist_log = np.zeros((2, 2, max(int(self.dist_len.max()), 2)))
+        for i, row in enumerate(tables):
+            for t, table in enumerate(row):
+                self.dist_log[i, t, :table.size] = np.log1p(table)
         # the places of each op: [0] fresh requests that start no run, [1] run heads (the first when an op has none)
         places = [(op.places, op.heads if op.heads is not None else op.places) for op in ops]
         self.p_head = np.array([op.p_head for op in ops], dtype=np.float64)

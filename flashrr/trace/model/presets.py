@@ -137,17 +137,14 @@ class Knobs:
 def targets_for(name: str, n_requests: int | None = None, mean_gap_ns: float | None = None) -> Targets:
     """The statistics ``model:name`` must show at ``n_requests`` requests (default: the paper's)."""
     from ..synth import synth_params
-    from ..synth_presets import get_synth_preset
 
     if name not in PRESET_TEMPLATES:
         raise ValueError(f"unknown model preset {name!r}; expected one of {', '.join(PRESET_TEMPLATES)}")
-    preset = get_synth_preset(name)
     p, n = synth_params(name, n_requests)
     if mean_gap_ns is None:
         mean_gap_ns = p.interarrival_mean_ns + (p.idle_period_mean_ns / p.burst_requests_mean
                                                 if p.idle_period_mean_ns > 0 else 0.0)
     key = "hot_ratio_4" if p.hot_min_reads >= 4 else "hot_ratio"
-    del preset
     return Targets(p.read_ratio, p.read_size_mean_bytes, p.write_size_mean_bytes, float(p.footprint_bytes),
                    p.hot_set_ratio, key, int(p.align_bytes), int(n), float(mean_gap_ns))
 

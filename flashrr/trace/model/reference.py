@@ -10,12 +10,14 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
 1. **Op**: a write with probability ``p_write_first`` (request 0) or
    ``p_write_after[time phase, previous op]`` (the time phase of request g of
    n is ``g * time_phases // n``; one phase without time phases).
-2. **Re-access**: with probability ``p_reuse[op][kind of the previous request
-   of this op]`` (see ``OpModel.p_reuse``)
-   the request repeats the start of the request ``d`` before it, ``d`` drawn
-   from the op's distance table and rounded (1 .. window; a ``d`` beyond the
-   start of the trace makes the request fresh).  It keeps that request's size
-   with probability ``p_same_size``, else draws one from the op's size table.
+2. **Re-access**: with probability ``p = p_reuse[op][kind of the previous
+   request of this op]`` (see ``OpModel.p_reuse``) the request repeats the
+   start of an earlier request, its target: a write when the same draw falls
+   below ``p * p_reuse_write[op]``, else a read.  The target is the request of
+   that op ``d`` before the latest one, ``d`` drawn from the table of the op
+   and target op and rounded (1 .. window); when fewer than ``d`` requests of
+   the target op came before, the request is not a re-access.  It keeps the target's size with probability
+   ``p_same_size``, else draws one from the op's size table.
 3. **Sequential**: otherwise, with probability ``p_seq[op][kind of the
    previous request of this op]`` (see ``OpModel.p_seq``), the request starts where the
    previous request of its op ended, with a size from the op's table of
@@ -76,8 +78,11 @@ class ReferenceGenerator:
 
     def __init__(self, prep: Prepared):
         self.p = prep
-        self.ring_off = np.zeros(prep.window, dtype=np.int64)
+        self.ring_off = np.zeros(prep.window, dtype=np.int64)  # the last `window` requests, by request index
         self.ring_size = np.zeros(prep.window, dtype=np.int64)
+        self.op_off = np.zeros((2, prep.window), dtype=np.int64)  # per op: its last `window` requests (targets)
+        self.op_size = np.zeros((2, prep.window), dtype=np.int64)
+        self.op_count = [0, 0]  # requests of each op so far
         self.prev_op = 0
         self.state = prep.first_state
         self.time = 0
@@ -147,16 +152,20 @@ class ReferenceGenerator:
             op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[tp, self.prev_op]))
             reuse = 0
             d = 0
-            if g > 0 and p.dist_len[op] > 0 and r[U_REUSE] < p.p_reuse[op, self.last_kind[op]]:
-                d = int(math.floor(draw_log1p(p.dist_log[op, :p.dist_len[op]], r[U_DIST]) + 0.5))
-                d = min(max(d, 1), p.window)
-                if d <= g:
-                    reuse = 1
+            p_re = p.p_reuse[op, self.last_kind[op]]
+            if r[U_REUSE] < p_re:
+                t = int(r[U_REUSE] < p_re * p.p_reuse_write[op])
+                have = self.op_count[t]
+                if have > 0 and p.dist_len[op, t] > 0:
+                    table = p.dist_log[op, t, :p.dist_len[op, t]]
+                    d = min(max(int(math.floor(draw_log1p(table, r[U_DIST]) + 0.5)), 1), p.window)
+                    if d <= have:
+                        reuse = 1
             if reuse:
-                j = (g - d) % p.window
-                off = int(self.ring_off[j])
+                j = (have - d) % p.window
+                off = int(self.op_off[t, j])
                 if r[U_SAME] < p.p_same:
-                    sz = int(self.ring_size[j])
+                    sz = int(self.op_size[t, j])
                 else:
                     sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
             seq = head = 0
@@ -191,6 +200,10 @@ class ReferenceGenerator:
                 self.touched[v] = self.touched.get(v, 0) + 1
             self.ring_off[j] = off
             self.ring_size[j] = sz
+            k = self.op_count[op] % p.window
+            self.op_off[op, k] = off
+            self.op_size[op, k] = sz
+            self.op_count[op] += 1
             self.prev_op = op
             self.last_end[op] = off + sz
             self.run_length[op] = self.run_length[op] + 1 if seq else 0

@@ -29,7 +29,7 @@ __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "loa
            "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places", "TimePhase"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -227,9 +227,12 @@ class OpModel:
     * ``p_reuse``: probability that a request of this op re-accesses the start of
       a recent request, by the kind of the previous request of this op (KINDS
       values; see ``KIND_RUN``).
-    * ``reuse_distance``: quantile table of the re-access distance, requests
-      (1 .. the model's ``reuse_window_requests``); empty when this op never
-      re-accesses.
+    * ``p_reuse_write``: the share of this op's re-accesses whose target (the
+      latest earlier request that started in the unit) is a write.
+    * ``reuse_distance_read``, ``reuse_distance_write``: quantile tables of the
+      re-access distance to a read (a write) target, counted in requests of
+      the target's op (1 .. the model's ``reuse_window_requests``); empty when
+      this op never re-accesses a request of that op.
     * ``sector_pmf``: where a fresh request starts within its unit, in 512-byte
       sectors (``unit_bytes // 512`` weights).
     * ``cascade``: ``(SIZE_LEVELS, levels, bins)``; ``cascade[h, l]`` is the
@@ -257,7 +260,9 @@ class OpModel:
     """
 
     p_reuse: np.ndarray
-    reuse_distance: np.ndarray
+    p_reuse_write: float
+    reuse_distance_read: np.ndarray
+    reuse_distance_write: np.ndarray
     sector_pmf: np.ndarray
     cascade: np.ndarray
     size_all: np.ndarray
@@ -276,11 +281,17 @@ class OpModel:
 
     def check(self, where: str, unit_bytes: int, levels: int, window: int) -> "OpModel":
         p_reuse = _kind_probabilities(f"{where}.p_reuse", self.p_reuse)
-        dist = _quantiles(f"{where}.reuse_distance", self.reuse_distance, allow_empty=True, lo=1.0)
-        if dist.size and dist[-1] > window:
-            _fail(f"{where}.reuse_distance", f"distances of at most reuse_window_requests ({window})", dist[-1])
-        if dist.size == 0 and p_reuse.max() > 0:
-            _fail(f"{where}.reuse_distance", "a quantile table (p_reuse is above 0)", dist)
+        p_write = _prob(f"{where}.p_reuse_write", self.p_reuse_write)
+        dists = []
+        for target, share in (("read", 1.0 - p_write), ("write", p_write)):
+            name = f"{where}.reuse_distance_{target}"
+            dist = _quantiles(name, getattr(self, f"reuse_distance_{target}"), allow_empty=True, lo=1.0)
+            if dist.size and dist[-1] > window:
+                _fail(name, f"distances of at most reuse_window_requests ({window})", dist[-1])
+            if dist.size == 0 and p_reuse.max() > 0 and share > 0:
+                _fail(name, f"a quantile table (p_reuse is above 0 and {share:g} of re-accesses target a {target})",
+                      dist)
+            dists.append(dist)
         single = self.places.check(where, unit_bytes, levels)
         size_all = _quantiles(f"{where}.size_all", self.size_all, allow_empty=False, lo=1.0)
         p_seq = _kind_probabilities(f"{where}.p_seq", self.p_seq)
@@ -301,13 +312,16 @@ class OpModel:
                       "requests)", heads.cascade)
         elif p_head > 0:
             _fail(f"{where}.heads", "the places of run heads (p_head is above 0)", None)
-        return OpModel(p_reuse, dist, single.sector_pmf, single.cascade, size_all, single.size_by_level,
-                       single.phases, p_seq, size_seq, p_head, heads, _prob(f"{where}.q_overlap", self.q_overlap))
+        return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, size_all,
+                       single.size_by_level, single.phases, p_seq, size_seq, p_head, heads,
+                       _prob(f"{where}.q_overlap", self.q_overlap))
 
     def to_dict(self) -> dict:
         out = {"p_reuse": _floats(self.p_reuse), "p_seq": _floats(self.p_seq), "p_head": float(self.p_head),
                "q_overlap": float(self.q_overlap),
-               "size_seq": _floats(self.size_seq), "reuse_distance": _floats(self.reuse_distance),
+               "size_seq": _floats(self.size_seq), "p_reuse_write": float(self.p_reuse_write),
+               "reuse_distance_read": _floats(self.reuse_distance_read),
+               "reuse_distance_write": _floats(self.reuse_distance_write),
                "size_all": _floats(self.size_all), **self.places.to_dict()}
         if self.heads is not None:
             out["heads"] = self.heads.to_dict()
@@ -552,7 +566,8 @@ class WorkloadModel:
             g = _Getter(where, t, op)
             single = Places.from_getter(g)
             heads = Places.from_getter(_Getter(where, g.table("heads"), f"{op}.heads")) if "heads" in t else None
-            parts[op] = OpModel(g.value("p_reuse"), g.value("reuse_distance"), single.sector_pmf, single.cascade,
+            parts[op] = OpModel(g.value("p_reuse"), g.value("p_reuse_write"), g.value("reuse_distance_read"),
+                                g.value("reuse_distance_write"), single.sector_pmf, single.cascade,
                                 g.value("size_all"), single.size_by_level, single.phases, g.value("p_seq"),
                                 g.value("size_seq"), g.value("p_head"), heads, g.value("q_overlap"))
         arr = _Getter(where, get.table("arrivals"), "arrivals")
