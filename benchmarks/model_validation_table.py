@@ -14,9 +14,13 @@ Shuffler), ``cocktail`` with 1,000 (Baseline and Cocktail) and ``phasedrr``
 with 2,500 (Baseline and PhasedRR, Delta scaled to 25 block reads), 16 replays each.  Traces are folded onto
 each device (``?fold=modulo``).
 
-    python benchmarks/model_validation_table.py [--repeat 16] [--seeds 3] [--quick]
+    python benchmarks/model_validation_table.py [--repeat 16] [--seeds 3] [--quick] [--twin]
 
-``--quick`` runs only the shuffler device.  Prints the tables on stdout and the
+``--quick`` runs only the shuffler device.  ``--twin`` adds, where the
+synthetic generator can make one, the trace's synthetic twin
+(:func:`flashrr.trace.synth.synth_twin`, seed 1: the trace's table statistics
+and arrival times) as a third value in each cell, "real / model / twin"; where
+it cannot, the generator's reason goes to stderr.  Prints the tables on stdout and the
 wall time of each validation on stderr.
 """
 from __future__ import annotations
@@ -27,8 +31,9 @@ import time
 from pathlib import Path
 
 import flashrr
-from flashrr.model_validation import GOALS, validate_model
-from flashrr.simulate import resolve_source
+from flashrr.model_validation import GOALS, region_top_share, validate_model
+from flashrr.simulate import resolve_source, simulate
+from flashrr.trace.synth import synth_twin
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SAMPLES = (  # file, label
@@ -61,11 +66,28 @@ def _fmt(metric: str, v: float) -> str:
     return f"{v:.3f}"
 
 
-def _cell(row) -> str:
+def _cell(row, twin: dict | None) -> str:
     text = f"{_fmt(row.metric, row.real)} / {_fmt(row.metric, row.model)}"
+    if twin is not None:
+        text += f" / {_fmt(row.metric, twin[row.metric])}"
     if row.metric in GOALS:
         text += " ✓" if row.met is True else " ✗"
     return text
+
+
+def _twin_metrics(trace, cfg, policies, repeat: int, params: dict, label: str) -> dict:
+    """Per policy, the table's metrics on the synthetic twin of ``trace`` ({} when it cannot be made)."""
+    try:
+        twin = synth_twin(trace, seed=1, page_size_bytes=cfg.geometry.page_size_bytes)
+    except ValueError as e:
+        print(f"{label}: no synthetic twin: {e}", file=sys.stderr)
+        return {}
+    share = region_top_share(twin, cfg.geometry.page_size_bytes)
+    out = {}
+    for policy in policies:
+        s = simulate(cfg, twin, policy=policy, repeat=repeat, **params.get(policy, {})).summary
+        out[policy] = {**{m: float(s[m]) for m, _ in COLUMNS if m in s}, "region_top10_share": share}
+    return out
 
 
 def main(argv=None) -> int:
@@ -75,13 +97,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="only the shuffler device")
     ap.add_argument("--devices", default=",".join(d[0] for d in DEVICES),
                     help="comma-separated device presets to run (default: all)")
+    ap.add_argument("--twin", action="store_true", help="also replay each trace's synthetic twin")
     args = ap.parse_args(argv)
     wanted = set(args.devices.split(","))
     devices = DEVICES[:1] if args.quick else [d for d in DEVICES if d[0] in wanted]
     for preset, rr, policies, params in devices:
         cfg = flashrr.SimConfig.preset(preset).replace(rr_threshold_reads=rr)
         print(f"\n#### `{preset}` device, RR threshold {rr:,}, {args.repeat} replays, "
-              f"model = mean of seeds 1-{args.seeds}\n")
+              f"model = mean of seeds 1-{args.seeds}{', then the synthetic twin' if args.twin else ''}\n")
         heads = ["trace", "requests", "policy"] + [h for _, h in COLUMNS]
         print("| " + " | ".join(heads) + " |")
         print("|" + "---|" * len(heads))
@@ -90,9 +113,10 @@ def main(argv=None) -> int:
             trace = resolve_source(f"{DATA / name}?fold=modulo", cfg).to_trace()
             rep = validate_model(trace, None, cfg, policies, args.repeat, tuple(range(1, args.seeds + 1)),
                                  policy_params=params)
+            twins = _twin_metrics(trace, cfg, policies, args.repeat, params, label) if args.twin else {}
             for policy in policies:
                 rows = {r.metric: r for r in rep.table[rep.table.policy == policy].itertuples()}
-                cells = [_cell(rows[m]) for m, _ in COLUMNS]
+                cells = [_cell(rows[m], twins.get(policy)) for m, _ in COLUMNS]
                 print(f"| {label} | {len(trace):,} | {policy} | " + " | ".join(cells) + " |")
             print(f"{preset} {label}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     return 0

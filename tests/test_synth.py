@@ -430,3 +430,24 @@ def test_superpage_aligned_extents_keep_the_touched_footprint(name):
 def test_footprint_page_bytes_must_divide_alignment():
     with pytest.raises(ValueError, match="footprint_page_bytes"):
         synth_trace(n_requests=100, align_bytes=32 * KiB, footprint_page_bytes=12 * KiB)
+
+
+def test_synth_twin_keeps_the_table_statistics_and_the_arrival_times():
+    """The twin of a trace (here a synthetic one with a known footprint and hot ratio, on irregular arrival
+    times) has its request count and its arrival times exactly, its read ratio up to rounding, and its mean
+    sizes, footprint and hot ratio within a few per cent; it is not the trace itself."""
+    from flashrr.trace.synth import synth_twin
+
+    base = synth_trace(n_requests=20_000, seed=3, read_ratio=0.7, hot_set_ratio=0.3,
+                       footprint_bytes=200 * MiB, read_size_mean_bytes=16 * KiB, write_size_mean_bytes=24 * KiB)
+    gaps = np.random.default_rng(5).exponential(50_000.0, len(base)).astype(np.int64)
+    trace = Trace(np.cumsum(gaps), base.offset, base.size, base.is_write, name="irregular")
+    twin = synth_twin(trace, seed=1)
+    assert len(twin) == len(trace)
+    assert np.array_equal(twin.time_ns, trace.time_ns)
+    want, got = trace_stats(trace), trace_stats(twin)
+    assert got["read_ratio"] == pytest.approx(want["read_ratio"], abs=1 / len(trace))
+    for key in ("avg_read_size_bytes", "avg_write_size_bytes", "footprint_bytes"):
+        assert got[key] == pytest.approx(want[key], rel=0.05), key
+    assert got["hot_ratio"] == pytest.approx(want["hot_ratio"], abs=0.03)
+    assert not np.array_equal(twin.offset, trace.offset)

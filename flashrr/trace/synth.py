@@ -87,7 +87,7 @@ import numpy as np
 
 from .core import Trace
 
-__all__ = ["SynthParams", "synth_trace", "synth_params", "DEFAULT_N_REQUESTS", "AUTO_FOOTPRINT_BYTES_PER_REQUEST"]
+__all__ = ["SynthParams", "synth_trace", "synth_twin", "synth_params", "DEFAULT_N_REQUESTS", "AUTO_FOOTPRINT_BYTES_PER_REQUEST"]
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -266,6 +266,26 @@ def synth_trace(preset: str | None = None, n_requests: int | None = None, seed: 
     rng = np.random.default_rng(int(seed))
     time_ns, offset, size, is_write = _generate(p, n, rng)
     return Trace(time_ns, offset, size, is_write, name=preset if preset is not None else "synth")
+
+
+def synth_twin(trace: Trace, seed: int = 0, page_size_bytes: int = 8192) -> Trace:
+    """A synthetic trace with ``trace``'s table statistics and its arrival times: the same request count,
+    read ratio, mean read and write sizes (bytes), footprint and hot ratio (pages of ``page_size_bytes``
+    read twice or more, :func:`~flashrr.trace.stats.trace_stats`), each request at the time of the
+    trace's request of the same index.  Everything else (where hot extents lie, when they are read) is
+    the generator's: this is the stand-in a trace table allows, to set beside the trace and its model."""
+    from .stats import trace_stats
+
+    st = trace_stats(trace, page_size_bytes=page_size_bytes)
+    params = {"read_ratio": st["read_ratio"], "footprint_bytes": int(st["footprint_bytes"]),
+              "hot_set_ratio": st["hot_ratio"], "footprint_page_bytes": page_size_bytes}
+    for key, stat in (("read_size_mean_bytes", "avg_read_size_bytes"),
+                      ("write_size_mean_bytes", "avg_write_size_bytes")):
+        if st[stat]:
+            params[key] = st[stat]
+    twin = synth_trace(n_requests=len(trace), seed=seed, **params)
+    return Trace(np.asarray(trace.time_ns, dtype=np.int64), twin.offset, twin.size, twin.is_write,
+                 name=f"{trace.name or 'trace'} (synthetic twin)")
 
 
 # ---------------------------------------------------------------------------------------------- the model
