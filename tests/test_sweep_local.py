@@ -238,3 +238,41 @@ def test_the_package_is_callable_as_the_sweep_function(tmp_path):
     spec = {"traces": traces, "devices": [TINY], "policies": {"baseline": {}}}
     df = flashrr.sweep(spec, tmp_path / "out", jobs=0, progress=False, base_dir=tmp_path)
     assert list(df["key"]) == list(flashrr.sweep.load_results(tmp_path / "out")["key"]) and len(df) == 1
+
+
+def test_a_result_the_store_cannot_hold_fails_its_run_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    """Storing run seed=1's summary raises (as pyarrow did for an integer beyond int64); that run is recorded
+    as failed with the storing error, the other run is stored, and a rerun retries only the failed one."""
+    from flashrr.sweep.store import ResultStore
+
+    traces = write_traces(tmp_path, n_traces=1)
+    spec = {"seeds": [0, 1], "traces": traces, "devices": [TINY], "policies": {"baseline": {}}}
+    out = tmp_path / "out"
+    real_write = ResultStore.write_success
+
+    def failing_write(self, task, outcome):
+        if task.seed == 1:
+            raise OverflowError("Python int too large to convert to C long")
+        real_write(self, task, outcome)
+
+    monkeypatch.setattr(ResultStore, "write_success", failing_write)
+    with pytest.raises(SweepFailed, match="1 of 2 runs failed") as info:
+        sweep(spec, out, jobs=0, progress=False, base_dir=tmp_path)
+    assert list(info.value.results["seed"]) == [0]
+    errs = load_errors(out)
+    assert list(errs["seed"]) == [1]
+    assert errs["error"].iloc[0].startswith("storing the result failed: OverflowError")
+    monkeypatch.setattr(ResultStore, "write_success", real_write)
+    again = run_sweep(spec, out, jobs=0, progress=False, base_dir=tmp_path)
+    assert (again.report.done_before, again.report.ran, again.report.failed) == (1, 1, 0)
+
+
+def test_integers_beyond_int64_are_stored_as_floats():
+    from flashrr.sweep.store import _parquet_bytes, _scalar
+
+    big = (1 << 63) + 5
+    row = {"sum_ns": _scalar(big), "neg": _scalar(-(1 << 64)), "ok": _scalar((1 << 63) - 1), "flag": _scalar(True)}
+    assert row["sum_ns"] == float(big) and isinstance(row["sum_ns"], float)
+    assert row["neg"] == -float(1 << 64) and row["ok"] == (1 << 63) - 1 and row["flag"] is True
+    back = pd.read_parquet(io.BytesIO(_parquet_bytes(pd.DataFrame([row]))))
+    assert back["sum_ns"].iloc[0] == float(big) and back["ok"].iloc[0] == (1 << 63) - 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -118,7 +118,12 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
         def handle(task: RunTask, outcome: RunOutcome) -> None:
             with _sigint_deferred():
                 if outcome.ok:
-                    store.write_success(task, outcome)
+                    try:
+                        store.write_success(task, outcome)
+                    except Exception as e:  # a result the store cannot hold fails its run, not the sweep
+                        outcome = replace(outcome, ok=False,
+                                          error=f"storing the result failed: {type(e).__name__}: {e}")
+                if outcome.ok:
                     report.ran += 1
                 else:
                     store.write_failure(task, outcome.error or "unknown error")

@@ -78,8 +78,14 @@ def _parquet_bytes(df: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
 def _scalar(value):
-    """A value Parquet stores as one cell: scalars as they are, anything else as JSON."""
+    """A value Parquet stores as one cell: scalars as they are (an integer beyond int64, such as a sum of
+    latencies in ns on an overloaded device, as a float), anything else as JSON."""
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        return float(value)
     if value is None or isinstance(value, (bool, int, float, str, np.generic)):
         return value
     from .task import canonical_json
