@@ -280,3 +280,81 @@ def test_an_unreadable_paper_directory_is_reported_not_raised(tmp_path):
     md, _, sections = write_report(tmp_path, [PaperRun("hotr"), PaperRun("shuffler")])
     assert [s.run.status for s in sections] == ["failed", "ok"]
     assert "report: cannot read" in sections[0].run.error and "| shuffler | ok | 4 of 6 | 1 of 4 |" in md.read_text()
+
+
+def test_a_paper_with_failed_runs_and_figures_not_drawn_says_so(tmp_path):
+    """A paper whose manifest records 3 failed runs and one figure that could not be drawn (with its
+    reason): the summary's status says how many runs failed, the section points to failed_runs.csv, and the
+    figure is named with its reason instead of "missing"."""
+    paper = list(PAPERS)[0]
+    _fake_paper(tmp_path, paper, [])
+    first = list(figure_registry(paper))[0]
+    meta = json.loads((tmp_path / paper / "reproduce.json").read_text())
+    meta.update(failed_runs=3, figures_not_drawn={first: f"{first}: cannot be drawn: Baseline triggered no RR"})
+    (tmp_path / paper / "reproduce.json").write_text(json.dumps(meta))
+    md, html_path, _ = write_report(tmp_path, [PaperRun(paper)], quick=False)
+    page = parse(html_path)
+    assert page.cells[0][1] == "ok, 3 runs failed"
+    for text in (md.read_text(), html_path.read_text()):
+        assert f"3 runs failed (listed in {paper}/failed_runs.csv)" in text
+        assert f"not drawn: {first}: cannot be drawn: Baseline triggered no RR" in text
+        assert text.count("missing, no ") == len(figure_registry(paper)) - 1
+
+
+def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path):
+    """One group's sweep where every fault-raise run fails: the group keeps its Baseline runs, failed_runs.csv
+    lists the two failed ones with their error, and once the cause is gone a rerun runs them and removes
+    the list."""
+    import importlib
+
+    from flashrr.policy import POLICIES
+    from flashrr.reproduce.common import FAILED_RUNS, run_sweeps
+    from flashrr.trace import Trace
+    from flashrr.trace.io import write_trace
+
+    saved = dict(POLICIES)
+    importlib.import_module("flashrr.sweep._faults")
+    try:
+        rng = np.random.default_rng(1)
+        n = 1500
+        write_trace(Trace(np.arange(n) * 20_000, rng.integers(0, 1000, n) * 8192, np.full(n, 8192),
+                          rng.random(n) < 0.3), tmp_path / "t.csv", "msr")
+        marker = tmp_path / "fail.marker"
+        marker.write_text("")
+        device = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1,
+                  "blocks_per_plane": 16, "pages_per_block": 64, "overprovisioning_ratio": 0.25,
+                  "capacity_bytes": 1 << 20, "rr_threshold_reads": 50}
+        spec = {"imports": ["flashrr.sweep._faults"], "seeds": [0, 1], "traces": [str(tmp_path / "t.csv")],
+                "devices": [device], "policies": {"baseline": {}, "fault-raise": {"marker": str(marker)}}}
+        out = tmp_path / "out"
+        frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
+        assert sorted(frames["main"]["policy_name"]) == ["baseline", "baseline"]
+        failed = pd.read_csv(out / FAILED_RUNS)
+        assert list(failed["group"]) == ["main", "main"] and set(failed["policy_name"]) == {"fault-raise"}
+        assert failed["error"].str.contains("injected failure").all()
+        marker.unlink()
+        frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
+        assert len(frames["main"]) == 4 and not (out / FAILED_RUNS).exists()
+    finally:
+        POLICIES.clear()
+        POLICIES.update(saved)
+        sys.modules.pop("flashrr.sweep._faults", None)
+
+
+def test_make_figures_records_a_figure_without_data_and_removes_its_old_files(tmp_path):
+    from flashrr.reproduce.common import Figure, make_figures, need
+
+    def no_data(runs):
+        need(False, "figX", "no runs with RR")
+
+    (tmp_path / "figX_empty.png").write_bytes(b"stale")
+    (tmp_path / "figX_empty.csv").write_text("stale")
+    figures = {"figX": Figure("figX_empty", "an empty figure", ("main",), no_data)}
+    not_drawn: dict = {}
+    assert make_figures(figures, ["figX"], None, tmp_path, {}, not_drawn) == {}
+    assert not_drawn == {"figX": "figX: cannot be drawn: no runs with RR"}
+    assert not list(tmp_path.glob("figX_empty.*"))
+    from flashrr.reproduce.common import FigureDataError
+
+    with pytest.raises(FigureDataError):  # without a place to record it, the error still rises
+        make_figures(figures, ["figX"], None, tmp_path, {})

@@ -23,6 +23,8 @@ import pandas as pd
 from . import plots
 
 PARITY_TOL_PCT = 1.0
+#: The list of a reproduction's failed runs, in its output directory (see :func:`run_sweeps`).
+FAILED_RUNS = "failed_runs.csv"
 CLAIM_COLUMNS = ["figure", "claim", "metric", "aggregate", "paper_value", "flashrr_value", "unit", "expected",
                  "holds", "magnitude", "n_traces"]
 
@@ -222,16 +224,34 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
                timings: dict | None = None) -> dict:
     """Run (or resume) the sweep spec of every group of ``groups`` into
     ``out/store``; returns ``{group: tidy(group, result rows)}``; the wall time
-    (s) of each goes to ``timings[f"sweep_{group}_s"]``."""
-    from ..sweep import sweep
+    (s) of each goes to ``timings[f"sweep_{group}_s"]``.
+
+    A run that fails (the engine raised, or its result could not be stored) does
+    not stop the reproduction: its group keeps the runs that finished, and
+    ``out/FAILED_RUNS`` (``failed_runs.csv``: group, trace, policy, device, seed
+    and the error) lists every failed run, so the figures and claims that need
+    it say what they lack.  The file is removed when no run failed."""
+    from ..sweep import SweepFailed, sweep
 
     store = Path(out) / "store"
-    frames = {}
+    frames, failed = {}, []
     for g in groups:
         t0 = time.perf_counter()
-        frames[g] = tidy(g, sweep(all_specs[g], store, jobs=jobs, progress=progress))
+        try:
+            rows = sweep(all_specs[g], store, jobs=jobs, progress=progress)
+        except SweepFailed as e:
+            rows = e.results
+            failed.append(e.failures.assign(group=g))
+        frames[g] = tidy(g, rows)
         if timings is not None:
             timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
+    path = Path(out) / FAILED_RUNS
+    if failed:
+        cols = ["group", "trace_source", "policy_name", "device", "seed", "error"]
+        table = pd.concat(failed, ignore_index=True)
+        table[[c for c in cols if c in table.columns]].to_csv(path, index=False)
+    else:
+        path.unlink(missing_ok=True)
     return frames
 
 
@@ -343,14 +363,23 @@ class Figure:
         return paths + [csv]
 
 
-def make_figures(figures: dict, wanted, runs, out, timings: dict) -> dict:
+def make_figures(figures: dict, wanted, runs, out, timings: dict, not_drawn: dict | None = None) -> dict:
     """Make every figure id of ``wanted`` found in ``figures``; its wall time (s)
-    goes to ``timings[f"{id}_s"]``.  Returns ``{id: [paths]}``."""
+    goes to ``timings[f"{id}_s"]``.  Returns ``{id: [paths]}``.  A figure whose
+    data is missing (:class:`FigureDataError`) is left out, with its reason in
+    ``not_drawn[id]`` when ``not_drawn`` is given, and otherwise raises."""
     written = {}
     for fid in wanted:
         if fid in figures:
             t1 = time.perf_counter()
-            written[fid] = figures[fid].make(runs, out)
+            try:
+                written[fid] = figures[fid].make(runs, out)
+            except FigureDataError as e:
+                if not_drawn is None:
+                    raise
+                not_drawn[fid] = str(e)
+                for old in Path(out).glob(f"{figures[fid].stem}.*"):  # no stale drawing of an earlier run
+                    old.unlink()
             timings[f"{fid}_s"] = round(time.perf_counter() - t1, 2)
     return written
 
@@ -382,20 +411,30 @@ def reproduce_groups(paper: str, out, plan, figures: dict, wanted, groups, run: 
     frames = [runs.frame(g) for g in groups if not runs.frame(g).empty]
     if frames:
         pd.concat(frames, ignore_index=True).to_csv(out / "runs.csv", index=False)
-    written = make_figures(figures, wanted, runs, out, timings)
+    not_drawn: dict = {}
+    written = make_figures(figures, wanted, runs, out, timings, not_drawn)
     table = None
     if with_claims:
         table = claims(runs)
         write_claims(table, out, runs if claims_need_runs else plan)
     timings["total_s"] = round(time.perf_counter() - t0, 2)
-    write_manifest(out, paper, {**asdict(plan), **(manifest_extra(runs) if manifest_extra else {})}, timings)
-    return {"figures": written, "claims": table, "timings": timings}
+    problems = {"figures_not_drawn": not_drawn, "failed_runs": _count_rows(out / FAILED_RUNS)}
+    write_manifest(out, paper, {**asdict(plan), **(manifest_extra(runs) if manifest_extra else {})}, timings,
+                   problems)
+    return {"figures": written, "claims": table, "timings": timings, **problems}
 
 
-def write_manifest(out, paper: str, plan: dict, timings: dict) -> Path:
-    """Write ``reproduce.json``: the paper, its plan and the wall times (s)."""
+def _count_rows(csv: Path) -> int:
+    return len(pd.read_csv(csv)) if csv.exists() else 0
+
+
+def write_manifest(out, paper: str, plan: dict, timings: dict, problems: dict | None = None) -> Path:
+    """Write ``reproduce.json``: the paper, its plan, the wall times (s) and, when given, ``problems``
+    (``figures_not_drawn``: id -> reason; ``failed_runs``: how many runs failed, listed in
+    ``failed_runs.csv``)."""
     path = Path(out) / "reproduce.json"
-    path.write_text(json.dumps({"paper": paper, "plan": plan, "timings_s": timings}, indent=1, default=str))
+    path.write_text(json.dumps({"paper": paper, "plan": plan, "timings_s": timings, **(problems or {})}, indent=1,
+                               default=str))
     return path
 
 

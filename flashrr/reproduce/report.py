@@ -29,7 +29,7 @@ import importlib
 import json
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +85,8 @@ class Section:
     figures: list  # (id, title, png path relative to the report dir, exists)
     plan: dict
     wall_s: float | None
+    not_drawn: dict = field(default_factory=dict)  # figure id -> why it could not be drawn
+    failed_runs: int = 0  # runs that failed (listed in <paper>/failed_runs.csv)
 
 
 def read_section(out, run: PaperRun) -> Section:
@@ -110,7 +112,8 @@ def read_section(out, run: PaperRun) -> Section:
         png = d / f"{fig.stem}.png"
         figures.append((fid, fig.title, f"{run.paper}/{fig.stem}.png", png.exists()))
     wall = run.wall_s if run.wall_s is not None else meta.get("timings_s", {}).get("total_s")
-    return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall)
+    return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall,
+                   meta.get("figures_not_drawn") or {}, int(meta.get("failed_runs") or 0))
 
 
 def _safe_section(out, run: PaperRun) -> Section:
@@ -152,8 +155,19 @@ def _summary_cells(s: Section) -> tuple:
         return (s.paper, "failed", "-", "-", _fmt_wall(s.wall_s))
     if s.claims is None:
         return (s.paper, "ok (no claims.csv)", "-", "-", _fmt_wall(s.wall_s))
-    return (s.paper, "ok", f"{c['holds']} of {c['claims']}", f"{c['within_half']} of {c['sized']}",
+    status = f"ok, {s.failed_runs} runs failed" if s.failed_runs else "ok"
+    return (s.paper, status, f"{c['holds']} of {c['claims']}", f"{c['within_half']} of {c['sized']}",
             _fmt_wall(s.wall_s))
+
+
+def _failed_runs_note(s: Section) -> str:
+    return (f"{s.failed_runs} runs failed (listed in {s.paper}/failed_runs.csv); the figures and claims below use "
+            f"the runs that finished.")
+
+
+def _missing_figure(s: Section, fid: str, title: str, rel: str) -> str:
+    why = s.not_drawn.get(fid)
+    return f"{fid} ({title}): not drawn: {why}" if why else f"{fid} ({title}): missing, no {rel}"
 
 
 SUMMARY_HEAD = ("paper", "status", "direction holds", "within half the paper's change", "wall time")
@@ -181,11 +195,13 @@ def report_markdown(sections: list, quick: bool | None = None) -> str:
             lines += ["**Reproduction failed:**", "", "```", s.run.error, "```", "",
                       f"(traceback: `{s.paper}/error.txt`)", ""]
             continue
+        if s.failed_runs:
+            lines += [f"**{_failed_runs_note(s)}**", ""]
         if s.claims is not None:
             lines += ["### Claims", ""] + _md_table(CLAIM_HEAD, _claim_rows(s.claims)) + [""]
         lines += ["### Figures", ""]
         for fid, title, rel, exists in s.figures:
-            lines += [f"![{title}]({rel})", ""] if exists else [f"*{fid} ({title}): missing, no `{rel}`*", ""]
+            lines += [f"![{title}]({rel})", ""] if exists else [f"*{_missing_figure(s, fid, title, rel)}*", ""]
         if s.plan:
             lines += ["### Settings (device and traces)", ""]
             lines += _md_table(("setting", "value"), [(k, _plan_value(v)) for k, v in s.plan.items()]) + [""]
@@ -221,6 +237,8 @@ def report_html(sections: list, quick: bool | None = None) -> str:
             parts.append(f'<p class="failed">Reproduction failed:</p><pre>{e(s.run.error)}</pre>'
                          f'<p>Traceback: <a href="{e(s.paper)}/error.txt">{e(s.paper)}/error.txt</a></p></section>')
             continue
+        if s.failed_runs:
+            parts.append(f'<p class="failed">{e(_failed_runs_note(s))}</p>')
         if s.claims is not None:
             parts.append("<h3>Claims</h3>" + _html_table(CLAIM_HEAD, _claim_rows(s.claims), "claims"))
         parts.append("<h3>Figures</h3>")
@@ -231,7 +249,7 @@ def report_html(sections: list, quick: bool | None = None) -> str:
                 parts.append(f'<figure><img src="{e(rel)}" alt="{e(title)}"><figcaption>{e(title)} '
                              f'(<a href="{e(pdf)}">PDF</a>, <a href="{e(csv)}">data</a>)</figcaption></figure>')
             else:
-                parts.append(f'<p class="failed">{e(fid)} ({e(title)}): missing, no {e(rel)}</p>')
+                parts.append(f'<p class="failed">{e(_missing_figure(s, fid, title, rel))}</p>')
         if s.plan:
             parts.append("<h3>Settings (device and traces)</h3>"
                          + _html_table(("setting", "value"), [(k, _plan_value(v)) for k, v in s.plan.items()],
