@@ -14,6 +14,7 @@ from flashrr.reproduce import cocktail as repro
 from flashrr.reproduce.cocktail import CocktailRuns, Plan, reproduce, specs
 from flashrr.reproduce.cocktail_claims import CLAIMS, claims, relative_change
 from flashrr.reproduce.cocktail_figures import FIGURES
+from flashrr.trace.samples import sample_path
 
 # the calibration searches a narrower range in fewer runs than the default
 TINY = Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
@@ -33,7 +34,13 @@ def test_registry_and_plans():
     q = Plan.make(quick=True)
     assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10
     s = specs(Plan())
-    assert set(s) == {"main", "ratio", "share"}
+    assert set(s) == {"main", "ratio", "share", "real"}
+    # the real group: main's schemes on MQSim's web search excerpt in websearch's place: 50,000 requests are
+    # about 2 plays of its 24,783, times the row's 10 repeats, with the row's RAF
+    assert s["real"]["policies"] == s["main"]["policies"]
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&amplify_reads=50"
+                                   "&amplify_spacing=spread&scale_time=16.0&repeat=20"]
+    assert "real" not in specs(Plan.make(quick=True))  # the quick traces have no sample of their family
     assert s["main"]["policies"]["cocktail"] == {"gc_writes": ["internal", "separate"]}
     assert s["ratio"]["policies"]["cocktail"]["ratio"] == [1.0, 0.75, 0.5, 0.25, 0.0]
     g = Plan().device_config().geometry
@@ -115,6 +122,28 @@ def test_resumed_run_reuses_the_calibration(tiny_run, monkeypatch):
     # a changed plan calibrates again (the reuse is keyed on the plan)
     with pytest.raises(pytest.fail.Exception, match="not reused"):
         reproduce(out, plan=replace(TINY, target_busy=0.3), jobs=0, progress=False, figures=["fig10"])
+
+
+def test_real_sample_is_calibrated_and_drawn_beside_the_traces(tmp_path):
+    plan = replace(TINY, traces=("websearch",))
+    res = reproduce(tmp_path, plan=plan, jobs=0, progress=False, figures=["fig10"])
+    cal = pd.read_csv(tmp_path / "calibration.csv").set_index("trace")
+    assert list(cal.index) == ["websearch", "websearch (real sample)"]
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    real = runs[runs["group"] == "real"]
+    assert set(real["trace"]) == {"websearch (real sample)"} and len(real) == 5
+    # the sample's first 400 requests, every read played RAF = 50 times, at its own calibrated factor
+    src = real["trace_source"].iloc[0]
+    assert src.startswith(str(sample_path("websearch"))) and "first=400" in src
+    assert f"scale_time={cal.loc['websearch (real sample)', 'scale_time']}" in src
+    assert list(res["figures"]) == ["fig10"]
+    d = pd.read_csv(tmp_path / f"{FIGURES['fig10'].stem}.csv")
+    assert list(dict.fromkeys(d["trace"])) == ["websearch", "websearch (real sample)"]
+    both = runs[runs["group"].isin(["main", "real"])].set_index(["trace", "scheme"])
+    for r in d.itertuples():
+        assert r.value == both.loc[(r.trace, r.scheme), "rr_count"]
+        base = both.loc[(r.trace, "Baseline"), "rr_count"]
+        assert (base == 0 and np.isnan(r.normalized)) or r.normalized == pytest.approx(r.value / base)
 
 
 def _runs(main: pd.DataFrame) -> CocktailRuns:

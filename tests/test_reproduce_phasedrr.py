@@ -18,6 +18,7 @@ from flashrr.reproduce.phasedrr import (DEFAULT_TRACE_PARAMS, QUICK_TRACES, READ
                                         Runs, reproduce, specs)
 from flashrr.reproduce.phasedrr_claims import claims, to_markdown
 from flashrr.reproduce.phasedrr_figures import FIGURES
+from flashrr.trace.samples import sample_path
 
 PAPER_FIGURES = [2, 4, 5, 6, 7, 8, 9, 10]
 # A small cache and threshold so that 20,000-request traces reach the RR window: H = 200,
@@ -51,7 +52,13 @@ def test_registry_and_plans():
     assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&fold=modulo"
     assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&fold=modulo"
     s = specs(full)
-    assert set(s) == {"main", "sens", "counters"}
+    assert set(s) == {"main", "sens", "counters", "real"}
+    # the real group: main's schemes on MQSim's web search excerpt (24,783 requests) in ws_1's place,
+    # played round(1,055,448 / 24,783) = 43 times to reach the row's request count
+    assert s["real"]["policies"] == s["main"]["policies"]
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&repeat=43"]
+    assert full.trace_spec("ws_1 (real sample)") == s["real"]["traces"][0]
+    assert "real" not in specs(Plan.make(traces=("usr_0",)))  # no sample of the row's family
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}
     assert s["main"]["policies"]["rl-rr"] == {"start_reads": 2560, "charge_metadata": True}
     assert s["counters"]["policies"]["reallocation"]["charge_metadata"] is False
@@ -79,7 +86,12 @@ def test_tiny_run_writes_every_figure_and_every_run(tiny_run):
     assert min(written.values()) > 0
     read_intensive = [t for t in TINY.traces if t in READ_INTENSIVE]
     # 3 traces x 4 schemes + 3 traces x 3 Deltas + 2 read-intensive traces x 2 counter schemes
-    assert runs.groupby("group").size().to_dict() == {"main": 12, "sens": 9, "counters": 2 * len(read_intensive)}
+    # + the 4 schemes on the real sample standing in for ws_1
+    assert runs.groupby("group").size().to_dict() == {"main": 12, "sens": 9, "counters": 2 * len(read_intensive),
+                                                      "real": 4}
+    real = runs[runs["group"] == "real"]
+    assert set(real["trace"]) == {"ws_1 (real sample)"} and set(real["scheme"]) == set(SCHEMES.values())
+    assert (real["requests"] == 2 * 20_000).all()  # the sample's first 20,000 requests, 2 replays
     assert runs["die_idle_fraction_mean"].between(0, 1).all()
     meta = json.loads((out / "reproduce.json").read_text())
     assert meta["plan"]["rr_threshold"] == 200 and meta["timings_s"]["total_s"] > 0
@@ -96,10 +108,12 @@ def test_tiny_run_figure_data_follow_the_runs(tiny_run):
     out, _, runs = tiny_run
     main = runs[runs["group"] == "main"].set_index(["trace", "scheme"])
     d = _csv(out, "fig05")
-    assert len(d) == 2 * 3 * 4
+    assert len(d) == 2 * (3 + 1) * 4  # 2 metrics x (3 traces + the real sample) x 4 schemes
+    assert list(dict.fromkeys(d["trace"])) == list(TINY.traces) + ["ws_1 (real sample)"]
+    main_real = runs[runs["group"].isin(["main", "real"])].set_index(["trace", "scheme"])
     for r in d.itertuples():
-        assert r.value == pytest.approx(main.loc[(r.trace, r.scheme), r.metric])
-        base = main.loc[(r.trace, "Baseline"), r.metric]
+        assert r.value == pytest.approx(main_real.loc[(r.trace, r.scheme), r.metric])
+        base = main_real.loc[(r.trace, "Baseline"), r.metric]
         assert r.normalized == pytest.approx(r.value / base)
     d = _csv(out, "fig08")
     for r in d.itertuples():

@@ -301,44 +301,34 @@ def test_a_paper_with_failed_runs_and_figures_not_drawn_says_so(tmp_path):
         assert text.count("missing, no ") == len(figure_registry(paper)) - 1
 
 
-def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path):
+def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path, fault_policies):
     """One group's sweep where every fault-raise run fails: the group keeps its Baseline runs, failed_runs.csv
     lists the two failed ones with their error, and once the cause is gone a rerun runs them and removes
     the list."""
-    import importlib
-
-    from flashrr.policy import POLICIES
     from flashrr.reproduce.common import FAILED_RUNS, run_sweeps
     from flashrr.trace import Trace
     from flashrr.trace.io import write_trace
 
-    saved = dict(POLICIES)
-    importlib.import_module("flashrr.sweep._faults")
-    try:
-        rng = np.random.default_rng(1)
-        n = 1500
-        write_trace(Trace(np.arange(n) * 20_000, rng.integers(0, 1000, n) * 8192, np.full(n, 8192),
-                          rng.random(n) < 0.3), tmp_path / "t.csv", "msr")
-        marker = tmp_path / "fail.marker"
-        marker.write_text("")
-        device = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1,
-                  "blocks_per_plane": 16, "pages_per_block": 64, "overprovisioning_ratio": 0.25,
-                  "capacity_bytes": 1 << 20, "rr_threshold_reads": 50}
-        spec = {"imports": ["flashrr.sweep._faults"], "seeds": [0, 1], "traces": [str(tmp_path / "t.csv")],
-                "devices": [device], "policies": {"baseline": {}, "fault-raise": {"marker": str(marker)}}}
-        out = tmp_path / "out"
-        frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
-        assert sorted(frames["main"]["policy_name"]) == ["baseline", "baseline"]
-        failed = pd.read_csv(out / FAILED_RUNS)
-        assert list(failed["group"]) == ["main", "main"] and set(failed["policy_name"]) == {"fault-raise"}
-        assert failed["error"].str.contains("injected failure").all()
-        marker.unlink()
-        frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
-        assert len(frames["main"]) == 4 and not (out / FAILED_RUNS).exists()
-    finally:
-        POLICIES.clear()
-        POLICIES.update(saved)
-        sys.modules.pop("flashrr.sweep._faults", None)
+    rng = np.random.default_rng(1)
+    n = 1500
+    write_trace(Trace(np.arange(n) * 20_000, rng.integers(0, 1000, n) * 8192, np.full(n, 8192),
+                      rng.random(n) < 0.3), tmp_path / "t.csv", "msr")
+    marker = tmp_path / "fail.marker"
+    marker.write_text("")
+    device = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1,
+              "blocks_per_plane": 16, "pages_per_block": 64, "overprovisioning_ratio": 0.25,
+              "capacity_bytes": 1 << 20, "rr_threshold_reads": 50}
+    spec = {"imports": ["flashrr.sweep._faults"], "seeds": [0, 1], "traces": [str(tmp_path / "t.csv")],
+            "devices": [device], "policies": {"baseline": {}, "fault-raise": {"marker": str(marker)}}}
+    out = tmp_path / "out"
+    frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
+    assert sorted(frames["main"]["policy_name"]) == ["baseline", "baseline"]
+    failed = pd.read_csv(out / FAILED_RUNS)
+    assert list(failed["group"]) == ["main", "main"] and set(failed["policy_name"]) == {"fault-raise"}
+    assert failed["error"].str.contains("injected failure").all()
+    marker.unlink()
+    frames = run_sweeps({"main": spec}, ["main"], out, lambda g, df: df, jobs=0, progress=False)
+    assert len(frames["main"]) == 4 and not (out / FAILED_RUNS).exists()
 
 
 def test_make_figures_records_a_figure_without_data_and_removes_its_old_files(tmp_path):

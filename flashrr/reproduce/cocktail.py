@@ -9,6 +9,8 @@ group      runs                                                              fig
 ``main``   Baseline, redFTL, IPR, Cocktail (GC pages internal and separate)  10-14, claims
 ``ratio``  Cocktail, Eq. 2 ratio 1, 0.75, 0.5, 0.25, 0                       8
 ``share``  Cocktail, fixed RR share 1/n, n = 2, 4, 8, 16, 32, 64             9
+``real``   ``main``'s schemes on the real sample of a row's family            10 (beside the
+           (:data:`REAL_SAMPLES`: MQSim's web search excerpt for websearch)  traces)
 =========  ================================================================  ==============
 
 Fig. 4 (request popularity) is a statistic of the traces; Fig. 5 (read counts of one
@@ -44,8 +46,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .common import (SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, run_plan, tidy_rows,
-                     workload_spec)
+from .common import (REAL_GROUP, SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, real_labels,
+                     run_plan, split_real, tidy_rows, workload_spec)
 
 # Fig. 4's panel order
 TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
@@ -57,7 +59,10 @@ SCHEMES = {"baseline": "Baseline", "redftl": "redFTL", "ipr": "IPR", "cocktail":
 MAIN = ["Baseline", "redFTL", "IPR", "Cocktail"]
 RATIOS = (1.0, 0.75, 0.5, 0.25, 0.0)
 SHARES = (2, 4, 8, 16, 32, 64)
-GROUPS = ("main", "ratio", "share")
+GROUPS = ("main", "ratio", "share", REAL_GROUP)
+# the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 10's traces:
+# MQSim's web search excerpt for websearch; the MSR and SYSTOR excerpts are too short to ship
+REAL_SAMPLES = (("websearch", "websearch"),)
 PAPER_PLANES = 128
 SCALED_PLANES = 8
 DEFAULT_N_REQUESTS = 50_000
@@ -89,7 +94,10 @@ class Plan:
     Baseline's busiest-die busy fraction the arrival factor is calibrated to (None: the
     fixed stretch ``128 / planes``); ``scales``: ``(trace, factor)`` pairs, filled by
     :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
-    ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range."""
+    ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range;
+    ``real_samples``: ``(row, sample)`` pairs, the real sample run in row's place in group
+    ``real`` (its first ``n_requests`` requests, or repeated to about that many, then the
+    row's RAF and repeats, with its own calibrated arrival factor)."""
 
     traces: tuple = TRACES
     n_requests: int = DEFAULT_N_REQUESTS
@@ -107,6 +115,7 @@ class Plan:
     scales: tuple = ()
     quick: bool = False
     workload: str = "model"
+    real_samples: tuple = REAL_SAMPLES
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -139,8 +148,10 @@ class Plan:
         return PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
 
     def trace_spec(self, trace: str, scale: float | None = None) -> str:
-        """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`."""
-        raf, rep = self.raf_repeat(trace)
+        """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`.
+        A real-sample name (group ``real``) gets its sample with its row's RAF and repeats."""
+        row, sample = split_real(self, trace)
+        raf, rep = self.raf_repeat(row)
         stretch = scale if scale is not None else dict(self.scales).get(trace) or self.stretch()
         pipeline = {"fold": "modulo", "amplify_reads": raf}
         if raf > 1 and self.spacing != "same":
@@ -149,6 +160,10 @@ class Plan:
             pipeline["scale_time"] = stretch
         if rep > 1:
             pipeline["repeat"] = rep
+        if sample is not None:
+            from ..trace.samples import sample_spec
+
+            return sample_spec(sample, self.n_requests, pipeline)
         return workload_spec(f"cocktail-{trace}", self.n_requests, self.trace_params, self.workload, pipeline)
 
 
@@ -156,13 +171,15 @@ def specs(plan: Plan) -> dict:
     """The sweep spec of every group (dicts for :func:`flashrr.sweep.sweep`)."""
     common = {"seeds": list(plan.seeds), "traces": [plan.trace_spec(t) for t in plan.traces],
               "devices": [plan.device_fields()]}
-    return {
-        "main": {**common, "keep": ["hist"],
-                 "policies": {"baseline": {}, "redftl": {}, "ipr": {},
-                              "cocktail": {"gc_writes": ["internal", "separate"]}}},
+    main = {"baseline": {}, "redftl": {}, "ipr": {}, "cocktail": {"gc_writes": ["internal", "separate"]}}
+    out = {
+        "main": {**common, "keep": ["hist"], "policies": main},
         "ratio": {**common, "policies": {"cocktail": {"ratio": list(plan.ratios)}}},
         "share": {**common, "policies": {"cocktail": {"n": list(plan.shares)}}},
     }
+    if real_labels(plan):
+        out[REAL_GROUP] = {**common, "traces": [plan.trace_spec(t) for t in real_labels(plan)], "policies": main}
+    return out
 
 
 def _scheme(group: str, row) -> str:
@@ -189,7 +206,8 @@ class CocktailRuns(SweepRuns):
         return [label(t) for t in self.plan.traces]
 
     def table(self, group: str, metric: str, device=None, schemes=None) -> pd.DataFrame:
-        return pivot(self.frame(group), metric, self.labels, schemes)
+        return pivot(self.frame(group), metric, real_labels(self.plan) if group == REAL_GROUP else self.labels,
+                     schemes)
 
 
 # ------------------------------------------------------------------------------ load calibration
@@ -217,9 +235,9 @@ def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
     if plan.target_busy is None or plan.scales:
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
-                                                                 "scales")}
-    scales = calibration_table(Path(out) / "calibration.csv", key, plan.traces, lambda t: calibrate(plan, t),
-                               "baseline_busiest_die_busy", progress)
+                                                                 "scales", "real_samples")}
+    scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
+                               lambda t: calibrate(plan, t), "baseline_busiest_die_busy", progress)
     return replace(plan, scales=tuple(scales.items()))
 
 

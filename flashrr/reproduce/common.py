@@ -133,11 +133,12 @@ class SweepRuns:
         return self._artifacts[key]
 
     def table(self, group: str, metric: str, device: str | None = None, schemes=None) -> pd.DataFrame:
-        """``metric`` as traces x schemes (mean over seeds), traces in plan order."""
+        """``metric`` as traces x schemes (mean over seeds), traces in plan order
+        (group :data:`REAL_GROUP`: its real-sample labels in plan order)."""
         df = self.frame(group)
         if device is not None and not df.empty:
             df = df[df["device"] == device]
-        return pivot(df, metric, self.plan.traces, schemes)
+        return pivot(df, metric, real_labels(self.plan) if group == REAL_GROUP else self.plan.traces, schemes)
 
 
 def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = None, **changes):
@@ -150,6 +151,36 @@ def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = N
     if repeat is not None:
         plan = replace(plan, repeat=int(repeat))
     return replace(plan, **changes) if changes else plan
+
+
+#: the group of a reproduction's real-sample runs: the main group's policies on the shipped real samples
+#: (:mod:`flashrr.trace.samples`) of its traces' families, each in its row's place
+REAL_GROUP = "real"
+REAL_SUFFIX = " (real sample)"
+
+
+def real_label(row: str) -> str:
+    """The trace name of the real sample standing in for paper row ``row``."""
+    return row + REAL_SUFFIX
+
+
+def real_rows(plan) -> list:
+    """``(row, sample)`` pairs of the plan's real-sample group: its ``real_samples``
+    whose row is one of its traces (none for a plan without ``real_samples``)."""
+    return [(row, sample) for row, sample in getattr(plan, "real_samples", ()) if row in plan.traces]
+
+
+def real_labels(plan) -> list:
+    """The trace names of the plan's real-sample group, in plan order."""
+    return [real_label(row) for row, _ in real_rows(plan)]
+
+
+def split_real(plan, name: str) -> tuple:
+    """``(row, sample)`` for a real-sample trace name, ``(name, None)`` for a paper row."""
+    for row, sample in real_rows(plan):
+        if name == real_label(row):
+            return row, sample
+    return name, None
 
 
 #: where a reproduction's traces come from: the workload model (``model:PRESET``, the default) or the synthetic
@@ -212,7 +243,8 @@ def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable,
     (``scheme_label(group, row)``) columns added."""
     if df.empty:
         return df
-    label = {plan.trace_spec(t): trace_label(t) if trace_label else t for t in plan.traces}
+    names = list(plan.traces) + real_labels(plan)
+    label = {plan.trace_spec(t): trace_label(t) if trace_label else t for t in names}
     df = df.copy()
     df["group"] = group
     df["trace"] = [label.get(s, s) for s in df["trace_source"]]
@@ -236,6 +268,8 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
     store = Path(out) / "store"
     frames, failed = {}, []
     for g in groups:
+        if g not in all_specs:  # a group the plan has nothing to run in (no real sample for its traces)
+            continue
         t0 = time.perf_counter()
         try:
             rows = sweep(all_specs[g], store, jobs=jobs, progress=progress)
@@ -263,23 +297,29 @@ def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups,
     return runs_cls(frames, Path(out) / "store", plan)
 
 
-def normalized(runs, group: str, metric: str, device: str | None, ref: str, schemes):
+def normalized(runs, group: str, metric: str, device: str | None, ref: str, schemes, with_real: bool = False):
     """(table normalised to the ``ref`` column, ``ref``'s absolute values, long
-    data with ``normalized``) of ``metric`` as traces x ``schemes``."""
+    data with ``normalized``) of ``metric`` as traces x ``schemes``; ``with_real``
+    appends the rows of group :data:`REAL_GROUP` (the real samples), if it ran."""
     t = runs.table(group, metric, device, schemes)
     need(not t.empty and ref in t.columns, f"{metric} of group {group!r}",
          f"no {metric} runs of {ref} on device {device!r} (is group {group!r} in the runs?)")
+    if with_real:
+        real = runs.table(REAL_GROUP, metric, device, schemes)
+        if not real.empty:
+            t = pd.concat([t, real.reindex(columns=t.columns)])
     norm = t.div(t[ref].where(t[ref] != 0), axis=0)
     long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=metric)
     long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
     return norm, t[ref], long
 
 
-def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None, scale=None):
+def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None, scale=None, with_real=False):
     """One panel of bars normalised to ``ref`` per metric (reference's absolute
     value under each trace, divided by ``scale[i]`` if given); data in long form
-    with columns trace, scheme, value, normalized, metric, device."""
-    tables = [normalized(runs, group, metric, device, ref, schemes) for metric in metrics]
+    with columns trace, scheme, value, normalized, metric, device.  ``with_real``:
+    the real samples' bars follow the traces' (:func:`normalized`)."""
+    tables = [normalized(runs, group, metric, device, ref, schemes, with_real) for metric in metrics]
     fig, axes = plots.figure(ncols=1, nrows=len(metrics), width_in=8.0)
     frames = []
     for i, (metric, ylabel, (norm, absolute, long)) in enumerate(zip(metrics, ylabels, tables)):

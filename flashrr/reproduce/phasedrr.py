@@ -11,6 +11,9 @@ group         runs                                                        figure
 ``sens``      PhasedRR with Delta in ``delta_values``                     4
 ``counters``  RL-RR and Reallocation without the DRAM charge ("W/o-O")   2
               on the read-intensive traces
+``real``      ``main``'s schemes on the real sample of a row's family     5 (beside the
+              (:data:`REAL_SAMPLES`: MQSim's web search excerpt for       traces)
+              ws_1), repeated to the row's request count
 ============  ==========================================================  ================
 
 All runs go to one :func:`flashrr.sweep.sweep` store under ``OUT/store``: an
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import SweepRuns, plan_variant, run_plan, tidy_rows, workload_spec
+from .common import REAL_GROUP, SweepRuns, plan_variant, real_labels, run_plan, split_real, tidy_rows, workload_spec
 from .common import figure_main as common_figure_main
 
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
@@ -54,7 +57,10 @@ DEFAULT_REPEAT = 16
 QUICK_REPEAT = 4
 QUICK_SCALE = 4
 RR_THRESHOLD = 25_000
-GROUPS = ("main", "sens", "counters")
+GROUPS = ("main", "sens", "counters", REAL_GROUP)
+# the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 5's traces:
+# MQSim's web search excerpt for ws_1 (WebSearch); the MSR and SYSTOR excerpts are too short to ship
+REAL_SAMPLES = (("ws_1", "websearch"),)
 DEVICE = "phasedrr"
 # ON/OFF arrivals (flashrr.trace.synth): geometric bursts of 64 requests on average, each followed by an
 # exponential idle period of 50 ms on average.  Fixed a priori (docs/phasedrr.md); not fitted to any result.
@@ -68,7 +74,9 @@ class Plan:
     and Reallocation's early-move window before H (10 Delta, PhasedRR's window);
     ``repeat``: replays of each trace; ``n_requests``: requests per trace (None =
     the paper's count); ``trace_params``/``device_overrides``: extra ``(name,
-    value)`` pairs for every synthetic trace / every device."""
+    value)`` pairs for every synthetic trace / every device; ``real_samples``:
+    ``(row, sample)`` pairs, the real sample run in row's place in group ``real``
+    (its own arrival times, repeated to the row's request count)."""
 
     traces: tuple = TRACES
     n_requests: int | None = None
@@ -82,6 +90,7 @@ class Plan:
     device_overrides: tuple = ()
     quick: bool = False
     workload: str = "model"
+    real_samples: tuple = REAL_SAMPLES
 
     @classmethod
     def make(cls, quick: bool = False, repeat: int | None = None, **changes) -> "Plan":
@@ -99,6 +108,14 @@ class Plan:
                              f"{list(self.delta_values)} (Fig. 4 shares the main run)")
 
     def trace_spec(self, name: str) -> str:
+        """The spec of paper row ``name``, or of the real sample a real-sample name stands for."""
+        row, sample = split_real(self, name)
+        if sample is not None:
+            from ..trace.samples import sample_spec
+            from ..trace.synth_presets import SYNTH_PRESETS
+
+            return sample_spec(sample, self.n_requests or SYNTH_PRESETS[f"phasedrr-{row}"].n_requests,
+                               {"fold": "modulo"})
         return workload_spec(f"phasedrr-{name}", self.n_requests, self.trace_params, self.workload)
 
     def device(self) -> dict:
@@ -121,14 +138,17 @@ def specs(plan: Plan) -> dict:
 
     counters = {"start_reads": plan.start_reads}
     read_intensive = [t for t in plan.traces if t in READ_INTENSIVE]
-    return {
-        "main": {**common(plan.traces), "policies": {
-            "baseline": {}, "phasedrr": {"delta_reads": plan.delta_reads},
-            "rl-rr": {**counters, "charge_metadata": True}, "reallocation": {**counters, "charge_metadata": True}}},
+    main = {"baseline": {}, "phasedrr": {"delta_reads": plan.delta_reads},
+            "rl-rr": {**counters, "charge_metadata": True}, "reallocation": {**counters, "charge_metadata": True}}
+    out = {
+        "main": {**common(plan.traces), "policies": main},
         "sens": {**common(plan.traces), "policies": {"phasedrr": {"delta_reads": list(plan.delta_values)}}},
         "counters": {**common(read_intensive), "policies": {
             "rl-rr": {**counters, "charge_metadata": False}, "reallocation": {**counters, "charge_metadata": False}}},
     }
+    if real_labels(plan):
+        out[REAL_GROUP] = {**common(real_labels(plan)), "policies": main}
+    return out
 
 
 def _scheme_label(group: str, row, plan: Plan) -> str:
