@@ -281,3 +281,17 @@ def test_validate_model_model_column_is_the_mean_over_seeds_of_direct_simulation
     shares = [brute_force_region_top_share(g) for g in gens]
     assert table.loc["region_top10_share", "model"] == pytest.approx(np.mean(shares), abs=1e-12)
     assert report.runs.shape[0] == 3 and report.model_name == model.name
+
+
+def test_fit_notes_a_trace_aligned_beyond_the_start_unit(tmp_path):
+    """Every request of the web search sample starts on an 8 KiB boundary: fit says unit_bytes=8192 keeps that,
+    and says nothing once it is given, or for the TPC-C sample (512-byte starts)."""
+    ws = DATA / "wsrch-small.mqsim.txt"
+    result = run("trace", "fit", ws, "-o", tmp_path / "ws.toml")
+    assert result.exit_code == 0, result.output
+    assert "8 KiB boundaries" in result.stderr and "--fit-param unit_bytes=8192" in result.stderr
+    result = run("trace", "fit", ws, "-o", tmp_path / "ws8.toml", "--fit-param", "unit_bytes=8192")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert load_model(tmp_path / "ws8.toml").unit_bytes == 8192
+    result = run("trace", "fit", TPCC, "-o", tmp_path / "tpcc.toml")
+    assert result.exit_code == 0 and result.stderr == ""

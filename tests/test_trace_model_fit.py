@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from flashrr.trace.core import Trace
 from flashrr.trace.model import MIN_REQUESTS, FitSettings, ModelError, fit_model, generate_trace
+from flashrr.trace.model.fit import start_alignment
 from flashrr.trace.model.schema import KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SIZE_LEVELS
 
 UNIT = 4096
@@ -633,3 +634,31 @@ def test_an_overlap_window_above_the_reuse_window_counts_as_the_reuse_window():
     trace = Trace(np.arange(600) * 1000, np.arange(600) * 4096, np.full(600, 4096), np.zeros(600, dtype=bool))
     assert fit_model(trace, reuse_window_requests=100, overlap_window_requests=101).overlap_window_requests == 100
     assert fit_model(trace, reuse_window_requests=100, overlap_window_requests=40).overlap_window_requests == 40
+
+
+# ---------------------------------------------------------------------------
+# start alignment
+# ---------------------------------------------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(st.integers(9, 16), st.integers(0, 2**31 - 1))
+def test_start_alignment_is_the_largest_power_of_two_nearly_every_start_shares(log2_align, seed):
+    align = 1 << log2_align
+    rng = np.random.default_rng(seed)
+    # odd multiples and random multiples of align: about half are multiples of 2 align, so align is the answer
+    k = np.concatenate([2 * rng.integers(0, 1 << 20, 600) + 1, rng.integers(0, 1 << 20, 1400)])
+    assert start_alignment(make_trace(k * align)) == align
+    # one start off the grid in 1,000 (at 512 B) is tolerated, two are not
+    one_off = np.full(1000, 2 * align, dtype=np.int64)
+    one_off[0] = 512
+    assert start_alignment(make_trace(one_off.copy())) >= 2 * align
+    one_off[1] = 512
+    assert start_alignment(make_trace(one_off.copy())) == 512
+
+
+def test_start_alignment_of_the_web_search_sample_is_its_8_kib_page():
+    from pathlib import Path
+
+    from flashrr.trace.io import read_trace
+
+    trace = read_trace(Path(__file__).parent / "data" / "wsrch-small.mqsim.txt", cache=False)
+    assert start_alignment(trace) == 8192 and np.all(np.asarray(trace.offset) % 8192 == 0)

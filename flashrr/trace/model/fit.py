@@ -48,7 +48,7 @@ from .schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SECTOR
                      HeatMap, ModelError, OpModel, Places, TimePhase, WorkloadModel)
 from .tables import quantile_table
 
-__all__ = ["FitSettings", "fit_model", "MIN_REQUESTS"]
+__all__ = ["FitSettings", "fit_model", "MIN_REQUESTS", "start_alignment"]
 
 #: The shortest trace a model can be fitted to.
 MIN_REQUESTS = 500
@@ -106,6 +106,20 @@ class FitSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(name, f"an integer in [{lo}, {hi}]")
+
+
+def start_alignment(trace: Trace, share: float = 0.999, largest: int = 1 << 20) -> int:
+    """The largest power of two (bytes, 512 .. ``largest``) that divides the start
+    offset of at least ``share`` of the trace's requests; 512 for an empty trace.
+
+    The model draws fresh starts in ``unit_bytes`` units: a trace whose requests
+    all start on larger boundaries (8 KiB pages, say) is kept aligned only when
+    ``unit_bytes`` is at least this alignment."""
+    off = np.asarray(trace.offset, dtype=np.int64)
+    align = 512
+    while align < largest and len(off) and np.mean(off % (align * 2) == 0) >= share:
+        align *= 2
+    return align
 
 
 def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | None = None, **overrides
