@@ -88,7 +88,7 @@ def fit_cmd(trace_spec, out, fit_params, name, device):
     """Fit the workload model of TRACE (a file, synth: or model: spec, with an optional pipeline) and write it
     to a TOML file.  Generate from it with the trace spec model:FILE.toml?n_requests=N&seed=S."""
     from flashrr.trace.model import fit_model, save_model
-    from flashrr.trace.model.fit import start_alignment
+    from flashrr.trace.model.fit import ALIGNED_SHARE, start_alignment
 
     settings = _fit_settings(fit_params)
     trace = _open_trace(trace_spec, device)
@@ -104,10 +104,10 @@ def fit_cmd(trace_spec, out, fit_params, name, device):
                f"{model.region_bytes // 1024:,} KiB regions, {path.stat().st_size / 1024:,.0f} KiB")
     align = start_alignment(trace)
     if align > model.unit_bytes:
-        click.echo(f"note: {trace.name}: at least 99.9% of its requests start on {align // 1024:,} KiB boundaries, but the "
-                   f"model draws starts in {model.unit_bytes // 1024:,} KiB units (unit_bytes), so generated "
-                   f"requests are not aligned as the trace's are; --fit-param unit_bytes={align} keeps them aligned",
-                   err=True)
+        click.echo(f"note: {trace.name}: at least {ALIGNED_SHARE:.1%} of its requests start on {align // 1024:,} "
+                   f"KiB boundaries, but the model draws starts in {model.unit_bytes // 1024:,} KiB units "
+                   f"(unit_bytes), so generated requests are not aligned as the trace's are; "
+                   f"--fit-param unit_bytes={align} keeps them aligned", err=True)
 
 
 @click.command("validate")

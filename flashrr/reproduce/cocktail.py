@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .common import (REAL_GROUP, SweepRuns, bisect_time_scale, calibration_table, pivot, plan_variant, real_labels,
+from .common import (REAL_GROUP, SweepRuns, bisect_time_scale, calibration_table, plan_variant, real_labels,
                      run_plan, split_real, tidy_rows, workload_spec)
 
 # Fig. 4's panel order
@@ -205,9 +205,8 @@ class CocktailRuns(SweepRuns):
     def labels(self) -> list:
         return [label(t) for t in self.plan.traces]
 
-    def table(self, group: str, metric: str, device=None, schemes=None) -> pd.DataFrame:
-        return pivot(self.frame(group), metric, real_labels(self.plan) if group == REAL_GROUP else self.labels,
-                     schemes)
+    def row_names(self) -> list:
+        return self.labels
 
 
 # ------------------------------------------------------------------------------ load calibration

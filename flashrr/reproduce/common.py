@@ -132,13 +132,17 @@ class SweepRuns:
             self._artifacts[key] = load_run_artifacts(self.store, key)
         return self._artifacts[key]
 
+    def row_names(self) -> list:
+        """The trace names the tidy frames give the paper's rows, in plan order."""
+        return list(self.plan.traces)
+
     def table(self, group: str, metric: str, device: str | None = None, schemes=None) -> pd.DataFrame:
         """``metric`` as traces x schemes (mean over seeds), traces in plan order
         (group :data:`REAL_GROUP`: its real-sample labels in plan order)."""
         df = self.frame(group)
         if device is not None and not df.empty:
             df = df[df["device"] == device]
-        return pivot(df, metric, real_labels(self.plan) if group == REAL_GROUP else self.plan.traces, schemes)
+        return pivot(df, metric, real_labels(self.plan) if group == REAL_GROUP else self.row_names(), schemes)
 
 
 def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = None, **changes):

@@ -78,13 +78,13 @@ def _parquet_bytes(df: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-_INT64 = (-(1 << 63), (1 << 63) - 1)
+_INT64 = np.iinfo(np.int64)
 
 
 def _scalar(value):
     """A value Parquet stores as one cell: scalars as they are (an integer beyond int64, such as a sum of
     latencies in ns on an overloaded device, as a float), anything else as JSON."""
-    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64.min <= value <= _INT64.max:
         return float(value)
     if value is None or isinstance(value, (bool, int, float, str, np.generic)):
         return value

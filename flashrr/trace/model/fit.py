@@ -108,7 +108,11 @@ class FitSettings:
                 bad(name, f"an integer in [{lo}, {hi}]")
 
 
-def start_alignment(trace: Trace, share: float = 0.999, largest: int = 1 << 20) -> int:
+#: The share of a trace's starts an alignment must divide (:func:`start_alignment`).
+ALIGNED_SHARE = 0.999
+
+
+def start_alignment(trace: Trace, share: float = ALIGNED_SHARE, largest: int = 1 << 20) -> int:
     """The largest power of two (bytes, 512 .. ``largest``) that divides the start
     offset of at least ``share`` of the trace's requests; 512 for an empty trace.
 
@@ -147,7 +151,7 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     w = trace.is_write.astype(np.int64)
 
     p_write_first, p_write_after = _op_chain(w)
-    reuse, _, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
+    reuse, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
     same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
     seq = _sequential(off, size, w) & ~reuse
     d_target = _target_distances(w, prev)
@@ -214,16 +218,15 @@ def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:
     return ratio, (after[0], after[1])
 
 
-def _reuses(keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(reuse, distance, prev)``: per request, whether its key was used at most ``window`` requests earlier,
-    the distance to the latest earlier use (0 if none) and that request's index (-1 if none)."""
+def _reuses(keys: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(reuse, prev)``: per request, whether its key was used at most ``window`` requests earlier, and the
+    index of the latest earlier request with its key (-1 if none)."""
     n = keys.size
     order = np.lexsort((np.arange(n), keys))
     same = keys[order][1:] == keys[order][:-1]
     prev = np.full(n, -1, dtype=np.int64)
     prev[order[1:][same]] = order[:-1][same]
-    dist = np.where(prev >= 0, np.arange(n) - prev, 0)
-    return (prev >= 0) & (dist <= window), dist, prev
+    return (prev >= 0) & (np.arange(n) - prev <= window), prev
 
 
 def _target_distances(w: np.ndarray, prev: np.ndarray) -> np.ndarray:

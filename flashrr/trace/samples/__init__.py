@@ -57,8 +57,8 @@ def sample_spec(name: str, n_requests: int, pipeline: dict | None = None) -> str
     sample played ``round(n_requests / requests)`` times back to back (at least
     once), so a row of a million requests gets about as many.  ``pipeline``
     keys are added; its ``repeat`` multiplies the sample's own replays."""
-    sample = SAMPLES.get(name)
     path = sample_path(name)
+    sample = SAMPLES[name]
     n = int(n_requests)
     if n < 1:
         raise ValueError(f"sample_spec: n_requests must be >= 1 (got {n_requests!r})")
