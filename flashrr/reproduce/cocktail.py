@@ -46,8 +46,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .common import (REAL_GROUP, SweepRuns, bisect_time_scale, calibration_table, plan_variant, real_labels,
-                     run_plan, split_real, tidy_rows, workload_spec)
+from .common import (REAL_GROUP, SweepRuns, bisect_time_scale, calibration_table, plan_variant, real_group_spec,
+                     real_labels, run_plan, split_real, tidy_rows, workload_spec)
 
 # Fig. 4's panel order
 TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
@@ -177,9 +177,7 @@ def specs(plan: Plan) -> dict:
         "ratio": {**common, "policies": {"cocktail": {"ratio": list(plan.ratios)}}},
         "share": {**common, "policies": {"cocktail": {"n": list(plan.shares)}}},
     }
-    if real_labels(plan):
-        out[REAL_GROUP] = {**common, "traces": [plan.trace_spec(t) for t in real_labels(plan)], "policies": main}
-    return out
+    return {**out, **real_group_spec(plan, common, main)}
 
 
 def _scheme(group: str, row) -> str:

@@ -179,6 +179,15 @@ def real_labels(plan) -> list:
     return [real_label(row) for row, _ in real_rows(plan)]
 
 
+def real_group_spec(plan, fields: dict, policies: dict) -> dict:
+    """``{REAL_GROUP: sweep spec}``: ``fields`` (seeds, devices ...) with the plan's real samples as traces
+    and ``policies``; empty when the plan has no real sample for its traces."""
+    labels = real_labels(plan)
+    if not labels:
+        return {}
+    return {REAL_GROUP: {**fields, "traces": [plan.trace_spec(t) for t in labels], "policies": policies}}
+
+
 def split_real(plan, name: str) -> tuple:
     """``(row, sample)`` for a real-sample trace name, ``(name, None)`` for a paper row."""
     for row, sample in real_rows(plan):

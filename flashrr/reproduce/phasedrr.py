@@ -42,7 +42,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .common import REAL_GROUP, SweepRuns, plan_variant, real_labels, run_plan, split_real, tidy_rows, workload_spec
+from .common import (REAL_GROUP, SweepRuns, plan_variant, real_group_spec, run_plan, split_real, tidy_rows,
+                     workload_spec)
 from .common import figure_main as common_figure_main
 
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
@@ -146,9 +147,7 @@ def specs(plan: Plan) -> dict:
         "counters": {**common(read_intensive), "policies": {
             "rl-rr": {**counters, "charge_metadata": False}, "reallocation": {**counters, "charge_metadata": False}}},
     }
-    if real_labels(plan):
-        out[REAL_GROUP] = {**common(real_labels(plan)), "policies": main}
-    return out
+    return {**out, **real_group_spec(plan, common(()), main)}
 
 
 def _scheme_label(group: str, row, plan: Plan) -> str:
