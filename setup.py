@@ -1,9 +1,10 @@
-"""Build script: compiles the Cython core in ``flashrr/_core``.
+"""Build script: compiles the Cython core in ``flashrr/_core`` and the trace kernels.
 
 Set ``FLASHRR_NO_EXTENSIONS=1`` to build a pure-Python install (only the
 reference engine then works).  Set ``FLASHRR_CYTHON_DEBUG=1`` to compile with
 bounds and wraparound checks back on, for debugging the core.
 """
+import glob
 import os
 import sys
 
@@ -24,33 +25,19 @@ def extensions():
     from Cython.Build import cythonize
     from setuptools import Extension
 
-    names = ["sched", "pvtiming", "ftl", "cache", "features", "phased", "early", "replica", "placement", "redundancy",
-             "wpool", "streams", "stall", "reclaim", "engine"]
+    # every .pyx under flashrr/ is one extension named by its path (the engine's layers,
+    # options and mechanisms; the trace kernels)
+    sources = sorted(glob.glob("flashrr/**/*.pyx", recursive=True))
     exts = [
         Extension(
-            f"flashrr._core.{name}",
-            [f"flashrr/_core/{name}.pyx"],
+            src[:-len(".pyx")].replace("/", "."),
+            [src],
             include_dirs=[numpy.get_include()],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             extra_compile_args=["-O3"],
         )
-        for name in names
+        for src in sources
     ]
-    # the stack-distance kernel of flashrr.trace.locality (a Fenwick-tree count NumPy cannot vectorise)
-    exts.append(Extension(
-        "flashrr.trace._locality_kernel",
-        ["flashrr/trace/_locality_kernel.pyx"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
-    ))
-    # the request generator of the workload model (flashrr.trace.model)
-    exts.append(Extension(
-        "flashrr.trace.model._kernel",
-        ["flashrr/trace/model/_kernel.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
-    ))
     directives = {
         "language_level": 3,
         "boundscheck": DEBUG,
@@ -58,7 +45,7 @@ def extensions():
         "cdivision": not DEBUG,
         "initializedcheck": DEBUG,
     }
-    print(f"flashrr: building compiled extensions {names} and the trace kernels (debug checks: {DEBUG})",
+    print(f"flashrr: building {len(exts)} compiled extensions (debug checks: {DEBUG})",
           file=sys.stderr)
     return cythonize(exts, compiler_directives=directives, nthreads=JOBS)
 

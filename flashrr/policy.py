@@ -11,15 +11,15 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
   data cache through :meth:`Policy.metadata_bytes`.
 * ``working_sets_spec()`` (PhasedRR): return ``(delta_reads, phase_mult,
   max_blocks)`` to switch on the compiled working sets and phased moves of
-  ``flashrr/_core/phased.pyx`` (docs/phasedrr.md).
+  ``flashrr/_core/mechanisms/working_sets.pyx`` (docs/phasedrr.md).
 * ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
   gamma, epsilon)`` to switch on the compiled counter-guided early moves of
-  ``flashrr/_core/early.pyx``.
+  ``flashrr/_core/mechanisms/early_moves.pyx``.
 * ``write_pool_spec()`` (Cocktail): return ``(cap_min, cap_max, ratio_ppm,
   n_fixed, gc_internal, reset_per_page, key_reads)`` to switch on the compiled
-  write pool of ``flashrr/_core/wpool.pyx`` (docs/cocktail.md).
+  write pool of ``flashrr/_core/mechanisms/write_pool.pyx`` (docs/cocktail.md).
 * ``rr_streams_spec()`` (redFTL, IPR): return ``(mode, count_max, streams)`` to
-  switch on the compiled RR destination streams of ``flashrr/_core/streams.pyx``.
+  switch on the compiled RR destination streams of ``flashrr/_core/mechanisms/streams.pyx``.
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -97,6 +97,8 @@ class PolicyHooks:
     write_pool: Optional[tuple] = None
     # redFTL / IPR RR destination streams: (mode, count_max, ((mult, cap_pages, n_open, max_live), ...)), or None
     rr_streams: Optional[tuple] = None
+    # any other registered mechanism: ((registry hook, spec), ...)  (flashrr/_core/mechanisms/__init__.py)
+    mechanisms: tuple = ()
 
 
 class Policy:
@@ -118,6 +120,19 @@ class Policy:
 
     def bind(self, config, seed: int) -> None:
         """Called once before a run, with the device config and the run seed."""
+
+    def device_config(self, config):
+        """The device this policy runs on, given the configured one (schemes that add
+        dies, Rails and TTFlash, return a larger one).  Called before :meth:`bind`."""
+        return config
+
+    def bind_trace(self, source, config) -> None:
+        """Called once before a run with the trace source (policies sized by the
+        trace, e.g. HotR's staging space).  Called after :meth:`bind`."""
+
+    def extra_metrics(self) -> dict:
+        """Columns this policy adds to the run's summary, read after the run."""
+        return {}
 
     def metadata_bytes(self, config) -> int:
         """DRAM bytes the policy keeps (taken from the data cache)."""
@@ -154,37 +169,44 @@ class Policy:
             redundancy=self.redundancy_spec(),
             write_pool=self.write_pool_spec(),
             rr_streams=self.rr_streams_spec(),
+            mechanisms=tuple(self.mechanism_specs().items()),
         )
+
+    def mechanism_specs(self) -> dict:
+        """``{registry hook: spec}`` of registered mechanisms without a ``*_spec`` method of
+        their own (flashrr/_core/mechanisms/__init__.py; docs/policies.md, "Writing a
+        compiled mechanism")."""
+        return {}
 
     def working_sets_spec(self) -> Optional[tuple]:
         """``(delta_reads, phase_mult, max_blocks)`` to switch the compiled working sets on
-        (see flashrr/_core/phased.pyx), or None."""
+        (see flashrr/_core/mechanisms/working_sets.pyx), or None."""
         return None
 
     def early_moves_spec(self) -> Optional[tuple]:
         """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
-        early moves on (see flashrr/_core/early.pyx), or None."""
+        early moves on (see flashrr/_core/mechanisms/early_moves.pyx), or None."""
         return None
 
     def replication_spec(self) -> Optional[tuple]:
         """``(hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)`` to switch
-        the compiled HotR replicas on (see flashrr/_core/replica.pyx), or None."""
+        the compiled HotR replicas on (see flashrr/_core/mechanisms/hot_replicas.pyx), or None."""
         return None
 
     def redundancy_spec(self) -> Optional[tuple]:
         """``(mode, rails_period_ns)`` to switch the compiled Rails (mode 1) or TTFlash (mode 2)
-        redundancy on (see flashrr/_core/redundancy.pyx), or None."""
+        redundancy on (see flashrr/_core/mechanisms/redundancy.pyx), or None."""
         return None
 
     def write_pool_spec(self) -> Optional[tuple]:
         """``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads)`` to
-        switch on Cocktail's compiled write pool (flashrr/_core/wpool.pyx; needs superblock
+        switch on Cocktail's compiled write pool (flashrr/_core/mechanisms/write_pool.pyx; needs superblock
         size 1), or None."""
         return None
 
     def rr_streams_spec(self) -> Optional[tuple]:
         """``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` to switch on the
-        compiled RR destination streams (flashrr/_core/streams.pyx; redFTL mode 1, IPR mode 2,
+        compiled RR destination streams (flashrr/_core/mechanisms/streams.pyx; redFTL mode 1, IPR mode 2,
         Reallocation's read-budget matching mode 3;
         needs ``page_counter_group = 1`` and superblock size 1), or None."""
         return None
@@ -211,20 +233,31 @@ def register_policy(cls: type) -> type:
     return cls
 
 
+def policy_class(name) -> type:
+    """The policy class of ``name``: a registered name, or registered names joined by
+    ``+`` (a combined scheme, :mod:`flashrr.policy_combine`).  Raises ValueError."""
+    from .policy_combine import combined_class, is_combined
+
+    _load_builtin_policies()
+    if is_combined(name):
+        return combined_class(name)
+    try:
+        return POLICIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"policy: unknown policy {name!r}; expected one of {sorted(POLICIES)}, or names joined "
+                         "by '+'") from None
+
+
 def make_policy(policy, **params) -> Policy:
-    """A policy instance from a name (``"baseline"``), a class, or an instance."""
+    """A policy instance from a name (``"baseline"``, ``"shuffler+phasedrr"``), a class,
+    or an instance."""
     if isinstance(policy, Policy):
         if params:
             raise TypeError("parameters given with a policy instance; pass them to its constructor")
         return policy
     if isinstance(policy, type) and issubclass(policy, Policy):
         return policy(**params)
-    _load_builtin_policies()
-    try:
-        cls = POLICIES[policy]
-    except (KeyError, TypeError):
-        raise ValueError(f"policy: unknown policy {policy!r}; expected one of {sorted(POLICIES)}") from None
-    return cls(**params)
+    return policy_class(policy)(**params)
 
 
 def _load_builtin_policies() -> None:

@@ -6,7 +6,8 @@ import time
 
 import numpy as np
 
-from ._core._reference import EngineError, InvariantError, ReferenceEngine
+from ._core.engine_py import ReferenceEngine
+from ._core.invariants import EngineError, InvariantError
 from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
 from .policy import make_policy
@@ -128,11 +129,9 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     spec = trace
     trace = resolve_source(trace, config, progress=progress)
     pol = make_policy(policy, **policy_params)
-    if hasattr(pol, "device_config"):  # schemes that add dies (Rails, TTFlash) run on their own device
-        config = pol.device_config(config)
+    config = pol.device_config(config)  # schemes that add dies (Rails, TTFlash) run on their own device
     pol.bind(config, int(seed))
-    if hasattr(pol, "bind_trace"):  # policies sized by the trace (HotR's staging space)
-        pol.bind_trace(trace, config)
+    pol.bind_trace(trace, config)  # policies sized by the trace (HotR's staging space)
     metadata = int(pol.metadata_bytes(config))
     layout = build_layout(config, metadata)
     top = check_fits(config, trace, spec)
@@ -157,7 +156,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
              "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages}
     summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"])
-    summary.update(getattr(pol, "extra_metrics", lambda: {})())
+    summary.update(raw["mechanism_counters"])
+    summary.update(pol.extra_metrics())
     return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k)
 
 

@@ -128,7 +128,7 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     bound and preconditioned with LPNs ``0 .. fill - 1``; for tests that drive an engine
     request by request and read its state."""
     from flashrr._core.layout import build_layout
-    from flashrr._core.reference.engine import ReferenceEngine
+    from flashrr._core.engine_py import ReferenceEngine
     from flashrr.policy import make_policy
 
     pol = make_policy(policy)

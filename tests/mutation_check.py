@@ -5,7 +5,7 @@ The compiled engine and its pure-Python twin are held equal by the equivalence t
 so a rule broken the same way in both can only be caught by a test that knows the
 rule's result independently (a hand count).  Each mutation below is such a paired
 break: exact text replacements in ``flashrr/_core`` (``*.pyx``/``*.pxd`` and
-``reference/*.py``), or in code both engines share (``layout.py``, ``config.py``), and
+``*_py.py``), or in code both engines share (``layout.py``, ``config.py``), and
 the tests that should catch it.
 
 Run from anywhere, on a checkout whose engine sources are unmodified (the script
@@ -66,7 +66,7 @@ PHASED = "tests/test_policies_phasedrr.py::"
 MUTATIONS = (
     Mutation(
         "1", "a multi-page read adds 1 to its block's read count once per request, not once per page",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "            for ppn in ppns:\n"
               "                blk = ppn // L.pages_per_block\n"
               "                rc.block_reads[blk] += 1\n",
@@ -85,11 +85,11 @@ MUTATIONS = (
          RULES + "test_a_superpage_read_counts_one_on_each_component_block")),
     Mutation(
         "2", "RR fires on the sum of a superblock's block read counts",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:",
               "if L.rr_enabled and rc.block_reads[blk // L.k * L.k:(blk // L.k + 1) * L.k].sum() >= "
               "rc.rr_threshold[blk]:"),
-         Edit(CORE + "reference/reclaim.py",
+         Edit(CORE + "device/reclaim_py.py",
               "self.block_reads[blocks] >= self.rr_threshold[blocks])",
               "self.block_reads[blocks].sum() >= self.rr_threshold[blocks])"),
          Edit(CORE + "engine.pyx",
@@ -98,7 +98,7 @@ MUTATIONS = (
               "                for s in range(self.k):\n"
               "                    ppn += reads[div_pow2(blk, self.k_shift, self.k) * self.k + s]\n"
               "                if self.rr_enabled and ppn >= self.rc.rr_threshold[blk]:\n"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "        for c in range(k):\n"
               "            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:\n",
               "        cdef int64_t total = 0\n"
@@ -110,16 +110,16 @@ MUTATIONS = (
          "tests/test_engine_validation.py::test_superblock_rr_counted_by_hand")),
     Mutation(
         "3", 'under "user-first" a lane below gc_hard_threshold_ratio no longer books its queued work at once',
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "if L.scheduler == SCHED_USER_FIRST and self.ftl.pool_size(lane) >= L.gc_hard_threshold_sb:",
               "if L.scheduler == SCHED_USER_FIRST:"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard",
               "urgent = self.sched_mode != SCHED_USER_FIRST")),
         (SCHED + "test_user_first_books_an_urgent_lanes_work_at_once",)),
     Mutation(
         "4", "user and flush programs skip the channel transfer",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)",
               "self.sched.user_op(die, chan, PH_PROG, 0, t, self.L.t_program_ns + extra, cause)"),
          Edit(CORE + "engine.pyx",
@@ -129,7 +129,7 @@ MUTATIONS = (
          RULES + "test_a_flush_moves_its_data_over_the_channel_then_programs")),
     Mutation(
         "5", "read misses enter the cache dirty, so clean evictions are written back",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "self.cache.insert(lpn, False, evicted)",
               "self.cache.insert(lpn, True, evicted)"),
          Edit(CORE + "engine.pyx",
@@ -138,7 +138,7 @@ MUTATIONS = (
         (RULES + "test_read_misses_enter_the_cache_clean",)),
     Mutation(
         "6", "the GC threshold compared with <=: a lane at the threshold owes victims",
-        (Edit(CORE + "reference/ftl.py",
+        (Edit(CORE + "device/ftl_py.py",
               "return self.pool_size(lane) < self.L.gc_threshold_sb",
               "return self.pool_size(lane) <= self.L.gc_threshold_sb"),
          Edit(CORE + "ftl.pxd",
@@ -148,40 +148,40 @@ MUTATIONS = (
          RULES + "test_gc_owes_a_victim_only_for_an_allocation_below_the_threshold")),
     Mutation(
         "7", "GC and RR reads pay no read retry, whatever the victim's read count",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "extra = max(extra, self.retries(victim * k + comps[q]))",
               "extra = max(extra, 0)"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "cretry[c] = self.retries(<int64_t>victim * k + c)",
               "cretry[c] = 0")),
         (RULES + "test_migration_reads_pay_the_victims_read_retry",)),
     Mutation(
         "8a", "PhasedRR's idle moves go to component 0, not the page's own component",
-        (Edit(CORE + "reference/phased.py",
+        (Edit(CORE + "mechanisms/working_sets_py.py",
               "self.sched.push_idle(die, lpn, ppn, blk % k, t)",
               "self.sched.push_idle(die, lpn, ppn, 0, t)"),
-         Edit(CORE + "phased.pyx",
+         Edit(CORE + "mechanisms/working_sets.pyx",
               "<int32_t>(blk - sbq * self.k), t)",
               "0, t)")),
         (PHASED + "test_an_idle_move_keeps_the_pages_component_at_k2",)),
     Mutation(
         "8b", "PhasedRR's forced moves go to component 0, not the page's own component",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "src, (src // L.pages_per_block) % L.k, t, CAUSE_RR)",
               "src, 0, t, CAUSE_RR)"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "src, (src // self.N) % self.k, t, CAUSE_RR)",
               "src, 0, t, CAUSE_RR)")),
         (PHASED + "test_a_forced_move_keeps_the_pages_component_at_k2",)),
     # rules pinned by the tests the rule-to-test map showed missing (tests/README.md)
     Mutation(
         "9", "GC collects the best victim even when it is fully valid",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "            if victim < 0 or ftl.sb_valid[victim] >= full:\n"
               "                break  # nothing to gain",
               "            if victim < 0:\n"
               "                break  # nothing to gain"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "            if victim < 0 or self.ftl.sb_valid[victim] >= full:\n"
               "                break\n",
               "            if victim < 0:\n"
@@ -190,44 +190,44 @@ MUTATIONS = (
          SCHED + "test_user_first_books_an_urgent_lanes_work_at_once")),
     Mutation(
         "10", "an erased superblock joins the front of its lane's free list, not the back",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "ftl.free[lane].append(victim)",
               "ftl.free[lane].insert(0, victim)"),
-         Edit(CORE + "ftl.pyx",
+         Edit(CORE + "device/ftl.pyx",
               "        self.free_ring[lane * self.S + (self.free_head[lane] + self.free_cnt[lane]) % self.S] = sb\n",
               "        self.free_head[lane] = (self.free_head[lane] + self.S - 1) % self.S\n"
               "        self.free_ring[lane * self.S + self.free_head[lane]] = sb\n")),
         (RULES + "test_free_superblocks_are_a_fifo_and_an_erased_one_joins_the_back",)),
     Mutation(
         "11", "an RR or GC victim that is still an open frontier stays one",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "        ftl.detach_frontier(victim)\n",
               ""),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "        self.ftl.detach_frontier(victim)\n",
               "")),
         (RULES + "test_an_rr_victim_that_is_an_open_frontier_stops_being_one",)),
     Mutation(
         "12", "a free superblock is reused before the erase queued for it is booked",
-        (Edit(CORE + "reference/ftl.py",
+        (Edit(CORE + "device/ftl_py.py",
               "if job is not None:  # no superblock is reused before its erase is booked",
               "if False:"),
-         Edit(CORE + "ftl.pyx",
+         Edit(CORE + "device/ftl.pyx",
               "if job >= 0:  # no superblock is reused before its erase is booked",
               "if False:")),
         (RULES + "test_no_superblock_is_reused_before_its_erase_is_booked",)),
     Mutation(
         "13", "RL-RR's and Reallocation's early moves go to component 0, not the page's own component",
-        (Edit(CORE + "reference/early.py",
+        (Edit(CORE + "mechanisms/early_moves_py.py",
               "self.sched.push_idle(die, int(self.ftl.p2l[ppn]), ppn, blk % k, t)",
               "self.sched.push_idle(die, int(self.ftl.p2l[ppn]), ppn, 0, t)"),
-         Edit(CORE + "early.pyx",
+         Edit(CORE + "mechanisms/early_moves.pyx",
               "<int32_t>ppn, <int32_t>(blk - sbq * self.k), t)",
               "<int32_t>ppn, 0, t)")),
         ("tests/test_policies_counter_rr.py::test_an_early_move_keeps_the_pages_component_at_k2",)),
     Mutation(
         "14", "a write hit leaves a clean cached page clean",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "self.cache.touch(lpn, dirty=True)",
               "self.cache.touch(lpn)"),
          Edit(CORE + "engine.pyx",
@@ -236,7 +236,7 @@ MUTATIONS = (
         (RULES + "test_a_write_hit_makes_a_clean_page_dirty",)),
     Mutation(
         "15", "a read waits for the flushes of the dirty pages its misses evict",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "ends = self._program_pages(evicted, t, CAUSE_FLUSH)",
               "ends = self._program_pages(evicted, t, CAUSE_FLUSH)\n"
               "                    done = max(done, max(ends))"),
@@ -246,7 +246,7 @@ MUTATIONS = (
         (RULES + "test_a_cache_hit_costs_t_dram_and_a_reads_evictions_never_delay_it",)),
     Mutation(
         "16", "a multi-plane read pays the smallest retry of its pages, not the largest",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "tx[5] = max(tx[5], extra)",
               "tx[5] = min(tx[5], extra)"),
          Edit(CORE + "engine.pyx",
@@ -255,20 +255,20 @@ MUTATIONS = (
         (RULES + "test_a_multi_plane_read_pays_its_slowest_pages_retry",)),
     Mutation(
         "17", "an erase keeps its blocks' read counts",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "        self.block_reads[blocks] = 0\n",
               ""),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "            self.block_reads[victim * k + c] = 0\n",
               "")),
         (RULES + "test_migration_reads_are_not_counted_and_the_erase_resets_the_victims_count",)),
     Mutation(
         "18", "a queued RR runs without being checked again, even when GC erased its superblock first",
-        (Edit(CORE + "reference/reclaim.py",
+        (Edit(CORE + "device/reclaim_py.py",
               "        if self.ftl.sb_state[sb] in (SB_FREE, SB_VICTIM) or not np.any(\n"
               "                self.block_reads[blocks] >= self.rr_threshold[blocks]):\n",
               "        if False:\n"),
-         Edit(CORE + "reclaim.pyx",
+         Edit(CORE + "device/reclaim.pyx",
               "        if self.ftl.sb_state[sb] == S_FREE or self.ftl.sb_state[sb] == S_VICTIM:\n"
               "            return 0\n"
               "        for c in range(k):\n"
@@ -280,7 +280,7 @@ MUTATIONS = (
         (RULES + "test_a_queued_rr_is_dropped_when_gc_erased_its_superblock_first",)),
     Mutation(
         "19", "a read is not blocked by background programs queued on its die",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:",
               "if sc.die_prog_end[die] > t:"),
          Edit(CORE + "engine.pyx",
@@ -294,7 +294,7 @@ MUTATIONS = (
         (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
     Mutation(
         "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
-        (Edit(CORE + "reference/engine.py",
+        (Edit(CORE + "engine_py.py",
               "period = duration + max(1, duration // max(1, n - 1))",
               "period = duration + 1"),
          Edit(CORE + "engine.pyx",

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import flashrr
 from engine_helpers import CAPACITY_ERROR, assert_identical, run_both, tiny_config
 from flashrr._core.layout import SB_FREE, SB_POOL, build_layout
-from flashrr._core.reference.engine import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr.policies.cocktail import Cocktail
 from flashrr.policies.readbalance import IPR, RedFTL
 
@@ -105,7 +105,7 @@ def test_pool_state_invariants(case):
         assert CAPACITY_ERROR in str(e)
         return
     eng.check_invariants()
-    wp = eng.write_pool()
+    wp = eng.mechanism("write_pool")
     N = layout.pages_per_block
     st_ = eng.state_view(0).sb_state
     valid = eng.state_view(0).sb_valid

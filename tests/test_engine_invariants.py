@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from flashrr._core._reference import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.invariants import InvariantError
 from flashrr._core.layout import build_layout
 from flashrr.policy import Baseline
@@ -65,7 +65,7 @@ def test_checker_raises_under_python_optimize(tmp_path):
     script = tmp_path / "lost.py"
     script.write_text(
         "import numpy as np\n"
-        "from flashrr._core._reference import ReferenceEngine\n"
+        "from flashrr._core.engine_py import ReferenceEngine\n"
         "from flashrr._core.invariants import InvariantError\n"
         "from flashrr._core.layout import build_layout\n"
         "from flashrr.policy import Baseline\n"

@@ -77,7 +77,7 @@ def test_gc_first_and_fcfs_read_waits_for_the_whole_rr(engine, scheduler):
 def _scheduler(engine, chips=2, **changes):
     """The scheduler layer of a fresh engine: one channel shared by ``chips`` dies."""
     from flashrr._core import load_compiled_engine
-    from flashrr._core.reference.engine import ReferenceEngine
+    from flashrr._core.engine_py import ReferenceEngine
 
     cfg = tiny_config(chips=chips, t_xfer=100).replace(**changes)
     cls = ReferenceEngine if engine == "reference" else load_compiled_engine()

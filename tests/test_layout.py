@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import flashrr
-from flashrr._core._reference import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.layout import build_layout
 from flashrr.policy import Baseline
 from engine_helpers import page_trace, tiny_config

@@ -53,13 +53,13 @@ class Driver:
 
     def pool(self, lane=0):
         """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""
-        wp = self.eng.write_pool()
+        wp = self.eng.mechanism("write_pool")
         n, m = int(wp.array("pool_len")[lane]), len(wp.array("pool_blk")) // len(wp.array("pool_len"))
         blk, idx, flag = (wp.array(x)[lane * m:lane * m + n] for x in ("pool_blk", "pool_idx", "pool_flag"))
         return [(int(b), int(i), "WR" if f == 0 else "RR") for b, i, f in zip(blk, idx, flag)]
 
     def cap(self, lane=0):
-        return int(self.eng.write_pool().array("pool_cap")[lane])
+        return int(self.eng.mechanism("write_pool").array("pool_cap")[lane])
 
     def state(self, blk):
         return int(self.eng.state_view(0).sb_state[blk])
@@ -130,7 +130,7 @@ def test_rr_frontier_enters_the_pool_at_the_prefill_point(engine, bounds, n, rr_
     full, rest = divmod(100, rr_point)
     pool = d.pool()
     assert [(i, f) for _, i, f in pool] == [(rr_point, "RR")] * full
-    wfr = d.eng.write_pool().array("wfr_idx")[0]
+    wfr = d.eng.mechanism("write_pool").array("wfr_idx")[0]
     assert (wfr if rest else 0) == rest
     # the moved pages sit in source order: entry j holds LPNs j*p .. j*p+p-1
     assert [b for b, _, _ in pool] == [d.block(j * rr_point) for j in range(full)]

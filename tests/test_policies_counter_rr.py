@@ -1,4 +1,4 @@
-"""RL-RR and Reallocation stand-ins (flashrr.policies.phasedrr, flashrr/_core/early.pyx
+"""RL-RR and Reallocation stand-ins (flashrr.policies.phasedrr, flashrr/_core/mechanisms/early_moves.pyx
 and its twin): counter metadata charged to the cache, hottest-first early moves,
 the decision rules' limiting cases, determinism and engine equivalence."""
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_the_hottest_page_moves_first(engine, pol):
     cfg = _cfg()
     trace = _hot_block_trace(10_000_000)
     from flashrr._core import load_compiled_engine
-    from flashrr._core.reference.engine import ReferenceEngine
+    from flashrr._core.engine_py import ReferenceEngine
 
     pol.bind(cfg, 0)
     layout = build_layout(cfg, pol.metadata_bytes(cfg))
@@ -106,7 +106,7 @@ def test_an_early_move_keeps_the_pages_component_at_k2(engine):
     cfg = _cfg(planes=2, sb_planes=2)
     pol.bind(cfg, 0)
     from flashrr._core import load_compiled_engine
-    from flashrr._core.reference.engine import ReferenceEngine
+    from flashrr._core.engine_py import ReferenceEngine
 
     layout = build_layout(cfg, pol.metadata_bytes(cfg))
     eng = (load_compiled_engine() if engine == "compiled" else ReferenceEngine)(layout, pol.hooks(), 0, False)

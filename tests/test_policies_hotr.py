@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from flashrr._core._reference import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
-from flashrr._core.reference.placement import ppn_die
+from flashrr._core.options.static_die_py import ppn_die
 from flashrr.config import ConfigError, SimConfig
 from flashrr.policies.hotr import HotR, read_footprint_pages
 from flashrr.trace.source import MemorySource

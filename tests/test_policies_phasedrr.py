@@ -1,4 +1,4 @@
-"""PhasedRR (flashrr.policies.phasedrr + flashrr/_core/phased.pyx and its twin):
+"""PhasedRR (flashrr.policies.phasedrr + flashrr/_core/mechanisms/working_sets.pyx and its twin):
 working-set membership, the classes of Eqs. 1-3, idle and forced moves by phase,
 cold pages waiting for the hard threshold, stale queued moves, DRAM charge,
 RR accounting and engine equivalence.
@@ -86,7 +86,7 @@ def test_working_set_membership_and_hottest_moves_in_idle_time(engine):
     l2p0 = eng.state_view(0).l2p.copy()
     blk = int(l2p0[0]) // 16
     assert [int(p) for p in l2p0[:16]] == [blk * 16 + o for o in range(16)]
-    ws = eng.working_sets()
+    ws = eng.mechanism("working_sets")
     t = _feed(eng, SCRIPT[:59], 0, IDLE_GAP)
     assert int(ws.array("slot_of")[blk]) == -1  # below S: no slot
     t = _feed(eng, SCRIPT[59:87], t, IDLE_GAP)  # up to c = 87
@@ -138,7 +138,7 @@ def test_phases_with_ample_idle_time(engine):
     assert (c["ws_tpd"], c["ws_tpd_hot"]) == (3, 2)  # pages 3 and 6 are hot, 5 is not
     assert c["ws_classify_scans"] == 1
     assert c["ws_peak_bytes"] == ws_bytes_per_block(16) == 6
-    assert int(eng.working_sets().array("slot_of")[blk]) == -1  # the erase freed the slot
+    assert int(eng.mechanism("working_sets").array("slot_of")[blk]) == -1  # the erase freed the slot
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -250,7 +250,7 @@ def test_gc_erase_of_a_candidate_frees_its_slot():
     eng, L = _engine("reference", _cfg(), PhasedRR(delta_reads=4))
     blk = int(eng.state_view(0).l2p[0]) // 16
     t = _feed(eng, SCRIPT[:62], 0, IDLE_GAP)
-    ws = eng.working_sets()
+    ws = eng.mechanism("working_sets")
     assert int(ws.array("slot_of")[blk]) >= 0
     # overwrite everything many times: GC eventually takes the (empty) candidate block
     lp = list(range(16)) * 40

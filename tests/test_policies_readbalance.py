@@ -28,7 +28,7 @@ def _thr(d, lpn):
 
 
 def _stream(d, lpn):
-    return int(d.eng.rr_streams().array("blk_stream")[d.block(lpn)])
+    return int(d.eng.mechanism("rr_streams").array("blk_stream")[d.block(lpn)])
 
 
 # ------------------------------------------------------------------ redFTL
@@ -96,7 +96,7 @@ def test_ipr_live_block_cap_sends_hot_pages_to_the_ordinary_frontier(engine):
     assert [d.block(l) for l in (8, 9)] == [d.block(10)] * 2 and d.block(0) != d.block(8)
     c = d.counters()
     assert c["stream_fallback_pages"] == 2 and c["stream_blocks"] == 1
-    assert int(d.eng.rr_streams().array("live")[1]) == 1
+    assert int(d.eng.mechanism("rr_streams").array("live")[1]) == 1
 
 
 def test_ipr_charges_two_bytes_per_monitored_page():

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core import load_compiled_engine
-from flashrr._core._reference import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
-from flashrr._core.reference.sched import PH_READ
+from flashrr._core.device.sched_py import PH_READ
 from flashrr.config import ConfigError
 from flashrr.policies.redundancy import Rails, TTFlash, cost_latency_product
 

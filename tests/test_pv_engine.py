@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import flashrr
 from flashrr._core import load_compiled_engine
 from flashrr._core.layout import build_layout
-from flashrr._core.reference.engine import ReferenceEngine
+from flashrr._core.engine_py import ReferenceEngine
 from flashrr.config import ASSEMBLY_METHODS, WINDOWED_ASSEMBLY, ConfigError
 from flashrr.pv import METHODS, PVParams
 from flashrr.pv import features as F
@@ -198,7 +198,7 @@ def test_reassembly_picks_what_pv_check_picks(seed, window, slow, n_free):
     """The reference twin's reassembly of a superblock from a free pool equals the pv
     package's PV Check on the same pools (sorted by block sum, ties by block), and it
     only swaps bindings: every plane's binding stays a permutation."""
-    from flashrr._core.reference.pvtiming import PVTiming
+    from flashrr._core.options.pv_timing_py import PVTiming
 
     cfg = tiny_config(planes=4, sb_planes=4, blocks=24, pages=8, op=0.35)
     L = build_layout(cfg)
@@ -229,8 +229,8 @@ def test_reassembly_picks_what_pv_check_picks(seed, window, slow, n_free):
 def test_user_allocations_get_fast_and_gc_allocations_slow_superblocks(monkeypatch):
     """With pv_reassembly the FTL asks for a slow superblock exactly when the GC/RR
     frontier allocates, and a fast one for the user frontier."""
-    from flashrr._core.reference import ftl as ref_ftl
-    from flashrr._core.reference.pvtiming import PVTiming
+    from flashrr._core.device import ftl_py as ref_ftl
+    from flashrr._core.options.pv_timing_py import PVTiming
 
     calls, in_gc = [], [False]
     orig_re, orig_gc = PVTiming.reassemble, ref_ftl.Ftl.gc_slot
@@ -264,7 +264,7 @@ def test_reassembly_gives_user_writes_faster_blocks_than_gc(monkeypatch):
     """End to end on a modelled device: under pv_reassembly the blocks PV Check binds for
     the user frontier have a lower mean block program latency sum than those it binds for
     GC (the fast/slow split of paper §V-D), and both engines end with the same binding."""
-    from flashrr._core.reference.pvtiming import PVTiming
+    from flashrr._core.options.pv_timing_py import PVTiming
 
     picked = {True: [], False: []}
     orig = PVTiming.reassemble

@@ -1,5 +1,5 @@
 """Reallocation's destination matching (flashrr.policies.phasedrr.Reallocation with
-``n_dest``; the compiled RR streams in budget mode, flashrr/_core/streams.pyx, and its
+``n_dest``; the compiled RR streams in budget mode, flashrr/_core/mechanisms/streams.pyx, and its
 twin): which page lands on which open destination block, for the mandatory RR at the
 threshold and for idle-time moves, on both engines; engine equivalence under
 hypothesis with the invariant checks on."""
@@ -82,7 +82,7 @@ class Driver:
 
     def slot_blocks(self):
         """Open block of each destination slot of lane 0 (stream 1 of the streams' arrays)."""
-        return [int(b) for b in self.eng.rr_streams().array("open_blk").reshape(-1, 4, 8)[0, 1, :F]]
+        return [int(b) for b in self.eng.mechanism("rr_streams").array("open_blk").reshape(-1, 4, 8)[0, 1, :F]]
 
 
 # Victim A (LPNs 0-7, one block): counts at the RR; hottest first, fresh slots with budget H each:
@@ -188,7 +188,7 @@ def test_idle_moves_use_the_same_matching(engine):
     slots = d.slot_blocks()
     assert {p: slots.index(d.block_of(p)) for p in expect} == expect
     assert d.block_of(6) == d.block_of(7) == a
-    given = d.eng.rr_streams().array("given").reshape(-1, 4, 8)[0, 1, :F]
+    given = d.eng.mechanism("rr_streams").array("given").reshape(-1, 4, 8)[0, 1, :F]
     assert list(given) == [20, 14, 10 + 3, 8 + 5]
 
 
@@ -197,7 +197,7 @@ def test_n_dest_zero_sends_pages_to_the_gc_rr_frontier(engine):
     """n_dest=0: the mandatory RR keeps the old placement, one frontier block for all pages."""
     d = Driver(engine, Reallocation(start_reads=40, n_dest=0), _cfg(), fill=8)
     d.read(_reads(A_COUNTS))
-    assert len({d.block_of(p) for p in A_COUNTS}) == 1 and (d.eng.rr_streams().array("open_blk") < 0).all()
+    assert len({d.block_of(p) for p in A_COUNTS}) == 1 and (d.eng.mechanism("rr_streams").array("open_blk") < 0).all()
 
 
 def test_parameters_are_validated():

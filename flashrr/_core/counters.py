@@ -14,16 +14,16 @@ COUNTERS = (
     # and per class (hottest, hotter, tepid) the pages identified and those truly hot (diagnostic)
     "ws_peak_bytes", "ws_pool_full", "ws_classify_scans",
     "ws_htt", "ws_htt_hot", "ws_htr", "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
-    # issue 11 (HotR, replica.pyx): read requests / pages served by a replica, replica programs, replicas
+    # HotR, hot_replicas.pyx: read requests / pages served by a replica, replica programs, replicas
     # dropped by a write, R-LRU entries evicted, peak replicas held, staging-die busy time
     "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations", "rlru_evictions",
     "staging_occupancy_max", "busy_staging_ns",
-    # issue 11 (Rails and TTFlash, redundancy.pyx): pages rebuilt from their stripe, the reads that cost, reads
+    # Rails and TTFlash, redundancy.pyx: pages rebuilt from their stripe, the reads that cost, reads
     # of old data/parity for partial-stripe writes, parity programs, reads served by the Rails write buffer,
     # programs of the Rails mirror half
     "reconstructed_pages", "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits",
     "mirror_programs",
-    # issue 10 (Cocktail): the write pool (wpool.pyx; "rr" pages = internal pages: RR, and GC when it takes
+    # Cocktail: the write pool (write_pool.pyx; "rr" pages = internal pages: RR, and GC when it takes
     # the pool path) and the page composition of RR victims (BlockMix, all schemes)
     "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
     "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated", "pool_pages_wasted",

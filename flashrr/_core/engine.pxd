@@ -1,34 +1,24 @@
 # The compiled engine: the request loop over the layers below.  Its twin is
-# reference/engine.py; docs/model.md describes the model.  Layers, bottom up:
-#   sched.pxd     dies, channels, queues of background transactions
-#   ftl.pxd       mapping, free superblocks, frontiers
-#   cache.pxd     DRAM LRU cache
-#   reclaim.pxd   read counts, GC, RR, migrations, the background loop
-#   features.pxd  mechanisms policies switch on (page counters, ...)
-#   phased.pxd    PhasedRR working sets and phase logic
-#   replica.pxd   HotR R-LRU, replicas and read redirection
-#   redundancy.pxd Rails mirrored halves, TTFlash rotated parity
-#   placement.pxd static die placement of user pages
-#   stall.pxd     user writes held while their lane's erased pool is short (gc.write_stall)
+# engine_py.py; docs/model.md describes the model.
+#   device/      the layers every run has: sched (dies, channels, queues), ftl
+#                (mapping, frontiers), cache (DRAM LRU), reclaim (read counts, GC,
+#                RR, migrations, the background loop), block_mix
+#   options/     chosen by config: pv_timing, static_die, held_writes (gc.write_stall)
+#   mechanisms/  chosen by policy, each a roles.Mechanism in the engine's role slots
 # All times are int64 ns; ids follow layout.py.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
-from .cache cimport Cache
-from .features cimport PageCounters
-from .ftl cimport Ftl
-from .early cimport EarlyMoves
-from .phased cimport WorkingSets
-from .pvtiming cimport PVTiming
-from .placement cimport StaticDie
-from .redundancy cimport Redundancy
-from .replica cimport HotReplicas
-from .reclaim cimport Reclaim
-from .sched cimport Scheduler
-from .wpool cimport WritePool
-from .streams cimport Streams
-from .stall cimport HeldWrites
+from .device.cache cimport Cache
+from .device.ftl cimport Ftl
+from .device.reclaim cimport Reclaim
+from .device.sched cimport Scheduler
+from .mechanisms.page_counters cimport PageCounters
+from .mechanisms.redundancy cimport Redundancy
+from .options.held_writes cimport HeldWrites
+from .options.pv_timing cimport PVTiming
+from .roles cimport Mechanism
 
 
 @cython.final
@@ -37,23 +27,17 @@ cdef class CompiledEngine:
     cdef Ftl ftl
     cdef Cache cache
     cdef Reclaim rc
-    cdef PageCounters counters_feature
-    cdef WorkingSets ws                # PhasedRR working sets (feature off unless the policy declares them)
-    cdef bint ws_on
-    cdef EarlyMoves early              # RL-RR / Reallocation early moves (off unless the policy declares them)
-    cdef bint early_on
+    cdef PageCounters page_counters
     cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
     cdef bint pv_on
-    cdef HotReplicas hotr              # HotR replicas and read redirection (off unless the policy declares them)
-    cdef bint hotr_on
-    cdef Redundancy red                # Rails / TTFlash (off unless the policy declares them)
-    cdef bint red_on
-    cdef bint redirect_on              # hotr_on or red_on: some reads may not go to their FTL copy
-    cdef StaticDie static              # superblock.placement = "static_die" (None otherwise)
-    cdef bint static_on
-    cdef WritePool pool                # Cocktail's write pool (off unless the policy declares it)
-    cdef Streams streams               # redFTL / IPR RR destination streams (off unless the policy declares them)
-    cdef bint place_on                 # pool or streams on: user pages take _placed_user_page (not in precondition)
+    # ---- role slots (roles.pxd; filled by assembly.build from the policy's mechanisms)
+    cdef Mechanism readers             # head of the read-observer chain (None: none)
+    cdef Mechanism requesters          # head of the request-observer chain
+    cdef Mechanism writers             # head of the write-observer chain
+    cdef Mechanism redirector          # read redirector (None: every read goes to its FTL copy)
+    cdef Mechanism placer              # user-page placer (None: the FTL's user frontier)
+    cdef Redundancy red                # write path of Rails / TTFlash / Optimal (None: plain writes)
+    cdef object slots                  # what assembly.build returned (tests reach the mechanisms)
     cdef HeldWrites held               # gc.write_stall: pages waiting for their lane's erase (None when off)
     cdef bint stall_on
     # ---- configuration (copied from Layout)
@@ -92,7 +76,6 @@ cdef class CompiledEngine:
     cdef int32_t _group(self, int32_t n) noexcept nogil                     # buf_loc -> multi-plane tx_*
     cdef void _record(self, int32_t h, int64_t lat) noexcept nogil          # latency into the histograms
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil  # map lpn to the next user slot
-    cdef int64_t _placed_user_page(self, int32_t lpn) except -1 nogil       # ... when a placement feature is on
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil

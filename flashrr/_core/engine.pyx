@@ -1,33 +1,33 @@
 # cython: language_level=3
-"""The compiled engine: the request loop over the layers (sched, ftl, cache,
-reclaim, features).  Same model, same order of operations and same results as
-the reference twin in ``reference/`` (the tests hold both to identical
+"""The compiled engine: the request loop over the device layers (sched, ftl,
+cache, reclaim), the options the config chooses and the role slots the policy's
+mechanisms fill (roles.pxd).  Same model, same order of operations and same
+results as the twin ``engine_py.py`` (the tests hold both to identical
 summaries, event tables and histograms).  The request loop runs without the
 GIL; it takes the GIL only to call a policy hook at an RR or GC, to record an
 event, or to raise.
 """
+from types import SimpleNamespace
+
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
-from .common cimport *
-from .early cimport EarlyMoves
-from .phased cimport WorkingSets
-from .pvtiming cimport PVTiming
-from .placement cimport PLACE_LANE, PLACE_MOD, PLACE_RAID5, StaticDie
-from .sched cimport EraseEv
-from .redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
-from .replica cimport HotReplicas
-from .wpool cimport WritePool
-from .streams cimport Streams
-from .stall cimport HeldPage
+from .device.common cimport *
+from .device.sched cimport EraseEv
+from .mechanisms.redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
+from .mechanisms.streams cimport Streams
+from .mechanisms.write_pool cimport WritePool
+from .options.held_writes cimport HeldPage
+from .options.pv_timing cimport PVTiming
+from .roles cimport Mechanism
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
-from .reference.placement import STATIC_WITH_POLICY_PLACEMENT
-from .reference.stall import STALL_WITH_EARLY_MOVES
+from .invariants import STALL_WITH_EARLY_MOVES
+from . import assembly
 
 cnp.import_array()
 
@@ -56,7 +56,7 @@ cdef extern from *:
 
 
 cdef inline int32_t _bit_length(int64_t v) noexcept nogil:
-    """Bits needed for v > 0 (clz replaced a shift loop: -40 instructions per request)."""
+    """Bits needed for v > 0 (one count-leading-zeros instruction)."""
     return 64 - __builtin_clzll(<unsigned long long>v)
 
 
@@ -109,54 +109,30 @@ cdef class CompiledEngine:
         self.rc = Reclaim(L, self.ftl, self.sched, A["counters"], hooks, self.state_view,
                           self.check_invariants if self.check else None)
         g = hooks.page_counter_group if hooks is not None else 0
-        self.counters_feature = PageCounters(g, L.logical_pages)
-        spec = getattr(hooks, "working_sets", None) if hooks is not None else None
-        self.ws = WorkingSets(L, self.ftl, self.sched, A["counters"], A["comp_die"], spec)
-        self.ws_on = spec is not None
-        if self.ws_on:
-            self.rc.ws = self.ws
-        spec = getattr(hooks, "early_moves", None) if hooks is not None else None
-        self.early = EarlyMoves(L, self.ftl, self.sched, self.counters_feature, A["counters"], A["comp_die"],
-                                self.rc.array("block_reads"), self.rc.array("rr_threshold"), spec, seed)
-        self.early_on = spec is not None
-        if self.early_on:
-            self.rc.early = self.early
+        self.page_counters = PageCounters(g, L.logical_pages)
         self.pv_on = L.pv is not None
         if self.pv_on:
             self.pv = PVTiming(L)
             self.ftl.pv = self.pv
             self.rc.pv = self.pv
-        spec = getattr(hooks, "replication", None) if hooks is not None else None
-        self.hotr = HotReplicas(L, self.sched, A["counters"], A["comp_die"], spec)
-        self.hotr_on = spec is not None
-        spec = getattr(hooks, "redundancy", None) if hooks is not None else None
-        self.red = Redundancy(L, self.sched, self.ftl, A["counters"], A["comp_die"], spec)
-        self.red_on = spec is not None
-        self.redirect_on = self.hotr_on or self.red_on
-        self.static_on = L.static_die or L.static_lane or (self.red_on and spec[0] != RED_OPTIMAL)
-        if self.red_on and spec[0] != RED_OPTIMAL:
-            rails = spec[0] == RED_RAILS
-            self.static = StaticDie(L, PLACE_MOD if rails else PLACE_RAID5, L.n_dies // 2 if rails else 0)
-        elif self.static_on:
-            self.static = StaticDie(L, PLACE_LANE if L.static_lane else PLACE_MOD)
-        spec = getattr(hooks, "write_pool", None) if hooks is not None else None
-        self.pool = WritePool(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
-                              A["counters"], spec)
-        if spec is not None:
-            self.rc.pool = self.pool
-        sspec = getattr(hooks, "rr_streams", None) if hooks is not None else None
-        if sspec is not None and g != 1:
+        if getattr(hooks, "rr_streams", None) is not None and g != 1:
             raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
-        self.streams = Streams(L, self.ftl, self.rc.array("block_reads"), self.rc.array("rr_threshold"),
-                               self.counters_feature.view(), A["counters"], sspec)
-        if sspec is not None:
-            self.rc.streams = self.streams
-        self.place_on = spec is not None or sspec is not None
-        if self.place_on and (L.static_die or L.static_lane):
-            raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
+        ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=A["counters"],
+                              comp_die=A["comp_die"], block_reads=self.rc.array("block_reads"),
+                              rr_threshold=self.rc.array("rr_threshold"), page_counters=self.page_counters,
+                              page_counts=self.page_counters.view(), seed=seed)
+        s = self.slots = assembly.build(ctx, hooks, reference=False)
+        self.readers, self.requesters, self.writers = s.readers, s.requesters, s.writers
+        self.redirector, self.placer = s.redirector, s.placer
+        self.rc.erasers = s.erasers
+        self.red = s.write_path
+        if isinstance(s.migration_placer, WritePool):
+            self.rc.pool = s.migration_placer
+        elif isinstance(s.migration_placer, Streams):
+            self.rc.streams = s.migration_placer
         self.stall_on = L.gc_write_stall
         self.held = HeldWrites() if self.stall_on else None
-        if self.stall_on and self.early_on:
+        if self.stall_on and self.requesters is not None:
             raise EngineError(STALL_WITH_EARLY_MOVES)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
@@ -178,7 +154,8 @@ cdef class CompiledEngine:
         a = A["tx_chan"] = np.zeros(cap, np.int32); self.tx_chan = <int32_t*>a.data
         a = A["tx_n"] = np.zeros(cap, np.int32); self.tx_n = <int32_t*>a.data
         a = A["tx_extra"] = np.zeros(cap, np.int64); self.tx_extra = <int64_t*>a.data
-        self.hotr.reserve(cap)
+        if self.redirector is not None:
+            self.redirector.reserve(cap)
 
     # ================================================================ requests
     cdef int32_t _group(self, int32_t n) noexcept nogil:
@@ -221,14 +198,10 @@ cdef class CompiledEngine:
         cdef int32_t lane
         cdef int64_t ppn
         cdef int32_t* mix_user = self.rc.mix_user
-        if self.static_on:
-            lane = self.ftl.user_lane = self.static.lane_for(lpn)
+        if self.placer is None:
             ppn = self.ftl.user_slot()
-            self.static.written(lpn, self.ftl, lane)
-        elif self.place_on:
-            ppn = self._placed_user_page(lpn)
         else:
-            ppn = self.ftl.user_slot()
+            ppn = self.placer.user_page(lpn)
         mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
@@ -236,13 +209,6 @@ cdef class CompiledEngine:
             self.rc.run_gc(lane, t)
         self.ftl.remap(lpn, ppn)
         return ppn
-
-    cdef int64_t _placed_user_page(self, int32_t lpn) except -1 nogil:
-        """Cocktail: the pool's Algorithm 1.  Streams: the page's read counter restarts."""
-        if self.pool.on:
-            return self.pool.user_slot()
-        self.streams.moved(&lpn, 1)
-        return self.ftl.user_slot()
 
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil:
         """Write lpns[0:n] through the user frontier at t; buf_end[i] = when page i's
@@ -300,15 +266,10 @@ cdef class CompiledEngine:
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
                 self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
-            if self.redirect_on:
-                if self.hotr_on:
-                    nm = self.hotr.on_read(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
-                    done = imax(done, self.hotr.red_end)
-                    blocked = self.hotr.red_blocked
-                else:
-                    nm = self.red.on_read(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
-                    done = imax(done, self.red.red_end)
-                    blocked = self.red.red_blocked
+            if self.redirector is not None:
+                nm = self.redirector.redirect(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
+                done = imax(done, self.redirector.redirect_end)
+                blocked = self.redirector.redirect_blocked
             ntx = self._group(nm)
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
@@ -324,10 +285,8 @@ cdef class CompiledEngine:
             for i in range(nm):
                 blk = div_pow2(self.buf_ppn[i], self.N_shift, self.N)
                 reads[blk] += 1
-                if self.ws_on:
-                    self.ws.on_read(self.buf_ppn[i], blk, reads[blk], self.rc.rr_threshold[blk], done)
-                if self.early_on:
-                    self.early.on_read(blk, reads[blk], self.rc.rr_threshold[blk])
+                if self.readers is not None:
+                    self.readers.chain_page_read(self.buf_ppn[i], blk, reads[blk], self.rc.rr_threshold[blk], done)
                 if self.rr_enabled and reads[blk] >= self.rc.rr_threshold[blk]:
                     sb = <int32_t>div_pow2(blk, self.k_shift, self.k)
                     seen = False
@@ -338,11 +297,9 @@ cdef class CompiledEngine:
                     if not seen:
                         self.buf_pending[np_] = sb
                         np_ += 1
-            if self.ws_on and self.ws.n_due:
-                self.rc.force_due(done)
-            if self.hotr_on:
-                self.hotr.after_read(done)
-            self.counters_feature.on_flash_reads(self.buf_lpn, nm)
+            if self.readers is not None:
+                self.readers.chain_reads_done(done)
+            self.page_counters.on_flash_reads(self.buf_lpn, nm)
             if self.cache_cap and self.read_allocate:
                 for i in range(nm):
                     n_ev = self.cache.insert(self.buf_lpn[i], 0, self.buf_evict, n_ev)
@@ -353,8 +310,8 @@ cdef class CompiledEngine:
             for i in range(np_):
                 self.rc.read_reclaim(self.buf_pending[i], done)
         self._record(H_READ, done - t)
-        if self.early_on:
-            self.early.after_request(done)
+        if self.requesters is not None:
+            self.requesters.chain_request_done(done)
         return 0
 
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
@@ -367,8 +324,8 @@ cdef class CompiledEngine:
                 version[lpn] += 1
         self.cnt[C_WRITE_PAGES] += n
         self.cnt[C_HOST_PAGES] += n
-        if self.hotr_on:
-            self.hotr.on_write(lpn0, lpn1)
+        if self.writers is not None:
+            self.writers.chain_host_write(lpn0, lpn1)
         if self.cache_cap:
             for lpn in range(lpn0, lpn1 + 1):
                 s = self.ftl.lmap[2 * lpn + 1]
@@ -387,7 +344,7 @@ cdef class CompiledEngine:
                     done = imax(done, room)
                 else:
                     done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH))
-        elif self.red_on:
+        elif self.red is not None:
             done = imax(done, self._red_write(t, lpn0, lpn1))
         elif self.stall_on:
             done = self._stall_write(t, lpn0, lpn1)
@@ -399,8 +356,8 @@ cdef class CompiledEngine:
                 n_fl += 1
             done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_USER))
         self._record(H_WRITE, done - t)
-        if self.early_on:
-            self.early.after_request(done)
+        if self.requesters is not None:
+            self.requesters.chain_request_done(done)
         return 0
 
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil:
@@ -564,8 +521,8 @@ cdef class CompiledEngine:
                     self.rc.run_bg(t)
                 if self.sched.ev_min <= t:
                     self._erase_events(t, True)
-                if self.early_on:
-                    self.early.on_arrival(t)
+                if self.requesters is not None:
+                    self.requesters.chain_arrival(t)
                 self.sched.horizon = t
                 self.last_arrival = t
                 lpn0 = div_pow2(off[i], ps_shift, ps)
@@ -592,8 +549,9 @@ cdef class CompiledEngine:
         self.rc.set_untimed(True)
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
-        on = self.place_on
-        self.place_on = False  # the fill bypasses the write pool (it starts empty at cap_min) and the streams
+        placer = self.placer
+        if placer is not None and not self.placer.places_fill:  # the write pool starts empty at cap_min
+            self.placer = None
         with nogil:
             for lpn in range(fill_pages):
                 self._user_page(<int32_t>lpn, 0)
@@ -603,8 +561,9 @@ cdef class CompiledEngine:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
-        self.place_on = on
+        self.placer = placer
         self.arrays["counters"][:] = 0
+        assembly.reset_counters(self.slots)
         self.rc.clear_events()
         self.sched.reset()
         self.rc.array("block_reads")[:] = 0
@@ -664,7 +623,7 @@ cdef class CompiledEngine:
             rr_threshold=self.rc.array("rr_threshold")[:L.n_blocks],
             sb_valid=f.array("sb_valid")[:L.n_superblocks], sb_state=f.array("sb_state")[:L.n_superblocks],
             l2p=f.array("l2p")[:L.logical_pages], p2l=f.array("p2l")[:L.n_pages],
-            page_counters=self.counters_feature.view(), die_free_ns=self.sched.array("die_free")[:self.n_dies],
+            page_counters=self.page_counters.view(), die_free_ns=self.sched.array("die_free")[:self.n_dies],
             queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
 
     def results(self):
@@ -681,34 +640,17 @@ cdef class CompiledEngine:
         return {"counters": counters, "hist": hist,
                 "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
                 "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
-                "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end}
+                "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
+                "mechanism_counters": assembly.counter_values(self.slots)}
 
-    def working_sets(self):
-        """The working-set mechanism (tests read its arrays)."""
-        return self.ws
-
-    def replicas(self):
-        """The HotR replica mechanism (tests read its arrays)."""
-        return self.hotr
-
-    def redundancy(self):
-        """The Rails / TTFlash mechanism (tests read its arrays)."""
-        return self.red
-    def write_pool(self):
-        """Cocktail's write pool (tests read its arrays)."""
-        return self.pool
+    def mechanism(self, name):
+        """The mechanism switched on under ``name`` (its registry hook, e.g.
+        ``"working_sets"``), or None; tests read its arrays."""
+        return self.slots.mechanisms.get(name)
 
     def block_mix(self, name):
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
         return self.rc.mix.array(name)
-
-    def rr_streams(self):
-        """The redFTL / IPR destination streams (tests read its arrays)."""
-        return self.streams
-
-    def early_moves(self):
-        """The RL-RR / Reallocation early-move mechanism (tests read its arrays)."""
-        return self.early
 
     def check_invariants(self):
         v = self.state_view(0)

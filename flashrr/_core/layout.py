@@ -184,3 +184,20 @@ def hist_bucket_bounds(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lo[big] = lo_big
     hi[big] = lo_big + width
     return lo, hi
+
+
+def die_channels(layout: Layout) -> np.ndarray:
+    """``int32 [n_dies]``: the channel of each die."""
+    out = np.zeros(layout.n_dies, np.int32)
+    out[np.asarray(layout.comp_die)] = np.asarray(layout.comp_chan)
+    return out
+
+
+def lanes_by_die(layout: "Layout") -> np.ndarray:
+    """``int32 [n_dies, lanes_per_die]``: the lanes of each die, in lane order.  The
+    config guarantees every lane sits on one die (sb_dies = sb_chips = sb_channels = 1),
+    so every die holds ``planes_per_die / sb_planes`` lanes."""
+    k = layout.k
+    lane_die = np.asarray(layout.comp_die, dtype=np.int64).reshape(layout.n_lanes, k)[:, 0]
+    order = np.argsort(lane_die, kind="stable")
+    return order.reshape(layout.n_dies, -1).astype(np.int32)

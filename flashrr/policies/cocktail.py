@@ -1,6 +1,6 @@
 """Cocktail (Zhang et al., TCAD 2023): mix user and RR data in each block.
 
-The compiled write pool (``flashrr/_core/wpool.pyx``, twin
+The compiled write pool (``flashrr/_core/mechanisms/write_pool.pyx``, twin
 ``reference/wpool.py``) does the per-page work; this class only switches it on.
 Per plane (superblock size 1): a user write frontier, an internal (RR) write
 frontier and a pool of partly written blocks.  User frontiers enter the pool

@@ -1,7 +1,7 @@
 """HotR (Wu et al., DATE 2019): hot read data replication against read/write
 interference.
 
-The compiled mechanism (``flashrr/_core/replica.pyx``, twin
+The compiled mechanism (``flashrr/_core/mechanisms/hot_replicas.pyx``, twin
 ``reference/replica.py``) does the per-read work; this class sets its
 parameters and reports the capacity cost.  In short: every flash read updates
 an LRU list of recently read pages with read counts (the R-LRU); a page read

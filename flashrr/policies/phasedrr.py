@@ -1,6 +1,6 @@
 """PhasedRR (Li et al., MSST 2024): read reclaim without page counters.
 
-The compiled mechanism (``flashrr/_core/phased.pyx``, twin
+The compiled mechanism (``flashrr/_core/mechanisms/working_sets.pyx``, twin
 ``reference/phased.py``) does the per-read work; this class only switches it
 on and charges its DRAM.  Per block, from the soft threshold
 ``S = H - delta_reads * sum(phase_mult)`` on (``H``: the block's RR threshold):
@@ -100,7 +100,7 @@ DEFAULT_START_READS = 10 * 256  # the same soft threshold as PhasedRR's default:
 class _CounterEarlyRR(Policy):
     """Shared by RL-RR and Reallocation: one 2-byte read counter per logical page,
     charged to the DRAM cache (``charge_metadata=False`` gives the paper's "W/o-O"
-    variant of Fig. 2), and the compiled early moves of ``flashrr/_core/early.pyx``
+    variant of Fig. 2), and the compiled early moves of ``flashrr/_core/mechanisms/early_moves.pyx``
     from ``start_reads`` block reads before the RR threshold."""
 
     page_counter_group = 1
@@ -155,7 +155,7 @@ class RlRR(_CounterEarlyRR):
         return (self.alpha, self.gamma, self.epsilon)
 
 
-MODE_BUDGET = 3  # flashrr/_core/streams.pyx: destination by remaining read budget
+MODE_BUDGET = 3  # flashrr/_core/mechanisms/streams.pyx: destination by remaining read budget
 MAX_DEST = 8  # open blocks per stream and lane the streams mechanism holds
 
 

@@ -3,7 +3,7 @@
 
 Both keep one read counter per logical page (the engine's page counters, restarted
 whenever the page is programmed) and send read-reclaimed pages to extra RR
-destination streams with raised RR thresholds (``flashrr/_core/streams.pyx``, twin
+destination streams with raised RR thresholds (``flashrr/_core/mechanisms/streams.pyx``, twin
 ``reference/streams.py``).  Both are block-level (superblock size 1).
 docs/cocktail.md lists every reading.
 """

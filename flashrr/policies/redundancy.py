@@ -1,6 +1,6 @@
 """The HotR paper's redundancy baselines: Rails (Skourtis et al., ATC'14) and
 TTFlash (Yan et al., FAST'17), as the HotR paper adapts them to read/write
-interference.  The compiled mechanism is ``flashrr/_core/redundancy.pyx``
+interference.  The compiled mechanism is ``flashrr/_core/mechanisms/redundancy.pyx``
 (twin ``reference/redundancy.py``); these classes switch it on and give the
 device its extra dies.  docs/hotr.md lists every interpretation.
 

@@ -1,0 +1,168 @@
+"""The engine builder both engines use: which mechanisms a policy switches on,
+the role slots they fill, and the clashes that are refused.
+
+Roles (roles.pxd describes each call point):
+
+* chained, any number, called in registry order: ``read_observer``,
+  ``request_observer``, ``erase_observer``, ``write_observer``;
+* exclusive, at most one mechanism each: ``read_redirector``, ``user_placer``,
+  ``migration_placer``, ``write_path``.
+
+The user-page placer is also filled by the device's own static placement
+(``superblock.placement`` ``"static_die"`` or ``"static_lane"``) when no
+mechanism claims it; a mechanism with its own static layout (Rails, TTFlash)
+replaces it, and one that places pages by its own rules (write pool, RR
+streams) is refused beside it.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from .invariants import STATIC_WITH_POLICY_PLACEMENT, EngineError
+from .options.static_die_py import PLACE_LANE, PLACE_MOD  # plain ints, the same in static_die.pxd
+
+CHAINED_ROLES = ("read_observer", "request_observer", "erase_observer", "write_observer")
+EXCLUSIVE_ROLES = ("read_redirector", "user_placer", "migration_placer", "write_path")
+ROLES = CHAINED_ROLES + EXCLUSIVE_ROLES
+HEAD_OF = {"read_observer": "readers", "request_observer": "requesters", "erase_observer": "erasers",
+           "write_observer": "writers"}
+
+
+@dataclass(frozen=True)
+class MechanismEntry:
+    """One registry line (``flashrr/_core/mechanisms/__init__.py``).
+
+    ``hook``: the ``PolicyHooks`` field (or ``mechanisms`` key) holding the spec;
+    ``module``: the module under ``flashrr._core.mechanisms`` (the twin is
+    ``<module>_py``); ``cls``: the class in both; ``roles``: the roles it fills;
+    ``placer``: the name of a method that returns its own static user-page placer,
+    or None when it has none for this spec (then it does not claim
+    ``user_placer``); ``counters``: names of the counters the mechanism reports
+    through its ``counter_values()`` method (one int each), added to the run's
+    summary."""
+
+    hook: str
+    module: str
+    cls: str
+    roles: tuple
+    placer: str | None = None
+    counters: tuple = ()
+
+    def __post_init__(self):
+        bad = [r for r in self.roles if r not in ROLES]
+        if bad:
+            raise ValueError(f"mechanism {self.hook!r}: unknown role {bad[0]!r}; expected one of {ROLES}")
+
+    def make(self, ctx, spec, reference: bool):
+        """The mechanism object for ``spec`` in the compiled or the reference engine."""
+        mod = importlib.import_module(f"flashrr._core.mechanisms.{self.module}{'_py' if reference else ''}")
+        return getattr(mod, self.cls)(ctx, spec)
+
+
+def registry() -> tuple:
+    from .mechanisms import MECHANISMS
+
+    return MECHANISMS
+
+
+def declared(hooks) -> list:
+    """``[(entry, spec)]`` of the mechanisms ``hooks`` switch on: the registry's in
+    registry order, then those a policy declares with their own entry
+    (``Policy.mechanism_specs`` keyed by a :class:`MechanismEntry`)."""
+    if hooks is None:
+        return []
+    extra = dict(getattr(hooks, "mechanisms", ()) or ())
+    out = []
+    for e in registry():
+        spec = extra.pop(e.hook, None) if e.hook in extra else getattr(hooks, e.hook, None)
+        if spec is not None:
+            out.append((e, spec))
+    for key in [k for k in extra if isinstance(k, MechanismEntry)]:  # declared by the policy itself
+        if extra[key] is not None:
+            out.append((key, extra[key]))
+        del extra[key]
+    if extra:
+        names = sorted(e.hook for e in registry())
+        raise EngineError(f"policy hooks: unknown mechanism {sorted(extra)[0]!r}; expected one of {names}")
+    return out
+
+
+def check_roles(claims: list) -> None:
+    """``claims``: ``[(name, roles)]``, a name per mechanism (or per policy with its
+    mechanism in brackets).  Raises EngineError naming both and the role when two
+    claim one exclusive role."""
+    owner = {}
+    for name, roles in claims:
+        for r in roles:
+            if r in EXCLUSIVE_ROLES:
+                if r in owner:
+                    raise EngineError(f"{owner[r]} and {name} both fill the exclusive role {r!r}; they cannot run "
+                                      "together")
+                owner[r] = name
+
+
+def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
+    """Make the mechanisms ``hooks`` declare and fill the role slots.
+
+    ``ctx``: the engine's parts (layout, ftl, sched, rc, counters, comp_die,
+    block_reads, rr_threshold, page_counters, page_counts, seed).  Returns
+    ``mechanisms`` (hook -> object), the chain heads ``readers``,
+    ``requesters``, ``erasers``, ``writers``, the exclusive slots
+    ``redirector``, ``placer``, ``migration_placer``, ``write_path``, and
+    ``counters`` (name -> (mechanism, index)) for the mechanisms' own counters."""
+    L = ctx.layout
+    chosen = declared(hooks)
+    made = []
+    claims = []
+    for e, spec in chosen:
+        m = e.make(ctx, spec, reference)
+        roles = tuple(e.roles)
+        placer = getattr(m, e.placer)(ctx) if e.placer else None
+        if placer is not None:
+            roles += ("user_placer",)
+        made.append((e, m, roles, placer))
+        claims.append((f"mechanism {e.hook!r}", roles))
+    check_roles(claims)
+    out = SimpleNamespace(mechanisms={}, readers=None, requesters=None, erasers=None, writers=None,
+                          redirector=None, placer=None, migration_placer=None, write_path=None, counters={})
+    tails = {}
+    for e, m, roles, placer in made:
+        out.mechanisms[e.hook] = m
+        for r in roles:
+            if r in CHAINED_ROLES:
+                if r in tails:
+                    m.link(r, tails[r])
+                else:
+                    setattr(out, HEAD_OF[r], m)
+                tails[r] = m
+        if "read_redirector" in roles:
+            out.redirector = m
+        if "user_placer" in roles:
+            out.placer = placer if placer is not None else m
+        if "migration_placer" in roles:
+            out.migration_placer = m
+        if "write_path" in roles:
+            out.write_path = m
+        for i, name in enumerate(e.counters):
+            out.counters[name] = (m, i)
+    if L.static_die or L.static_lane:
+        if out.placer is None:
+            cls = getattr(importlib.import_module(f"flashrr._core.options.static_die{'_py' if reference else ''}"),
+                          "StaticDie")
+            out.placer = cls(ctx, PLACE_LANE if L.static_lane else PLACE_MOD)
+        elif not any("user_placer" in roles and placer is not None for _, _, roles, placer in made):
+            raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
+    return out
+
+
+def counter_values(slots: SimpleNamespace) -> dict:
+    """``{name: value}`` of the counters the switched-on mechanisms report."""
+    return {name: int(m.counter_values()[i]) for name, (m, i) in slots.counters.items()}
+
+
+def reset_counters(slots: SimpleNamespace) -> None:
+    """Zero the mechanisms' own counters (after preconditioning, like the engine's)."""
+    for m in slots.mechanisms.values():
+        m.reset_counters()

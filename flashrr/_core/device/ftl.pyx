@@ -1,0 +1,177 @@
+# cython: language_level=3
+"""FTL layer of the compiled engine: mapping, allocation and frontiers.
+Twin: ``ftl_py.py``; docs/model.md section 2 gives the rules."""
+from libc.stdint cimport int8_t, int32_t, int64_t
+
+import functools
+
+import numpy as np
+cimport numpy as cnp
+
+from .common cimport *
+from ..invariants import EngineError
+
+from ..buffers import owned_array
+
+cnp.import_array()
+
+
+cdef class Ftl:
+    def __init__(self, layout, Scheduler sched, bint check):
+        cdef cnp.ndarray a
+        L = layout
+        self.sched = sched
+        self.k = L.k
+        self.n_lanes = L.n_lanes
+        self.S = L.sb_per_lane
+        self.N = L.pages_per_block
+        self.logical = L.logical_pages
+        self.gc_thr = L.gc_threshold_sb
+        self.n_pages = L.n_pages
+        # divisions by k and N sit on the per-page path; shifts replace them for powers of two
+        self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
+        self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
+        self.per_sb = self.N * self.k
+        self.sb_shift = self.per_sb.bit_length() - 1 if self.per_sb & (self.per_sb - 1) == 0 else -1
+        self.check = check
+        self.kick = -1
+        self.user_lane = 0
+        self.pv = None
+        self._keep = keep = {}
+
+        arr = functools.partial(owned_array, keep)
+
+        a = arr("lmap", 2 * self.logical, np.int32, -1); self.lmap = <int32_t*>a.data
+        keep["l2p"] = a[0::2]
+        keep["lpn_slot"] = a[1::2]
+        a = arr("p2l", self.n_pages, np.int32, -1); self.p2l = <int32_t*>a.data
+        a = arr("sb_valid", L.n_superblocks, np.int32); self.sb_valid = <int32_t*>a.data
+        a = arr("sb_state", L.n_superblocks, np.int8); self.sb_state = <int8_t*>a.data
+        a = arr("free_ring", self.n_lanes * self.S, np.int32)
+        a[:] = np.arange(self.n_lanes * self.S, dtype=np.int32)
+        self.free_ring = <int32_t*>a.data
+        a = arr("free_head", self.n_lanes, np.int32); self.free_head = <int32_t*>a.data
+        a = arr("free_cnt", self.n_lanes, np.int32, self.S); self.free_cnt = <int32_t*>a.data
+        a = arr("uf_sb", self.n_lanes, np.int32, -1); self.uf_sb = <int32_t*>a.data
+        a = arr("uf_wp", self.n_lanes, np.int32); self.uf_wp = <int32_t*>a.data
+        a = arr("gc_open", self.n_lanes * GC_MAX, np.int32, -1); self.gc_open = <int32_t*>a.data
+        a = arr("gc_len", self.n_lanes, np.int32); self.gc_len = <int32_t*>a.data
+        a = arr("gc_pos", self.n_lanes * self.k, np.int32); self.gc_pos = <int32_t*>a.data
+        a = arr("gc_off", self.n_lanes * self.k, np.int32); self.gc_off = <int32_t*>a.data
+        a = arr("gc_due", self.n_lanes, np.int32); self.gc_due = <int32_t*>a.data
+        a = arr("unerased", self.n_lanes, np.int32); self.unerased = <int32_t*>a.data
+        a = arr("sb_tag", L.n_superblocks if L.gc_erased_pool else 0, np.int64); self.sb_tag = <int64_t*>a.data
+        self.max_in_flight = L.gc_max_in_flight
+        a = arr("version", self.logical if check else 0, np.int64); self.version = <int64_t*>a.data
+        a = arr("ppn_version", self.n_pages if check else 0, np.int64); self.ppn_version = <int64_t*>a.data
+
+    def array(self, name):
+        """A NumPy view of one of the FTL's arrays (l2p, p2l, sb_valid, sb_state, ...)."""
+        return self._keep[name]
+
+    cdef int32_t alloc(self, int32_t lane, bint gc) except -1 nogil:
+        """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR frontier."""
+        cdef int32_t sb, job, i, s, n
+        if self.free_cnt[lane] == 0:
+            with gil:
+                raise EngineError(
+                    f"lane {lane} has no free superblock left: the device has too little spare space for this "
+                    f"workload (raise gc.overprovisioning_ratio or shrink the footprint)")
+        sb = self.free_ring[lane * self.S + self.free_head[lane]]
+        self.free_head[lane] = (self.free_head[lane] + 1) % self.S
+        self.free_cnt[lane] -= 1
+        job = self.sched.sb_erase_job[sb]
+        if job >= 0:  # no superblock is reused before its erase is booked
+            self.sched.force(job)
+        if self.sched.ev_on and self.sb_tag[sb]:  # taken before its erase ended: no longer in the pool
+            self.sb_tag[sb] = 0
+            self.unerased[lane] -= 1
+        if self.pv is not None and self.pv.dynamic:
+            # PV reassembly: the pool is this superblock and every free one whose erase is booked
+            n = 0
+            for i in range(self.free_cnt[lane]):
+                s = self.free_ring[lane * self.S + (self.free_head[lane] + i) % self.S]
+                if self.sched.sb_erase_job[s] < 0:
+                    self.pv.cand[n] = s
+                    n += 1
+            self.pv.reassemble(sb, n, gc)
+        if self.below_gc(lane):
+            self.gc_due[lane] += 1
+        return sb
+
+    cdef void free_push(self, int32_t lane, int32_t sb) noexcept nogil:
+        self.free_ring[lane * self.S + (self.free_head[lane] + self.free_cnt[lane]) % self.S] = sb
+        self.free_cnt[lane] += 1
+
+    cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil:
+        cdef int32_t k = self.k, N = self.N
+        cdef int32_t* pos = self.gc_pos + lane * k
+        cdef int32_t* off = self.gc_off + lane * k
+        cdef int32_t* opened = self.gc_open + lane * GC_MAX
+        cdef int32_t sb, i, mn
+        cdef int64_t ppn
+        while True:
+            if pos[c] < self.gc_len[lane]:
+                if off[c] < N:
+                    ppn = (<int64_t>opened[pos[c]] * k + c) * N + off[c]
+                    off[c] += 1
+                    break
+                pos[c] += 1
+                off[c] = 0
+            elif self.gc_len[lane] == GC_MAX:
+                self.gc_close_front(lane)
+            else:
+                sb = self.alloc(lane, True)
+                self.sb_state[sb] = S_OPEN_GC
+                opened[self.gc_len[lane]] = sb
+                self.gc_len[lane] += 1
+        while self.gc_len[lane] > 0:
+            mn = pos[0]
+            for i in range(1, k):
+                if pos[i] < mn:
+                    mn = pos[i]
+            if mn <= 0:
+                break
+            self.gc_close_front(lane)
+        return ppn
+
+    cdef void gc_close_front(self, int32_t lane) noexcept nogil:
+        cdef int32_t k = self.k
+        cdef int32_t* pos = self.gc_pos + lane * k
+        cdef int32_t* off = self.gc_off + lane * k
+        cdef int32_t* opened = self.gc_open + lane * GC_MAX
+        cdef int32_t i, c
+        self.sb_state[opened[0]] = S_CLOSED
+        for i in range(1, self.gc_len[lane]):
+            opened[i - 1] = opened[i]
+        self.gc_len[lane] -= 1
+        for c in range(k):
+            if pos[c] == 0:
+                off[c] = 0
+            else:
+                pos[c] -= 1
+
+    cdef void detach_frontier(self, int32_t sb) noexcept nogil:
+        cdef int32_t k = self.k
+        cdef int32_t lane = sb // self.S
+        cdef int32_t* pos = self.gc_pos + lane * k
+        cdef int32_t* off = self.gc_off + lane * k
+        cdef int32_t* opened = self.gc_open + lane * GC_MAX
+        cdef int32_t j = -1, i, c
+        if self.uf_sb[lane] == sb:
+            self.uf_sb[lane] = -1
+        for i in range(self.gc_len[lane]):
+            if opened[i] == sb:
+                j = i
+                break
+        if j < 0:
+            return
+        for i in range(j + 1, self.gc_len[lane]):
+            opened[i - 1] = opened[i]
+        self.gc_len[lane] -= 1
+        for c in range(k):
+            if pos[c] == j:
+                off[c] = 0
+            elif pos[c] > j:
+                pos[c] -= 1
+

@@ -1,0 +1,157 @@
+"""FTL layer (twin of ``ftl.pyx``): page mapping, free superblocks and the
+write frontiers.  docs/model.md section 2 gives the rules.  Ids follow
+layout.py: ``sb = lane * S + row``, ``blk = sb * k + c``, ``ppn = blk * N + off``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..invariants import EngineError
+from ..layout import GC_OPEN_MAX, SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, Layout
+from .sched_py import Scheduler
+
+
+class Ftl:
+    def __init__(self, layout: Layout, sched: Scheduler, check: bool):
+        L = self.L = layout
+        k, S = L.k, L.sb_per_lane
+        self.sched = sched
+        self.l2p = np.full(L.logical_pages, -1, dtype=np.int32)
+        self.p2l = np.full(L.n_pages, -1, dtype=np.int32)
+        self.sb_valid = np.zeros(L.n_superblocks, dtype=np.int32)
+        self.sb_state = np.zeros(L.n_superblocks, dtype=np.int8)
+        # free superblock rows per lane, FIFO (erased ones go to the back)
+        self.free = [list(range(l * S, (l + 1) * S)) for l in range(L.n_lanes)]
+        self.uf_sb = [-1] * L.n_lanes  # user frontier superblock per lane
+        self.uf_wp = [0] * L.n_lanes  # next page index in it (off = wp // k, comp = wp % k)
+        self.user_lane = 0
+        self.gc_open = [[] for _ in range(L.n_lanes)]  # open GC/RR frontier superblocks, oldest first
+        self.gc_pos = [[0] * k for _ in range(L.n_lanes)]  # per component: index into gc_open
+        self.gc_off = [[0] * k for _ in range(L.n_lanes)]  # per component: next page offset there
+        self.gc_due = [0] * L.n_lanes  # GC victims owed: allocations made below the GC threshold
+        self.kick = -1  # lane whose user frontier just took a superblock
+        # gc.free_pool = "erased": free superblocks whose erase has not ended, and the event each waits for
+        self.unerased = [0] * L.n_lanes
+        self.sb_tag: dict[int, int] = {}
+        self.pv = None  # process variation (PVTiming), reassembles allocated superblocks; None when off
+        # invariant mode: a version stamp per logical page and per physical page
+        self.check = check
+        self.version = np.zeros(L.logical_pages if check else 0, dtype=np.int64)
+        self.ppn_version = np.zeros(L.n_pages if check else 0, dtype=np.int64)
+
+    def alloc(self, lane: int, gc: bool) -> int:
+        """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR
+        frontier; each allocation below the GC threshold owes one GC victim."""
+        L = self.L
+        if not self.free[lane]:
+            raise EngineError(
+                f"lane {lane} has no free superblock left: the device has too little spare space for this "
+                f"workload (raise gc.overprovisioning_ratio or shrink the footprint)")
+        sb = self.free[lane].pop(0)
+        job = self.sched.sb_erase_job.get(sb)
+        if job is not None:  # no superblock is reused before its erase is booked
+            self.sched.force(job)
+        if self.sb_tag.pop(sb, None) is not None:  # taken before its erase ended: no longer in the pool
+            self.unerased[lane] -= 1
+        if self.pv is not None and self.pv.dynamic:
+            # PV reassembly: the pool is this superblock and every free one whose erase is booked
+            self.pv.reassemble(sb, [s for s in self.free[lane] if s not in self.sched.sb_erase_job], gc)
+        if self.below_gc(lane):
+            self.gc_due[lane] += 1
+        return sb
+
+    def pool_size(self, lane: int) -> int:
+        """Free superblocks the GC thresholds count (gc.free_pool = "erased": erased ones only)."""
+        return len(self.free[lane]) - self.unerased[lane]
+
+    def below_gc(self, lane: int) -> bool:
+        return self.pool_size(lane) < self.L.gc_threshold_sb
+
+    def writes_held(self, lane: int) -> bool:
+        """gc.write_stall: the lane is below the GC threshold with a victim whose erase has not ended."""
+        return self.below_gc(lane) and self.unerased[lane] > 0
+
+    def lane_of(self, ppn: int) -> int:
+        return ppn // self.L.pages_per_superblock // self.L.sb_per_lane
+
+    def user_slot(self) -> int:
+        """Next user-frontier page (round-robin over lanes per superpage); returns a ppn.
+        Sets ``kick`` to the lane when it took a new superblock."""
+        L = self.L
+        k, N = L.k, L.pages_per_block
+        lane = self.user_lane
+        if self.uf_sb[lane] < 0:
+            sb = self.alloc(lane, False)
+            self.sb_state[sb] = SB_OPEN_USER
+            self.uf_sb[lane], self.uf_wp[lane] = sb, 0
+            self.kick = lane
+        sb, wp = self.uf_sb[lane], self.uf_wp[lane]
+        ppn = (sb * k + wp % k) * N + wp // k
+        wp += 1
+        self.uf_wp[lane] = wp
+        if wp == k * N:
+            self.sb_state[sb] = SB_CLOSED
+            self.uf_sb[lane] = -1
+        if wp % k == 0:
+            self.user_lane = (lane + 1) % L.n_lanes
+        return ppn
+
+    def gc_slot(self, lane: int, c: int) -> int:
+        """Next GC/RR-frontier page of component ``c`` in ``lane``; returns a ppn."""
+        L = self.L
+        k, N = L.k, L.pages_per_block
+        opened, pos, off = self.gc_open[lane], self.gc_pos[lane], self.gc_off[lane]
+        while True:
+            if pos[c] < len(opened):
+                if off[c] < N:
+                    ppn = (opened[pos[c]] * k + c) * N + off[c]
+                    off[c] += 1
+                    break
+                pos[c] += 1
+                off[c] = 0
+            elif len(opened) == GC_OPEN_MAX:
+                self.gc_close_front(lane)
+            else:
+                sb = self.alloc(lane, True)
+                self.sb_state[sb] = SB_OPEN_GC
+                opened.append(sb)
+        while opened and min(pos) > 0:
+            self.gc_close_front(lane)
+        return ppn
+
+    def gc_close_front(self, lane: int) -> None:
+        """Close the oldest open GC superblock; its unwritten pages stay unused."""
+        opened, pos, off = self.gc_open[lane], self.gc_pos[lane], self.gc_off[lane]
+        self.sb_state[opened.pop(0)] = SB_CLOSED
+        for c in range(self.L.k):
+            if pos[c] == 0:
+                off[c] = 0
+            else:
+                pos[c] -= 1
+
+    def detach_frontier(self, sb: int) -> None:
+        """A victim that is still an open frontier stops being one."""
+        L = self.L
+        lane = sb // L.sb_per_lane
+        if self.uf_sb[lane] == sb:
+            self.uf_sb[lane] = -1
+        opened = self.gc_open[lane]
+        if sb in opened:
+            j = opened.index(sb)
+            opened.pop(j)
+            pos, off = self.gc_pos[lane], self.gc_off[lane]
+            for c in range(L.k):
+                if pos[c] == j:
+                    off[c] = 0
+                elif pos[c] > j:
+                    pos[c] -= 1
+
+    def remap(self, lpn: int, ppn: int) -> None:
+        """Point ``lpn`` at ``ppn``; the old page becomes invalid."""
+        per_sb = self.L.pages_per_block * self.L.k
+        old = int(self.l2p[lpn])
+        if old >= 0:
+            self.p2l[old] = -1
+            self.sb_valid[old // per_sb] -= 1
+        self.l2p[lpn] = ppn
+        self.p2l[ppn] = lpn
+        self.sb_valid[ppn // per_sb] += 1

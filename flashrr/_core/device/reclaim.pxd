@@ -1,0 +1,95 @@
+# Reclaim layer: read counts, read retry, GC, RR, migrations, and the loop
+# that starts background work and policy idle moves in time order.
+# Twin: reclaim_py.py.  docs/model.md sections 2, 4 and 5.
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+cimport cython
+
+from .ftl cimport Ftl
+from ..roles cimport Mechanism
+from ..options.pv_timing cimport PVTiming
+from .sched cimport EraseEv, Scheduler
+from .block_mix cimport BlockMix
+from ..mechanisms.write_pool cimport WritePool
+from ..mechanisms.streams cimport Streams
+
+
+@cython.final
+cdef class Reclaim:
+    cdef Ftl ftl
+    cdef Scheduler sched
+    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef object _keep                  # NumPy arrays that own the memory below
+    # ---- configuration
+    cdef int32_t k, N, S, n_dies, n_steps, sched_mode, gc_hard
+    cdef int64_t t_read, t_prog, t_erase, t_retry, rr_thr0
+    cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l
+    cdef int32_t* comp_chan            # [n_lanes*k] channel of component c of lane l
+    cdef int64_t* retry_steps          # [n_steps] retry thresholds, ppm of the RR threshold
+    cdef int64_t* retry_extra          # [n_steps + 1] extra read time (ns) after 0..n_steps retries
+    # ---- read disturb state
+    cdef int32_t* block_reads          # [n_blocks] flash reads since erase
+    cdef int32_t* rr_threshold         # [n_blocks] per-block RR threshold (policies may write)
+    cdef bint in_mig                   # a migration is being decided
+    cdef uint8_t* rr_touched           # [n_sb] a page was moved by RR logic since the last erase
+    cdef Mechanism erasers             # head of the erase-observer chain (None: none)
+    cdef bint untimed                  # precondition: decide, book nothing
+    cdef PVTiming pv                   # per-block program/erase latencies (None: the timing's constants)
+    cdef BlockMix mix                  # pages programmed per block by kind since its erase (all schemes)
+    cdef int32_t* mix_user             # [n_blocks] its arrays: host pages, RR pages, GC pages
+    cdef int32_t* mix_rr
+    cdef int32_t* mix_gc
+    cdef WritePool pool                # Cocktail's write pool (None when off): internal pages and RR victims
+    cdef Streams streams               # redFTL / IPR destination streams (None when off)
+    # ---- policy hooks and event tables (Python, touched only with the GIL)
+    cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
+    cdef bint place_rr, place_gc
+    cdef object cur_routine            # label of the RR routine under way
+    cdef object cur_reads              # block read counts of the victim when it was chosen
+    # ---- migration scratch (sized for one superblock)
+    cdef int32_t* m_comp               # source component of each valid page, source order
+    cdef int32_t* m_off                # source offset
+    cdef int32_t* m_lpn
+    cdef int32_t* m_dest               # destination component
+    cdef int64_t* m_newppn
+    cdef int64_t* m_key                # (key, index) pairs for sorting programs
+    cdef int32_t* m_slot               # [MAX_RANKED*k*N] page index per (dest superblock rank, offset,
+                                       # component), -1 empty: kept all -1 between migrations
+    cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
+    cdef int32_t rowstamp_serial       # (destination superblock, offset), the superblock by order of first use
+    cdef int32_t* x_phase              # the migration's transactions, in booking order
+    cdef int32_t* x_die
+    cdef int32_t* x_chan
+    cdef int32_t* x_xfer
+    cdef int64_t* x_dur
+    cdef int32_t* x_dsb
+    cdef int32_t* x_off
+    cdef uint64_t* x_cmask
+
+    cdef int64_t retries(self, int64_t blk) noexcept nogil                  # read retries at the block's count
+    cdef int32_t die_of(self, int64_t ppn) noexcept nogil
+    cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil          # one victim per allocation below threshold
+    cdef int erase_event(self, int64_t t, EraseEv* ev, bint collect) except -2 nogil  # gc.free_pool = "erased"
+    cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
+    cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
+    cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
+    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
+                        const int32_t* drank) noexcept nogil
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil
+    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
+                        uint64_t cmask) noexcept nogil
+    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
+    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
+    cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil
+    cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
+                      int32_t n_pages) except -1 nogil
+    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
+    cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
+                           int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil
+    cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil
+    cdef int run_bg(self, int64_t until) except -1 nogil                   # start what can start before until
+    cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil
+    cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
+                       int32_t cause) except -1 nogil                      # one page to the GC/RR frontier

@@ -1,0 +1,896 @@
+# cython: language_level=3
+"""Reclaim layer of the compiled engine: read counts and retry, greedy GC,
+read reclaim, migrations, and the loop that starts background work in time
+order.  Twin: ``reclaim_py.py``.  A migration changes the FTL when it is
+decided; the scheduler books its transactions."""
+from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.string cimport memcpy, memset
+
+import functools
+
+import numpy as np
+cimport numpy as cnp
+
+from .common cimport *
+from .sched cimport IdleMove
+from .block_mix cimport BlockMix
+from ..mechanisms.write_pool cimport WritePool
+from ..mechanisms.streams cimport MODE_BUDGET, Streams
+from ..roles cimport Mechanism
+from ..invariants import EngineError
+
+from ..buffers import owned_array
+
+cnp.import_array()
+
+DEF PPM_C = 1000000
+DEF MIG_PREFETCH = 32     # pages; mapping entries a migration keeps in flight ahead of its remap
+DEF MAX_RANKED = 8        # destination superblocks a migration's program keys rank (more: raw ids)
+
+cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
+    """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
+    on 11-bit digits of key - min(key) (stable, so equal keys keep their idx order),
+    O(n) per digit; a migration's keys span about its page count, so one digit is usual."""
+    cdef int64_t max_key = 0, min_key = INT64_MAX
+    cdef int32_t i, shift = 0, d
+    cdef int32_t count[2048]
+    cdef KeyIdx* src = a
+    cdef KeyIdx* dst = tmp
+    cdef KeyIdx* sw
+    for i in range(n):
+        if a[i].key > max_key:
+            max_key = a[i].key
+        if a[i].key < min_key:
+            min_key = a[i].key
+    max_key -= min_key
+    while shift == 0 or (max_key >> shift) > 0:
+        memset(count, 0, sizeof(count))
+        for i in range(n):
+            count[((src[i].key - min_key) >> shift) & 2047] += 1
+        d = 0
+        for i in range(2048):
+            d += count[i]
+            count[i] = d - count[i]
+        for i in range(n):
+            d = ((src[i].key - min_key) >> shift) & 2047
+            dst[count[d]] = src[i]
+            count[d] += 1
+        sw = src
+        src = dst
+        dst = sw
+        shift += 11
+    if src != a:
+        memcpy(a, src, sizeof(KeyIdx) * n)
+
+
+cdef int32_t _dest_superblocks(Ftl ftl, const int64_t* ppns, int32_t n, int64_t* sbs) noexcept nogil:
+    """The distinct superblocks of ppns[0:n] into sbs, ascending; returns how many, or 0
+    when there are more than MAX_RANKED (then keys use superblock ids as they are)."""
+    cdef int32_t i, j, m = 0
+    cdef int64_t sb, last = -1
+    for i in range(n):
+        sb = ftl.div_k(ftl.div_N(ppns[i]))
+        if sb == last:
+            continue
+        last = sb
+        for j in range(m):
+            if sbs[j] == sb:
+                break
+        else:
+            if m == MAX_RANKED:
+                return 0
+            j = m                                          # insertion into the sorted list
+            while j > 0 and sbs[j - 1] > sb:
+                sbs[j] = sbs[j - 1]
+                j -= 1
+            sbs[j] = sb
+            m += 1
+    return m
+
+
+cdef inline int64_t _rank(const int64_t* sbs, int64_t sb) noexcept nogil:
+    """Position of sb in sbs (it is there)."""
+    cdef int32_t j = 0
+    while sbs[j] != sb:
+        j += 1
+    return j
+
+
+cdef int32_t _die_ranks(const int32_t* die, int32_t k, int32_t* rank) noexcept nogil:
+    """rank[c] = position of die[c] among the distinct values of die[0:k], ascending; returns
+    how many there are.  Keys that carry a die's rank instead of its id keep their order
+    and span fewer radix digits."""
+    cdef int32_t seen[64]
+    cdef int32_t m = 0, c, j, v
+    for c in range(k):
+        m = _add_unique(seen, m, die[c])
+    for c in range(1, m):                                  # insertion sort of the few dies
+        v = seen[c]
+        j = c
+        while j > 0 and seen[j - 1] > v:
+            seen[j] = seen[j - 1]
+            j -= 1
+        seen[j] = v
+    for c in range(k):
+        j = 0
+        while seen[j] != die[c]:
+            j += 1
+        rank[c] = j
+    return m
+
+
+cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
+    """Append v to seen[0:n] unless present (first-seen order); returns the new length."""
+    cdef int32_t i
+    for i in range(n):
+        if seen[i] == v:
+            return n
+    seen[n] = v
+    return n + 1
+
+
+cdef class Reclaim:
+    def __init__(self, layout, Ftl ftl, Scheduler sched, counters, hooks, state_view, check_fn):
+        """``state_view(t)`` builds the EngineState hooks see; ``check_fn()`` checks the
+        FTL invariants (called after every migration in invariant mode, else None)."""
+        cdef cnp.ndarray a
+        L = layout
+        self.ftl = ftl
+        self.sched = sched
+        self.k = L.k
+        self.N = L.pages_per_block
+        self.S = L.sb_per_lane
+        self.n_dies = L.n_dies
+        self.t_read = L.t_read_ns
+        self.t_prog = L.t_program_ns
+        self.t_erase = L.t_erase_ns
+        self.t_retry = L.t_retry_ns
+        self.rr_thr0 = L.rr_threshold_reads
+        self.sched_mode = L.scheduler
+        self.gc_hard = L.gc_hard_threshold_sb
+        self.n_steps = len(L.retry_steps_ppm)
+        self._keep = keep = {"counters": counters}
+        a = counters; self.cnt = <int64_t*>a.data
+        a = keep["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32); self.comp_die = <int32_t*>a.data
+        a = keep["comp_chan"] = np.ascontiguousarray(L.comp_chan, dtype=np.int32); self.comp_chan = <int32_t*>a.data
+
+        arr = functools.partial(owned_array, keep)
+
+        a = arr("retry_steps", self.n_steps, np.int64)
+        a[:self.n_steps] = L.retry_steps_ppm
+        self.retry_steps = <int64_t*>a.data
+        a = arr("retry_extra", self.n_steps + 1, np.int64)
+        a[:] = L.retry_extra_ns
+        self.retry_extra = <int64_t*>a.data
+        a = arr("block_reads", L.n_blocks, np.int32); self.block_reads = <int32_t*>a.data
+        a = arr("rr_threshold", L.n_blocks, np.int32, self.rr_thr0); self.rr_threshold = <int32_t*>a.data
+        a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
+        self.erasers = None
+        self.pv = None
+        self.mix = BlockMix(L.n_blocks)
+        a = self.mix.array("mix_user"); self.mix_user = <int32_t*>a.data
+        a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
+        a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
+        self.pool = None
+        self.streams = None
+        kn = self.k * self.N
+        a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
+        a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
+        a = arr("m_lpn", kn, np.int32); self.m_lpn = <int32_t*>a.data
+        a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
+        a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
+        a = arr("m_key", 4 * kn, np.int64); self.m_key = <int64_t*>a.data   # pairs, then the sort's scratch
+        a = arr("m_slot", MAX_RANKED * kn, np.int32, -1); self.m_slot = <int32_t*>a.data
+        a = arr("m_rowstamp", MAX_RANKED * self.N, np.int32); self.m_rowstamp = <int32_t*>a.data
+        self.rowstamp_serial = 0
+        nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
+        a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
+        a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
+        a = arr("x_chan", nx, np.int32); self.x_chan = <int32_t*>a.data
+        a = arr("x_xfer", nx, np.int32); self.x_xfer = <int32_t*>a.data
+        a = arr("x_dur", nx, np.int64); self.x_dur = <int64_t*>a.data
+        a = arr("x_dsb", nx, np.int32); self.x_dsb = <int32_t*>a.data
+        a = arr("x_off", nx, np.int32); self.x_off = <int32_t*>a.data
+        a = arr("x_cmask", nx, np.uint64); self.x_cmask = <uint64_t*>a.data
+        self.h_on_rr = hooks.on_read_reclaim if hooks is not None else None
+        self.h_place = hooks.place_migration if hooks is not None else None
+        self.h_choose = hooks.choose_gc_victim if hooks is not None else None
+        kinds = hooks.place_kinds if hooks is not None else ()
+        self.place_rr = self.h_place is not None and "rr" in kinds
+        self.place_gc = self.h_place is not None and "gc" in kinds
+        self.state_view = state_view
+        self.check_fn = check_fn
+        self.rr_events = []
+        self.gc_events = []
+        self.in_mig = False
+        self.untimed = False
+
+    def array(self, name):
+        """A NumPy view of one of this layer's arrays (block_reads, rr_threshold)."""
+        return self._keep[name]
+
+    def events(self, bint rr):
+        return self.rr_events if rr else self.gc_events
+
+    def set_untimed(self, bint on):
+        self.untimed = on
+
+    def clear_events(self):
+        self.rr_events.clear()
+        self.gc_events.clear()
+
+    cdef int64_t retries(self, int64_t blk) noexcept nogil:
+        cdef int64_t r = <int64_t>self.block_reads[blk] * PPM_C
+        cdef int64_t thr = self.rr_threshold[blk]
+        cdef int64_t n = 0
+        cdef int32_t i
+        for i in range(self.n_steps):
+            if r >= self.retry_steps[i] * thr:
+                n += 1
+        return n
+
+    cdef int32_t die_of(self, int64_t ppn) noexcept nogil:
+        cdef int64_t blk = self.ftl.div_N(ppn)
+        cdef int64_t sbq = self.ftl.div_k(blk)
+        return self.comp_die[(sbq // self.S) * self.k + (blk - sbq * self.k)]
+
+    # ================================================================ GC
+    cdef int run_gc(self, int32_t lane, int64_t t) except -1 nogil:
+        cdef int32_t victim, n = 0
+        cdef int32_t full = self.k * self.N
+        if self.in_mig:
+            return 0
+        while (self.ftl.gc_due[lane] > 0 and n < self.S and self.ftl.below_gc(lane)
+               and self.ftl.unerased[lane] < self.ftl.max_in_flight):
+            victim = self.gc_victim(lane, t)
+            if victim < 0 or self.ftl.sb_valid[victim] >= full:
+                break
+            self.ftl.gc_due[lane] = self.ftl.gc_due[lane] - 1
+            self.migrate(victim, False, t)
+            n += 1
+        self.ftl.gc_due[lane] = 0
+        return 0
+
+    cdef int erase_event(self, int64_t t, EraseEv* ev, bint collect) except -2 nogil:
+        """gc.free_pool = "erased": take the booked erase that ends first, if it ends by
+        ``t`` (-1: none).  Its superblock joins its lane's pool; if ``collect`` and the lane
+        is still below the GC threshold, with fewer than max_victims_in_flight victims whose
+        erase has not ended, one more victim is decided at that erase's end, then the
+        victims its own allocations owe (returns 1; else 0).  The engine loops over these
+        (engine.pyx, _erase_events)."""
+        cdef int32_t victim, full = self.k * self.N
+        if not self.sched.pop_erase_ev(t, ev):
+            return -1
+        if self.ftl.sb_tag[ev.victim] == ev.tag:
+            self.ftl.sb_tag[ev.victim] = 0
+            self.ftl.unerased[ev.lane] = self.ftl.unerased[ev.lane] - 1
+        if not collect or self.in_mig or not self.ftl.below_gc(ev.lane) or self.ftl.unerased[ev.lane] >= self.ftl.max_in_flight:
+            return 0
+        victim = self.gc_victim(ev.lane, ev.end)
+        if victim < 0 or self.ftl.sb_valid[victim] >= full:
+            return 0
+        self.cnt[C_GC_AT_ERASE] += 1
+        self.migrate(victim, False, ev.end)
+        self.run_gc(ev.lane, ev.end)
+        return 1
+
+    cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil:
+        cdef int32_t S = self.S, r, sb, best = -1, best_valid = 0
+        if self.h_choose is not None:
+            with gil:
+                states = self.ftl.array("sb_state")[lane * S:(lane + 1) * S]
+                cand = np.flatnonzero(states == S_CLOSED) + lane * S
+                if cand.size == 0:
+                    return -1
+                v = int(self.h_choose(self.state_view(t), lane, cand, self.ftl.array("sb_valid")[cand].copy()))
+                if v not in set(cand.tolist()):
+                    raise EngineError(f"policy choose_gc_victim returned {v}, not a closed superblock of lane {lane}")
+                return v
+        for r in range(S):
+            sb = lane * S + r
+            if self.ftl.sb_state[sb] == S_CLOSED and (best < 0 or self.ftl.sb_valid[sb] < best_valid):
+                best = sb
+                best_valid = self.ftl.sb_valid[sb]
+        return best
+
+    # ================================================================ migration
+    cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil:
+        A = self._keep
+        comps = A["m_comp"][:n].copy()
+        dest = self.h_place(self.state_view(t), "rr" if is_rr else "gc", victim, comps,
+                            A["m_off"][:n].copy(), A["m_lpn"][:n].copy())
+        dest = np.asarray(dest)
+        if dest.shape != comps.shape or (dest.size and (dest.min() < 0 or dest.max() >= self.k)):
+            raise EngineError(f"policy place_migration must return {n} component indices in "
+                              f"[0, {self.k}), got shape {dest.shape}")
+        A["m_dest"][:n] = dest
+        return 0
+
+    cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil:
+        cdef int32_t k = self.k, N = self.N, S = self.S
+        cdef int32_t lane = victim // S
+        cdef int32_t base = lane * k
+        cdef int32_t n = 0, nt = 0, off, c, lpn, q, qq, nd
+        cdef int64_t ppn
+        cdef int32_t dies_seen[64]
+        cdef int64_t mu = 0, mr = 0, mg = 0, b
+        cdef int64_t sbs[MAX_RANKED]
+        cdef int32_t nsb, n_ranks
+        cdef bint plain, placed, direct
+        cdef int32_t drank[64]
+        cdef int32_t d = self.sched.group_dies[self.sched.group_first[lane]], n_reads = 0, n_progs = 0
+        cdef int64_t read_ns = 0
+        cdef int32_t cdie[64]
+        cdef int64_t cretry[64]
+        self.in_mig = True
+        if self.pool is not None:
+            self.pool.on_victim(victim)
+        self.ftl.detach_frontier(victim)
+        self.ftl.sb_state[victim] = S_VICTIM
+        with gil:
+            self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
+        for off in range(N):
+            for c in range(k):
+                lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
+                if lpn >= 0:
+                    self.m_comp[n] = c
+                    self.m_off[n] = off
+                    self.m_lpn[n] = lpn
+                    self.m_dest[n] = c
+                    n += 1
+        placed = n and ((is_rr and self.place_rr) or (not is_rr and self.place_gc))
+        if placed:
+            self.call_place(is_rr, victim, n, t)
+        # reads: one transaction per (source row, die); a component's die and retry steps are
+        # the same on every row, so they are looked up once
+        for c in range(k):
+            cdie[c] = self.comp_die[base + c]
+            cretry[c] = self.retries(<int64_t>victim * k + c)
+        n_ranks = _die_ranks(cdie, k, drank)
+        plain = self.streams is None and (self.pool is None or not (is_rr or self.pool.gc_internal))
+        # "gc-first" and "fcfs" book a one-die migration at once and in order when nothing is
+        # queued on its die (schedule()'s shortcut; "fcfs" never queues): its reads, programs
+        # and erase then run back to back, so only their counts and total times matter, and
+        # no transaction is written down
+        direct = (plain and not placed and self.pv is None and not self.untimed
+                  and self.sched_mode != SCHED_USER_FIRST and self.sched.group_len[lane] == 1
+                  and self.sched.q_len[d] == 0)
+        if direct:
+            read_ns = self._read_time(n, cretry, &n_reads)
+        else:
+            nt = self._reads(n, nt, base, cdie, cretry, drank)
+        # writes in source order, then one program per (dest superblock, offset, die)
+        if self.streams is not None:
+            self.streams.plan(victim, is_rr, self.m_lpn, n)
+        if plain:
+            n_progs = self._move_plain(victim, is_rr, n, direct)
+            if n_progs < 0:                                # too many destinations to count
+                direct = False
+                nt = self._reads(n, nt, base, cdie, cretry, drank)
+        for qq in range(0 if plain else n):
+            # the remap below loads each page's mapping entry, a DRAM miss on large
+            # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
+            # the core's miss buffers and are dropped)
+            if qq + MIG_PREFETCH < n:
+                q = qq + MIG_PREFETCH
+                if self.streams is not None:
+                    q = self.streams.perm[q]
+                prefetch(&self.ftl.lmap[2 * self.m_lpn[q]])
+            q = qq
+            if self.streams is None:                       # not plain: the write pool takes every page
+                ppn = self.pool.internal_slot(lane)
+            else:
+                q = self.streams.perm[qq]
+                if self.streams.code[q] >= 0:
+                    ppn = self.streams.slot_ppn(lane, self.streams.code[q], self.m_lpn[q])
+                else:
+                    ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            if is_rr:
+                self.mix_rr[self.ftl.div_N(ppn)] += 1
+            else:
+                self.mix_gc[self.ftl.div_N(ppn)] += 1
+            if self.ftl.check:
+                self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
+            self.ftl.remap(self.m_lpn[q], ppn)
+            self.m_newppn[q] = ppn
+        # one program per (dest superblock, offset, die), in that order: by direct address
+        # when the pages land in few superblocks, one per (superblock, offset, component),
+        # else by sorting keys
+        if not direct:
+            nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
+            c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
+            nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
+            nd = 0
+            for c in range(k):
+                nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
+            for c in range(nd):
+                self.x_phase[nt] = PH_ERASE
+                self.x_die[nt] = dies_seen[c]
+                self.x_chan[nt] = 0
+                self.x_xfer[nt] = 0
+                self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
+                nt += 1
+        self.cnt[C_PROGRAMMED] += n
+        for c in range(k):
+            b = <int64_t>victim * k + c
+            mu += self.mix_user[b]
+            mr += self.mix_rr[b]
+            mg += self.mix_gc[b]
+            self.mix_user[b] = 0
+            self.mix_rr[b] = 0
+            self.mix_gc[b] = 0
+            self.block_reads[victim * k + c] = 0
+            self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
+            if self.erasers is not None:
+                self.erasers.chain_block_erased(b)
+        if self.streams is not None:
+            self.streams.moved(self.m_lpn, n)
+        if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
+            self.cnt[C_ERASES_RR] += k
+        else:
+            self.cnt[C_ERASES_GC] += k
+        if is_rr and n and not self.rr_touched[victim]:
+            self.cnt[C_RR_EPISODES] += 1
+        self.rr_touched[victim] = 0
+        self.ftl.sb_state[victim] = S_FREE
+        self.ftl.free_push(lane, victim)
+        self.cnt[C_ERASES] += k
+        if is_rr:
+            self.cnt[C_RR_COUNT] += 1
+            self.cnt[C_RR_MOVES] += n
+            self.cnt[C_RR_VIC_USER] += mu
+            self.cnt[C_RR_VIC_RR] += mr
+            self.cnt[C_RR_VIC_GC] += mg
+            if mr:
+                self.cnt[C_RR_SECOND] += 1
+        else:
+            self.cnt[C_GC_COUNT] += 1
+            self.cnt[C_GC_MOVES] += n
+        with gil:
+            if self.check_fn is not None:
+                self.check_fn()
+            if is_rr:
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg)))
+            else:
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg)))
+        self.in_mig = False
+        if self.pool is not None and not self.pool.reset_per_page:
+            self.pool.after_migration(lane)
+        if direct:
+            self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
+        elif not self.untimed:
+            self.schedule(is_rr, victim, lane, t, nt, n)
+        return 0
+
+    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil:
+        """Total time (ns) of the reads _reads() would write for pages 0..n-1 of a one-die
+        migration, one per source row with pages, at the slowest page's retries; the rows'
+        count into n_rows."""
+        cdef int32_t q = 0, off, rows = 0
+        cdef int64_t worst, total = 0
+        while q < n:
+            off = self.m_off[q]
+            worst = 0
+            while q < n and self.m_off[q] == off:
+                if cretry[self.m_comp[q]] > worst:
+                    worst = cretry[self.m_comp[q]]
+                q += 1
+            total += self.t_read + self.retry_extra[worst]
+            rows += 1
+        n_rows[0] = rows
+        return total
+
+    cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
+                           int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
+        """schedule() of a one-die migration under "gc-first" with nothing queued on the die, or
+        under "fcfs": its n_reads reads (read_ns in all), then n_progs programs, then the erase,
+        each phase after the one before.  None moves data over the channel, so each operation
+        after the first starts where the one before it ended, and one op() per phase books
+        what one per transaction would."""
+        cdef int32_t job = self._open_job(is_rr, victim, lane, t)
+        cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
+        cdef int64_t read_end = t, prog_end = t
+        if n_reads:
+            read_end = self.sched.op(die, 0, PH_READ, 0, t, read_ns, cause)
+        if n_progs:
+            prog_end = self.sched.op(die, 0, PH_PROG, 0, read_end, <int64_t>n_progs * self.t_prog, cause)
+        self.sched.set_erase_end(job, self.sched.op(die, 0, PH_ERASE, 0, imax(read_end, prog_end), self.t_erase,
+                                                    cause))
+        return 0
+
+    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
+                        const int32_t* drank) noexcept nogil:
+        """The reads of migrated pages 0..n-1 (source order) as transactions nt, nt+1, ...: one
+        per (source row, die), the dies of a row in the order its pages meet them; returns the
+        new count.  A transaction takes its slowest page's retries, and counts its pages bound
+        for another die (channel transfers).  A die's slots are its rank's (``drank``)."""
+        cdef int32_t q = 0, c, r, nd, o, off
+        cdef int32_t order[64]
+        cdef int32_t r_xfer[64]
+        cdef int32_t r_chan[64]
+        cdef int32_t r_die[64]
+        cdef int64_t r_extra[64]
+        while q < n:
+            off = self.m_off[q]
+            nd = 0
+            while q < n and self.m_off[q] == off:
+                c = self.m_comp[q]
+                r = drank[c]
+                for o in range(nd):
+                    if order[o] == r:
+                        break
+                else:
+                    order[nd] = r
+                    nd += 1
+                    r_extra[r] = 0
+                    r_xfer[r] = 0
+                    r_die[r] = cdie[c]
+                if cretry[c] > r_extra[r]:
+                    r_extra[r] = cretry[c]
+                r_chan[r] = self.comp_chan[base + c]
+                if cdie[self.m_dest[q]] != cdie[c]:
+                    r_xfer[r] += 1
+                q += 1
+            for o in range(nd):
+                r = order[o]
+                self.x_phase[nt] = PH_READ
+                self.x_die[nt] = r_die[r]
+                self.x_chan[nt] = r_chan[r]
+                self.x_xfer[nt] = r_xfer[r]
+                self.x_dur[nt] = self.t_read + self.retry_extra[r_extra[r]]
+                nt += 1
+        return nt
+
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil:
+        """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
+        source order, and remap them (m_newppn); for migrations whose pages neither budget
+        streams nor a write pool place.  Every page's place is known: the victim's.  With
+        ``rows``, returns how many distinct (destination superblock, offset) the pages went
+        to (-1 past MAX_RANKED superblocks): a one-die migration's programs."""
+        cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
+        cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
+        cdef int64_t sbs[MAX_RANKED]
+        cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
+        cdef int32_t* stamp = self.m_rowstamp
+        if rows:
+            if self.rowstamp_serial == INT32_MAX:
+                memset(stamp, 0, sizeof(int32_t) * MAX_RANKED * N)
+                self.rowstamp_serial = 0
+            self.rowstamp_serial += 1
+            serial = self.rowstamp_serial
+        for q in range(n):
+            if q + MIG_PREFETCH < n:                       # the mapping entry each store will write
+                prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
+            ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            b = self.ftl.div_N(ppn)
+            mix[b] += 1
+            old = (vbase + self.m_comp[q]) * N + self.m_off[q]
+            if self.ftl.check:
+                self.ftl.ppn_version[ppn] = self.ftl.ppn_version[old]
+            self.ftl.move_mapped(self.m_lpn[q], old, ppn)
+            self.m_newppn[q] = ppn
+            if rows and n_rows >= 0:
+                sb = self.ftl.div_k(b)
+                if sb != last_sb:                          # its index among the superblocks met so far
+                    last_sb = sb
+                    rank = 0
+                    while rank < nsb and sbs[rank] != sb:
+                        rank += 1
+                    if rank == nsb:
+                        if nsb == MAX_RANKED:
+                            n_rows = -1
+                            continue
+                        sbs[nsb] = sb
+                        nsb += 1
+                slot = <int64_t>rank * N + (ppn - b * N)
+                if stamp[slot] != serial:
+                    stamp[slot] = serial
+                    n_rows += 1
+        self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
+        return n_rows
+
+    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
+                        uint64_t cmask) noexcept nogil:
+        """Transaction nt: the multi-plane program of the pages in cmask, on the die and row
+        of migrated page ``first``; xfer of them come from another die (a channel transfer)."""
+        cdef int64_t ppn = self.m_newppn[first]
+        cdef int64_t b = self.ftl.div_N(ppn)              # shifts, not divisions, for powers of two
+        cdef int32_t dsb = <int32_t>self.ftl.div_k(b), off = <int32_t>(ppn - b * self.N)
+        self.x_phase[nt] = PH_PROG
+        self.x_die[nt] = self.comp_die[base + self.m_dest[first]]
+        self.x_chan[nt] = self.comp_chan[base + self.m_dest[first]]
+        self.x_xfer[nt] = xfer
+        self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(dsb, off, cmask)
+        self.x_dsb[nt] = dsb
+        self.x_off[nt] = off
+        self.x_cmask[nt] = cmask
+        return 0
+
+    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
+        """The programs of migrated pages 0..n-1 as transactions nt, nt+1, ...; returns the new
+        count, or -1 (nothing written) when two pages share a (superblock, offset, component).
+
+        Each page goes to its slot (superblock rank, offset, component) of m_slot, with the
+        components of a row ordered by die rank; a scan of the slots in order then meets the
+        pages in the order of the sorted keys of _progs_sorted, and a die's pages of one row
+        side by side.  O(n + the slots each superblock's pages span), where the sort costs
+        two radix passes."""
+        cdef int32_t k = self.k, N = self.N
+        cdef int32_t cord[64]
+        cdef int32_t q, r, c, p = 0, j, first, xfer, d, rank = 0
+        cdef int64_t ppn, b, sb, last_sb = -1, slot, row
+        cdef int64_t lo[MAX_RANKED]
+        cdef int64_t hi[MAX_RANKED]
+        cdef int32_t* tab = self.m_slot
+        cdef int32_t* rowp
+        cdef uint64_t cmask
+        for r in range(n_ranks):                           # components by (die rank, index)
+            for c in range(k):
+                if drank[c] == r:
+                    cord[c] = p
+                    p += 1
+        for r in range(nsb):                               # the slots each superblock's pages span
+            lo[r] = INT64_MAX
+            hi[r] = -1
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            b = self.ftl.div_N(ppn)
+            sb = self.ftl.div_k(b)
+            if sb != last_sb:
+                last_sb = sb
+                rank = <int32_t>_rank(sbs, sb)
+            slot = (<int64_t>rank * N + (ppn - b * N)) * k + cord[self.m_dest[q]]
+            if tab[slot] >= 0:                             # a placement put two pages there
+                for r in range(nsb):
+                    for slot in range(lo[r], hi[r] + 1):
+                        tab[slot] = -1
+                return -1
+            tab[slot] = q
+            if slot < lo[rank]:
+                lo[rank] = slot
+            if slot > hi[rank]:
+                hi[rank] = slot
+        for rank in range(nsb):
+            if hi[rank] < 0:
+                continue
+            for row in range(lo[rank] // k, hi[rank] // k + 1):
+                rowp = tab + row * k
+                j = 0
+                while j < k:
+                    if rowp[j] < 0:
+                        j += 1
+                        continue
+                    first = rowp[j]
+                    r = drank[self.m_dest[first]]
+                    d = self.comp_die[base + self.m_dest[first]]
+                    xfer = 0
+                    cmask = 0
+                    while j < k:
+                        q = rowp[j]
+                        if q >= 0:
+                            if drank[self.m_dest[q]] != r:
+                                break
+                            if self.comp_die[base + self.m_comp[q]] != d:
+                                xfer += 1
+                            cmask |= (<uint64_t>1) << self.m_dest[q]
+                            rowp[j] = -1
+                        j += 1
+                    self._emit_prog(nt, base, first, xfer, cmask)
+                    nt += 1
+        return nt
+
+    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
+                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
+        """As _progs_direct, by sorting (superblock, offset, die) keys: the superblock enters
+        as its rank among the few this migration writes (nsb > 0), else as its id, and the
+        die as its rank among the lane's, which shortens the radix sort."""
+        cdef int32_t N = self.N, q, q0, q1, xfer, d
+        cdef int64_t ppn, b, key, last_sb = -1, last_rank = -1
+        cdef KeyIdx* ki = <KeyIdx*>self.m_key
+        cdef uint64_t cmask
+        for q in range(n):
+            ppn = self.m_newppn[q]
+            b = self.ftl.div_N(ppn)
+            key = self.ftl.div_k(b)
+            if nsb > 0:
+                if key != last_sb:                         # runs of one superblock are the rule
+                    last_sb = key
+                    last_rank = _rank(sbs, key)
+                key = last_rank
+            ki[q].key = (key * N + (ppn - b * N)) * n_ranks + drank[self.m_dest[q]]
+            ki[q].idx = q
+        # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
+        # often sorted already
+        for q in range(1, n):
+            if cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
+                _sort_keyidx(ki, ki + self.N * self.k, n)
+                break
+        q0 = 0
+        while q0 < n:
+            q1 = q0
+            xfer = 0
+            cmask = 0
+            key = ki[q0].key
+            d = self.comp_die[base + self.m_dest[ki[q0].idx]]
+            while q1 < n and ki[q1].key == key:
+                q = <int32_t>ki[q1].idx
+                if self.comp_die[base + self.m_comp[q]] != d:
+                    xfer += 1
+                cmask |= (<uint64_t>1) << self.m_dest[q]
+                q1 += 1
+            self._emit_prog(nt, base, <int32_t>ki[q0].idx, xfer, cmask)
+            nt += 1
+            q0 = q1
+        return nt
+
+    cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil:
+        """A new scheduler job for the migration of victim decided at t; returns its id."""
+        cdef int32_t job = self.sched.new_job(KIND_RR if is_rr else KIND_GC, lane, victim, t)
+        if self.sched.ev_on:  # the victim is on the free list, but not in the pool until its erase ends
+            self.ftl.sb_tag[victim] = self.sched.erase_tag(job)
+            self.ftl.unerased[lane] = self.ftl.unerased[lane] + 1
+        return job
+
+    cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
+                      int32_t n_pages) except -1 nogil:
+        cdef int32_t job = self._open_job(is_rr, victim, lane, t), i, q, d, p
+        cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
+        cdef int64_t end, e, ready
+        cdef int64_t phase_end[3]
+        cdef bint urgent
+        if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
+            end = t
+            for i in range(n_tx):
+                e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t, self.x_dur[i],
+                                  cause)
+                if self.x_phase[i] == PH_ERASE:
+                    end = imax(end, e)
+            self.sched.set_erase_end(job, end)
+            return 0
+        urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard
+        d = self.sched.group_dies[self.sched.group_first[lane]]
+        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0:
+            # one die with nothing queued: booking in order with the phase barriers is exactly what
+            # queueing and forcing would do, without the queue (the common gc-first case)
+            phase_end[0] = t
+            phase_end[1] = t
+            phase_end[2] = t
+            for i in range(n_tx):
+                p = self.x_phase[i]
+                if p == PH_READ:
+                    ready = t
+                elif p == PH_PROG:
+                    ready = phase_end[PH_READ]
+                else:
+                    ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
+                e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready, self.x_dur[i], cause)
+                phase_end[p] = imax(phase_end[p], e)
+            self.sched.set_erase_end(job, phase_end[PH_ERASE])
+            return 0
+        for i in range(n_tx):
+            self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
+                             self.x_dsb[i], self.x_off[i], self.x_cmask[i])
+        if not urgent:
+            # reads of moved pages go to the old place until they are programmed
+            for q in range(n_pages):
+                self.sched.set_src(self.m_newppn[q],
+                                   (<int64_t>victim * self.k + self.m_comp[q]) * self.N + self.m_off[q])
+            return 0
+        self.sched.force(job)  # "gc-first", or urgent: booked at once
+        return 0
+
+    cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil:
+        cdef int32_t k = self.k, c
+        cdef bint due = False
+        if self.ftl.sb_state[sb] == S_FREE or self.ftl.sb_state[sb] == S_VICTIM:
+            return 0
+        for c in range(k):
+            if self.block_reads[sb * k + c] >= self.rr_threshold[sb * k + c]:
+                due = True
+        if not due:
+            return 0
+        with gil:
+            self.cur_routine = "default"
+            if self.h_on_rr is not None:
+                self.cur_routine = str(self.h_on_rr(self.state_view(t), sb) or "default")
+        self.migrate(sb, True, t)
+        self.run_gc(sb // self.S, t)
+        return 0
+
+    # ================================================================ background loop
+    cdef int run_bg(self, int64_t until) except -1 nogil:
+        """Start, in time order, the background work (queued transactions, then idle moves on
+        ties, then lower dies) that can start before ``until``.  The scheduler keeps each
+        die's start from the last look (hs): it stays a lower bound, since a die's clock only
+        moves on, until the die's queues change or a job finishes a phase, which mark it
+        stale.  The earliest bound is looked at again before it is taken."""
+        cdef int32_t d, best, kind, best_kind
+        cdef int64_t s, best_s
+        # every start is at or after the last scan's earliest, while no queue has changed
+        if until <= self.sched.bg_next:
+            return 0
+        while True:
+            best = -1
+            best_s = 0
+            best_kind = 0
+            for d in range(self.n_dies):
+                if self.sched.hs_all_stale or self.sched.hs_stale[d]:
+                    self.sched.hs[d] = self.sched.next_start(d)
+                    self.sched.hs_stale[d] = 0
+                s = self.sched.hs[d]
+                if s == INT64_MAX:
+                    continue
+                kind = self.sched.hs_kind[d]
+                if best < 0 or s < best_s or (s == best_s and kind < best_kind):
+                    best = d
+                    best_s = s
+                    best_kind = kind
+            self.sched.hs_all_stale = False
+            if best < 0 or best_s >= until:
+                self.sched.bg_next = best_s if best >= 0 else INT64_MAX
+                return 0
+            s = self.sched.next_start(best)                        # the bound may have moved on
+            if s != best_s:
+                self.sched.hs[best] = s
+                continue
+            if best_kind == 0:
+                self.sched.book_head(best, best_s)
+            else:
+                self.idle_move(best, best_s)
+
+    cdef int idle_move(self, int32_t die, int64_t start) except -1 nogil:
+        cdef IdleMove m = self.sched.pop_idle(die)
+        if self.ftl.lmap[2 * m.lpn] != m.src:
+            self.cnt[C_IDLE_DROPPED] += 1
+            return 0
+        self.cnt[C_IDLE_MOVES] += 1
+        self.move_page(die, m.lpn, m.src, m.dest, start, CAUSE_MOVE)
+        return 0
+
+    cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
+                       int32_t cause) except -1 nogil:
+        """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
+        frontier (or, with budget streams, to the stream block they pick): read from ``start``,
+        then program; the source superblock has had an RR move."""
+        cdef int32_t k = self.k, N = self.N, lane, ddie, cross
+        cdef int64_t ppn, extra, r_end
+        lane = self.ftl.lane_of(src)
+        if not self.rr_touched[src // N // k]:
+            self.rr_touched[src // N // k] = 1
+            self.cnt[C_RR_EPISODES] += 1
+        self.in_mig = True
+        if self.streams is not None and self.streams.mode == MODE_BUDGET:  # Reallocation's matching
+            ppn = self.streams.place_one(lane, lpn, src // N)
+            self.streams.moved(&lpn, 1)
+        else:
+            ppn = self.ftl.gc_slot(lane, dest)
+        self.in_mig = False
+        if self.ftl.check:
+            self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]
+        self.ftl.remap(lpn, ppn)
+        self.mix_rr[self.ftl.div_N(ppn)] += 1
+        self.cnt[C_PROGRAMMED] += 1
+        ddie = self.die_of(ppn)
+        cross = 1 if ddie != die else 0
+        extra = self.retry_extra[self.retries(src // N)]
+        r_end = self.sched.op(die, self.comp_chan[lane * k + (src // N) % k], PH_READ, cross, start,
+                      self.t_read + extra, cause)
+        self.sched.op(ddie, self.comp_chan[lane * k + dest], PH_PROG, cross, r_end,
+                      self.t_prog if self.pv is None else self.pv.page_ns(ppn), cause)
+        self.run_gc(lane, start)
+        return 0
+
+
+def sort_order(keys):
+    """The order in which ``migrate`` books programs with these int64 keys (>= 0): by key,
+    ties by position.  For tests of the radix sort."""
+    cdef cnp.ndarray k = np.ascontiguousarray(keys, dtype=np.int64)
+    cdef int32_t n = len(k), i
+    cdef cnp.ndarray buf = np.zeros(4 * max(n, 1), np.int64)
+    cdef KeyIdx* a = <KeyIdx*>buf.data
+    for i in range(n):
+        a[i].key = (<int64_t*>k.data)[i]
+        a[i].idx = i
+    _sort_keyidx(a, a + n, n)
+    return [int(a[i].idx) for i in range(n)]

@@ -1,0 +1,224 @@
+# Scheduler layer: dies, channels and queues of flash transactions.
+# Twin: sched_py.py.  docs/model.md section 5 describes the rules.
+# Times are int64 ns.  A *job* is one decided GC or RR migration; its
+# transactions wait in per-die FIFO queues until they are booked.
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+cimport cython
+
+from .common cimport *
+
+
+cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil     # realloc, or MemoryError
+
+ctypedef struct Txn:                   # one queued background transaction
+    int64_t dur                        # sensing, programming or erase time (ns)
+    uint64_t cmask                     # programs: components of (dsb, off) this transaction writes
+    int32_t job                        # job id
+    int32_t chan                       # channel of its transfers
+    int32_t n_xfer                     # pages moved over the channel
+    int32_t dsb                        # programs: destination superblock
+    int32_t off                        # programs: destination page offset
+    int8_t phase                       # PH_READ / PH_PROG / PH_ERASE
+
+ctypedef struct Job:                   # one decided migration
+    int64_t t0                         # when it was decided
+    int64_t end[3]                     # latest end of its booked transactions, per phase
+    int32_t left[3]                    # its transactions still queued, per phase
+    int32_t lane, victim, event        # event: index into the rr or gc erase-time table
+    int8_t kind                        # KIND_GC / KIND_RR
+
+cdef enum:
+    IVC = 64                           # busy intervals per channel chunk
+    IVC_SPARE = 1024                   # dropped chunks kept for reuse, at most (1 MB)
+
+ctypedef struct IvChunk:               # a run of a channel's busy intervals, sorted, disjoint
+    int32_t n
+    int64_t v[2 * IVC]                 # (start, end) pairs in ns
+
+ctypedef struct FlushEnt:              # a flush transaction in the destage buffer (heap entry)
+    int64_t end                        # when its program ends (ns)
+    int64_t pages                      # its pages still counted in the buffer
+
+ctypedef struct EraseEv:               # gc.free_pool = "erased": a booked erase whose end is not yet reached
+    int64_t end                        # when the victim's last erase ends (ns)
+    int64_t tag                        # 2 * event + kind + 1: unique per job, as Ftl.sb_tag holds it
+    int32_t lane, victim
+
+ctypedef struct IdleMove:              # a policy page move waiting for idle time
+    int64_t t                          # queued at
+    int32_t lpn, src, dest             # page, its ppn when queued, destination component
+
+
+@cython.final
+cdef class Scheduler:
+    # ---- configuration
+    cdef int32_t n_dies, n_chan, k, N, S, n_lanes, sched, destage_cap
+    cdef int64_t t_xfer
+    cdef bint gapfill
+    cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l (borrowed)
+    cdef int32_t* group_first          # [n_lanes] first die of the lane's die group ...
+    cdef int32_t* group_len            # [n_lanes] ... and how many (dies are listed in group_dies)
+    cdef int32_t* group_dies           # [n_lanes*k] sorted dies of each lane
+    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef object _keep                  # NumPy arrays that own the memory above and below
+
+    # ---- dies
+    cdef int64_t* die_free             # [n_dies] busy-until of every booked operation
+    cdef int64_t* die_prog_end         # [n_dies] end of the latest booked program
+    cdef int64_t* user_free            # [n_dies] end of the latest user or flush operation
+    cdef int64_t* die_busy             # [n_dies] booked operation time
+    cdef int32_t* die_q_progs          # [n_dies] queued, unbooked programs
+    cdef int64_t* die_erase_end        # [n_dies] end of the latest booked erase (HotR's erase-blocks option)
+    # ---- channels
+    cdef int64_t* chan_free            # [n_chan] "busy-until" model
+    cdef IvChunk*** ivc                # [n_chan] "gap-fill": chunks of busy intervals, in time order
+    cdef int32_t* ivc_n                # [n_chan] chunks in use
+    cdef int32_t* ivc_cap              # [n_chan] chunk slots allocated (the dropped ones included)
+    cdef int32_t* ivc_lo               # [n_chan] dropped slots before the first live one (ivc and ivc_end
+                                       # point past them, so a drop is O(1); _grow_chunks reclaims them)
+    cdef int64_t** ivc_end             # [n_chan][chunk] end of each chunk's last interval, for the search
+    cdef int64_t* ivc_dropped          # [n_chan] chunks dropped since time 0
+    cdef IvChunk** ivc_spare           # chunks dropped and kept for reuse (a stack): a busy channel drops
+    cdef int32_t ivc_spare_n           # and splits chunks all the time, and malloc/free cost more
+    cdef int64_t* ivc_last_s           # [n_chan] start of the channel's last interval (when it has one):
+                                       # a transfer before it skips the last chunk's lines
+    cdef int64_t* die_finger           # [n_dies] where the die's last searched booking landed: chunk index
+                                       # plus the channel's ivc_dropped then (a die books forward in time,
+                                       # so its next booking is near; the search starts there)
+    cdef int32_t* die_finger_ii        # [n_dies] and the interval's index in that chunk
+    cdef int64_t horizon               # every booking from now on starts at or after this time
+    # ---- background queues
+    cdef Txn** q                       # [n_dies] ring buffers
+    cdef int32_t* q_head
+    cdef int32_t* q_len
+    cdef int32_t* q_cap
+    cdef int64_t bg_pending            # queued transactions, all dies
+    cdef int64_t bg_next               # no queued transaction or idle move can start before this (ns);
+                                       # set by Reclaim.run_bg's scan, -1 after any change to the queues
+    cdef int64_t* hs                   # [n_dies] run_bg's last look at each die: no queued transaction or
+                                       # idle move of it can start before this (ns), INT64_MAX none ready
+    cdef int8_t* hs_kind               # [n_dies] what starts then: 0 a queued transaction, 1 an idle move
+    cdef uint8_t* hs_stale             # [n_dies] 1: the die's queues changed since (look again)
+    cdef bint hs_all_stale             # a job finished a phase: the heads it held back on any die may go
+    cdef Job* jobs                     # [jobs_cap] by id; ids restart when nothing is queued
+    cdef int32_t n_jobs, jobs_cap
+    cdef int32_t* sb_erase_job         # [n_sb] job whose erase of this superblock is not booked, -1 none
+    cdef int32_t* src_of               # [n_pages] source ppn of a move not programmed yet, -1 (user-first only)
+    cdef int64_t n_src                 # entries set in src_of
+    cdef int64_t* erase_end[2]         # [events] per job kind: when the event's last erase ended, -1 pending
+    cdef int32_t n_events[2]
+    cdef int32_t events_cap[2]
+    # ---- policy idle moves
+    cdef IdleMove** iq                 # [n_dies] ring buffers
+    cdef int32_t* iq_head
+    cdef int32_t* iq_len
+    cdef int32_t* iq_cap
+    cdef int64_t idle_pending
+    # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
+    cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
+    cdef int32_t heap_len, heap_cap
+    cdef int64_t heap_pages            # pages in the buffer
+    # ---- erase-end events (gc.free_pool = "erased"), unsorted; the earliest is found by a scan
+    cdef bint ev_on
+    cdef EraseEv* ev
+    cdef int32_t n_ev, ev_cap
+    cdef int64_t ev_min                # earliest end among them (INT64_MAX when none)
+
+    cdef void reset(self) noexcept nogil                                      # empty clocks and queues, time 0
+    # ---- resources
+    cdef inline int64_t xfer(self, int32_t chan, int64_t t, int32_t n, int32_t die) except -1 nogil:
+        """End (ns) of an n-page transfer of die on chan ready at t: the first free stretch long
+        enough ("gap-fill"), or after the channel's last transfer ("busy-until").  Most
+        gap-fill bookings land at or after the channel's last busy interval; the rest search."""
+        cdef int64_t dur = n * self.t_xfer, e
+        cdef IvChunk* c
+        if not self.gapfill:
+            e = imax(t, self.chan_free[chan]) + dur
+            self.chan_free[chan] = e
+            return e
+        if dur == 0:
+            return t
+        cdef int32_t last = self.ivc_n[chan] - 1
+        if last >= 0 and self.ivc_last_s[chan] <= t:   # at or after the last interval's start
+            c = self.ivc[chan][last]
+            if c.v[2 * c.n - 1] >= t:                  # inside it or touching it: grow it
+                e = c.v[2 * c.n - 1] + dur
+                c.v[2 * c.n - 1] = e
+                self.ivc_end[chan][last] = e
+                return e
+            if c.n < IVC:                              # after it, with room in its chunk
+                c.v[2 * c.n] = t
+                c.v[1 + 2 * c.n] = t + dur
+                c.n += 1
+                self.ivc_end[chan][last] = t + dur
+                self.ivc_last_s[chan] = t
+                return t + dur
+        return self.xfer_fit(chan, t, dur, die)
+    cdef inline void prefetch_finger(self, int32_t die, int32_t chan) noexcept nogil:
+        """Prefetch the lines a "gap-fill" channel search for die would start from (no effect
+        on results): the chunk and the interval where its last searched booking landed."""
+        cdef int64_t ci = self.die_finger[die] - self.ivc_dropped[chan]
+        cdef IvChunk* c
+        if 0 <= ci < self.ivc_n[chan]:
+            c = self.ivc[chan][ci]
+            prefetch(c)
+            prefetch(&c.v[2 * self.die_finger_ii[die]])
+    cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil
+    cdef int iv_insert(self, int32_t chan, int32_t ci, int32_t ii, int64_t s, int64_t e) except -1 nogil
+    cdef IvChunk** _grow_chunks(self, int32_t chan) noexcept nogil
+    cdef IvChunk* _chunk_new(self) except NULL nogil                       # a spare chunk, else a new one
+    cdef void _chunk_drop(self, IvChunk* c) noexcept nogil                   # keep it as a spare, or free it
+    cdef inline int64_t op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t ready,
+                    int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t start = imax(ready, self.die_free[die]), end
+        if phase == PH_READ:
+            end = start + dur
+            if n_xfer:
+                end = self.xfer(chan, end, n_xfer, die)
+        elif phase == PH_PROG:
+            end = (self.xfer(chan, start, n_xfer, die) if n_xfer else start) + dur
+            self.die_prog_end[die] = end
+        else:
+            end = start + dur
+            self.die_erase_end[die] = end
+        self.die_free[die] = end
+        self.die_busy[die] += end - start
+        self.cnt[C_BUSY_USER + cause] += end - start
+        return end
+    cdef inline int64_t user_op(self, int32_t die, int32_t chan, int32_t phase, int32_t n_xfer, int64_t t,
+                         int64_t dur, int32_t cause) except -1 nogil:
+        cdef int64_t wait, end
+        if cause == CAUSE_USER:
+            wait = self.die_free[die] - imax(t, self.user_free[die])
+            if wait > 0:
+                add_wide(self.cnt, C_USER_WAIT_BG, wait)
+        end = self.op(die, chan, phase, n_xfer, t, dur, cause)
+        self.user_free[die] = end
+        return end
+    # ---- background jobs
+    cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil
+    cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
+                   int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil
+    cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil          # dst is read at src until programmed
+    cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil  # start of the die's head, -1 if none
+    cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its head, else of its first idle move
+    cdef inline void changed(self, int32_t die) noexcept nogil:
+        """The die's queues changed: run_bg looks at it again."""
+        self.hs_stale[die] = 1
+        self.bg_next = -1
+    cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
+    cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
+    cdef bint job_pending(self, int32_t job) noexcept nogil
+    cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil       # the job's erases are booked
+    cdef bint pop_erase_ev(self, int64_t t, EraseEv* out) noexcept nogil      # earliest ending by t, if any
+    cdef inline int64_t erase_tag(self, int32_t job) noexcept nogil:
+        """The tag of a job's erase event, unique per job (its event index per kind)."""
+        return 2 * self.jobs[job].event + self.jobs[job].kind + 1
+    # ---- idle moves
+    cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
+    cdef IdleMove pop_idle(self, int32_t die) noexcept nogil
+    # ---- destage buffer
+    cdef int64_t destage(self, const int64_t* ends, int32_t n, int64_t t) except -1 nogil  # when it has room
+    cdef int destage_push(self, int64_t end, int32_t pages) except -1 nogil
+    cdef void _heap_pop(self) noexcept nogil

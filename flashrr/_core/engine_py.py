@@ -1,0 +1,455 @@
+"""The reference engine (twin of ``engine.pyx``): the request loop over the
+layers.  Both engines are driven the same way::
+
+    eng = ReferenceEngine(layout, hooks, seed)
+    eng.precondition(fill_pages, warmup_lpns)
+    eng.run(time_ns, offset, size, is_write, repeat)   # may be called again with later chunks
+    eng.finish()
+    raw = eng.results()          # counters, histograms, event lists, die busy time
+
+``hooks`` is a :class:`flashrr.policy.PolicyHooks`: the policy's rare-event
+callbacks (or None where the policy keeps the default behaviour).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from .counters import COUNTERS
+from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
+from .invariants import STALL_WITH_EARLY_MOVES, check_state
+from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
+from .device.cache_py import Cache
+from .device.ftl_py import Ftl
+from .device.reclaim_py import Reclaim
+from .device.sched_py import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
+from .mechanisms.page_counters_py import PageCounters
+from .mechanisms.redundancy_py import RED_OPTIMAL, RED_RAILS
+from .mechanisms.streams_py import Streams
+from .mechanisms.write_pool_py import WritePool
+from .options.held_writes_py import HeldWrites
+from .options.pv_timing_py import PVTiming
+from . import assembly
+
+
+class ReferenceEngine:
+    """One simulated SSD.  All times are integer ns, all sizes pages unless named."""
+
+    def __init__(self, layout: Layout, hooks, seed: int = 0, check: bool = False):
+        L = self.L = layout
+        self.hooks = hooks
+        self.c = dict.fromkeys(COUNTERS, 0)
+        self.hist = {kind: np.zeros(HIST_BUCKETS, dtype=np.int64) for kind in ("read", "write", "io")}
+        self.sched = Scheduler(L, self.c)
+        self.ftl = Ftl(L, self.sched, check)
+        self.cache = Cache(L.cache_pages)
+        self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
+                          self.check_invariants if check else None)
+        self.page_counters = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
+        self.pv = PVTiming(L) if L.pv is not None else None
+        self.ftl.pv = self.rc.pv = self.pv
+        ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=self.c, comp_die=None,
+                              block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
+                              page_counters=self.page_counters, page_counts=self.page_counters.counts, seed=seed)
+        if getattr(hooks, "rr_streams", None) is not None and self.page_counters.group != 1:
+            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
+        s = self.slots = assembly.build(ctx, hooks, reference=True)
+        self.readers, self.requesters, self.writers = s.readers, s.requesters, s.writers
+        self.redirector, self.placer = s.redirector, s.placer
+        self.rc.erasers = s.erasers
+        self.red = s.write_path
+        mp = s.migration_placer
+        self.rc.pool = mp if isinstance(mp, WritePool) else None
+        self.rc.streams = mp if isinstance(mp, Streams) else None
+        self.held = HeldWrites() if L.gc_write_stall else None
+        if self.held is not None and self.requesters is not None:
+            raise EngineError(STALL_WITH_EARLY_MOVES)
+        self.check = check
+        self.n_filled = 0
+        self.last_arrival = 0
+
+    # ------------------------------------------------------------------ requests
+    def _group(self, ppns: list, extras: list | None = None) -> list:
+        """Greedy multi-plane grouping, in page order: a page joins the first earlier
+        transaction on its die at the same page offset whose planes it does not use.
+        Returns [(die, chan, n_pages, extra_ns), ...] in creation order, where
+        ``extra_ns`` is the largest of the pages' ``extras`` (0 without)."""
+        L = self.L
+        k, N = L.k, L.pages_per_block
+        txns = []  # [die, off, plane_mask, chan, n, extra]
+        for i, ppn in enumerate(ppns):
+            blk, off = divmod(ppn, N)
+            idx = (blk // k // L.sb_per_lane) * k + blk % k
+            die, plane = int(L.comp_die[idx]), int(L.comp_plane_in_die[idx])
+            extra = extras[i] if extras is not None else 0
+            for tx in txns:
+                if tx[0] == die and tx[1] == off and not (tx[2] >> plane) & 1:
+                    tx[2] |= 1 << plane
+                    tx[4] += 1
+                    tx[5] = max(tx[5], extra)
+                    break
+            else:
+                txns.append([die, off, 1 << plane, int(L.comp_chan[idx]), 1, extra])
+        return [(tx[0], tx[3], tx[4], tx[5]) for tx in txns]
+
+    def _record(self, kind: str, latency: int) -> None:
+        b = hist_bucket(latency)
+        self.hist[kind][b] += 1
+        self.hist["io"][b] += 1
+        self.c[kind + "_latency_sum_ns"] += latency
+
+    def _user_page(self, lpn: int, t: int) -> int:
+        """Map ``lpn`` to the next user-frontier page; a new frontier superblock may owe GC."""
+        ftl = self.ftl
+        ppn = ftl.user_slot() if self.placer is None else self.placer.user_page(lpn)
+        lane = ftl.kick
+        self.rc.mix.user[ppn // self.L.pages_per_block] += 1
+        if lane >= 0:
+            ftl.kick = -1
+            self.rc.run_gc(lane, t)
+        ftl.remap(lpn, ppn)
+        return ppn
+
+    def _program_pages(self, lpns: list, t: int, cause: int) -> list:
+        """Write ``lpns`` through the user frontier at ``t``; returns when each page's
+        program ends (ns), in order."""
+        ppns = []
+        for lpn in lpns:
+            ppn = self._user_page(lpn, t)
+            if self.check:
+                self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+            ppns.append(ppn)
+        self.c["flash_pages_programmed"] += len(ppns)
+        ends = []
+        # with process variation a transaction lasts as long as its slowest page
+        extras = [self.pv.page_ns(p) - self.L.t_program_ns for p in ppns] if self.pv is not None else None
+        for die, chan, n, extra in self._group(ppns, extras):
+            end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)
+            ends.extend([end] * n)
+            self.c["user_flash_transactions"] += 1
+        return ends
+
+    def _read(self, t: int, lpn0: int, lpn1: int) -> None:
+        L, c, ftl, sc, rc = self.L, self.c, self.ftl, self.sched, self.rc
+        c["reads"] += 1
+        misses = []
+        for lpn in range(lpn0, lpn1 + 1):
+            c["read_pages"] += 1
+            if lpn in self.cache:
+                self.cache.touch(lpn)
+                c["cache_read_hits"] += 1
+            else:
+                misses.append(lpn)
+        done = t + L.t_dram_ns
+        if misses:
+            ppns = [int(ftl.l2p[lpn]) for lpn in misses]
+            for lpn, ppn in zip(misses, ppns):
+                if ppn < 0:
+                    raise EngineError(unwritten_read(lpn))
+            if self.check:
+                for lpn, ppn in zip(misses, ppns):
+                    if ftl.ppn_version[ppn] != ftl.version[lpn]:
+                        raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
+            # a page whose move is not programmed yet is read where it was
+            where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
+            extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
+            blocked = False
+            if self.redirector is not None:
+                misses, ppns, where, extras = self.redirector.redirect(misses, ppns, where, extras, t)
+                done = max(done, self.redirector.redirect_end)
+                blocked = self.redirector.redirect_blocked
+            for die, chan, n, extra in self._group(where, extras):
+                if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
+                    blocked = True
+                done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
+                c["retry_time_ns"] += extra
+                c["user_flash_transactions"] += 1
+            c["blocked_reads"] += blocked
+            c["flash_read_pages"] += len(ppns)
+            pending = []
+            for ppn in ppns:
+                blk = ppn // L.pages_per_block
+                rc.block_reads[blk] += 1
+                m = self.readers
+                while m is not None:
+                    m.page_read(ppn, blk, int(rc.block_reads[blk]), int(rc.rr_threshold[blk]), done)
+                    m = m.next_reader
+                if L.rr_enabled and rc.block_reads[blk] >= rc.rr_threshold[blk]:
+                    sb = blk // L.k
+                    if sb not in pending:
+                        pending.append(sb)
+            m = self.readers
+            while m is not None:
+                m.reads_done(done)
+                m = m.next_reader
+            self.page_counters.on_flash_reads(misses)
+            if L.cache_pages and L.read_allocate:
+                evicted = []
+                for lpn in misses:
+                    self.cache.insert(lpn, False, evicted)
+                if evicted:
+                    ends = self._program_pages(evicted, t, CAUSE_FLUSH)
+                    if L.write_ack_insert:
+                        self.sched.destage(ends, t)
+            for sb in pending:
+                rc.read_reclaim(sb, done)
+        self._record("read", done - t)
+        m = self.requesters
+        while m is not None:
+            m.request_done(done)
+            m = m.next_request
+
+    def _write(self, t: int, lpn0: int, lpn1: int) -> None:
+        L, c = self.L, self.c
+        c["writes"] += 1
+        n = lpn1 - lpn0 + 1
+        if self.check:
+            self.ftl.version[lpn0:lpn1 + 1] += 1
+        c["write_pages"] += n
+        c["host_pages_written"] += n
+        m = self.writers
+        while m is not None:
+            m.host_write(lpn0, lpn1)
+            m = m.next_writer
+        done = t + L.t_dram_ns
+        if L.cache_pages:
+            flush = []
+            for lpn in range(lpn0, lpn1 + 1):
+                if lpn in self.cache:
+                    self.cache.touch(lpn, dirty=True)
+                    c["cache_write_hits"] += 1
+                else:
+                    self.cache.insert(lpn, True, flush)
+            if flush:
+                ends = self._program_pages(flush, t, CAUSE_FLUSH)
+                if L.write_ack_insert:
+                    room = self.sched.destage(ends, t)
+                    if room > t:
+                        c["write_stall_ns"] += room - t
+                    done = max(done, room)
+                else:
+                    done = max(done, max(ends))
+        elif self.red is not None:
+            done = max(done, self._red_write(t, lpn0, lpn1))
+        elif self.held is not None:
+            done = self._stall_write(t, lpn0, lpn1)
+            if done is None:  # some page waits for its lane's erase: recorded when it is booked
+                return
+        else:
+            done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
+        self._record("write", done - t)
+        m = self.requesters
+        while m is not None:
+            m.request_done(done)
+            m = m.next_request
+
+    def _stall_write(self, t: int, lpn0: int, lpn1: int):
+        """gc.write_stall, no cache: map every page now; program now the pages whose lane
+        may write, and hold the others until an erase of their lane.  Returns the
+        request's completion, or None if a page is held."""
+        L, ftl = self.L, self.ftl
+        ppns = []
+        for lpn in range(lpn0, lpn1 + 1):
+            ppn = self._user_page(lpn, t)
+            if self.check:
+                ftl.ppn_version[ppn] = ftl.version[lpn]
+            ppns.append(ppn)
+        self.c["flash_pages_programmed"] += len(ppns)
+        held, now = [], []
+        for p in ppns:
+            (held if ftl.writes_held(ftl.lane_of(p)) else now).append(p)
+        done = t + L.t_dram_ns
+        extras = [self.pv.page_ns(p) - L.t_program_ns for p in now] if self.pv is not None else None
+        for die, chan, n, extra in self._group(now, extras):
+            done = max(done, self.sched.user_op(die, chan, PH_PROG, n, t, L.t_program_ns + extra, CAUSE_USER))
+            self.c["user_flash_transactions"] += 1
+        if not held:
+            return done
+        req = self.held.new_req(t, done, len(held))
+        for p in held:
+            self.held.hold(p, ftl.lane_of(p), req)
+        return None
+
+    def _release(self, lane: int, e: int) -> None:
+        """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
+        each); record a request's latency when its last page is booked."""
+        L, hw = self.L, self.held
+        keep = []
+        for ppn, ln, req in hw.pages:
+            if ln != lane:
+                keep.append((ppn, ln, req))
+                continue
+            extras = [self.pv.page_ns(ppn) - L.t_program_ns] if self.pv is not None else None
+            (die, chan, _, extra), = self._group([ppn], extras)  # one page: one transaction, on its die
+            end = self.sched.user_op(die, chan, PH_PROG, 1, e, L.t_program_ns + extra, CAUSE_USER)
+            self.c["user_flash_transactions"] += 1
+            self.c["write_stall_ns"] += e - hw.reqs[req][0]
+            if hw.page_booked(req, end):
+                self._record("write", hw.reqs[req][1] - hw.reqs[req][0])
+        hw.pages = keep
+
+    def _erase_events(self, t: int, collect: bool) -> None:
+        """gc.free_pool = "erased": every booked erase that ends by ``t``, earliest first
+        (Reclaim.erase_event); with gc.write_stall the erase's lane writes its held pages
+        at the erase's end once its pool is back at the threshold, or when no victim of
+        the lane is left in flight.  Under "user-first" the victims decided here may start
+        in the idle time before ``t``, and their erases may end by ``t`` in turn.  With
+        ``collect`` false (after the trace) no victim is started: on a lane that cannot get
+        back to its threshold, erase-started GC would otherwise never end."""
+        ftl, sc = self.ftl, self.sched
+        while True:
+            decided = False
+            while (r := self.rc.erase_event(t, collect)) is not None:
+                d, lane, end = r
+                decided = decided or d
+                if self.held is not None and self.held.pages and not ftl.writes_held(lane):
+                    self._release(lane, end)
+            if not decided or not (sc.bg_pending or sc.idle_pending):
+                return
+            self.rc.run_bg(t)
+
+    def _red_write(self, t: int, lpn0: int, lpn1: int) -> int:
+        """A host write under Rails, TTFlash or Optimal (redundancy.py); returns when it completes."""
+        red = self.red
+        if red.mode == RED_OPTIMAL:  # writes as in Baseline
+            return max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER))
+        if red.mode == RED_RAILS:
+            red.switch(t)
+            red.stamp_writes(lpn0, lpn1)
+            lpns = list(range(lpn0, lpn1 + 1))
+            if red.writes_to_a():
+                return max(self._program_pages(lpns, t, CAUSE_USER))
+            for lpn in lpns:  # map the A copy now; it is programmed at the flush
+                ppn = self._user_page(lpn, t)
+                if self.check:
+                    self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+            return red.program_b(lpn0, lpn1, t)
+        done, lpn = t, lpn0
+        while lpn <= lpn1:  # TTFlash: one stripe at a time
+            last = min(lpn | 3, lpn1)
+            ready = red.stripe_reads(lpn, last - lpn + 1, t)
+            done = max(done, max(self._program_pages(list(range(lpn, last + 1)), ready, CAUSE_USER)))
+            done = max(done, red.parity_program(lpn >> 2, ready))
+            lpn = last + 1
+        return done
+
+    # ------------------------------------------------------------------ public
+    def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:
+        """Sequentially write LPN 0..fill_pages-1, then the warm-up LPNs, untimed;
+        then reset every counter and clock (the device state is kept).  With PV
+        reassembly the fill keeps the static assembly; the warm-up reassembles."""
+        check_precondition(fill_pages, warmup_lpns, self.L.logical_pages)
+        self.n_filled = fill_pages
+        self.rc.untimed = True
+        dynamic = self.pv is not None and self.pv.dynamic
+        if dynamic:  # the fill takes the static assembly: it stands for data written long ago
+            self.pv.dynamic = False
+        placer = self.placer
+        if placer is not None and not placer.places_fill:  # the write pool starts empty at cap_min
+            self.placer = None
+        for lpn in range(fill_pages):
+            self._user_page(lpn, 0)
+        if dynamic:
+            self.pv.dynamic = True
+        for lpn in warmup_lpns:
+            self._user_page(int(lpn), 0)
+        self.rc.untimed = False
+        self.placer = placer
+        for name in COUNTERS:
+            self.c[name] = 0
+        assembly.reset_counters(self.slots)
+        self.rc.gc_events.clear()
+        self.rc.rr_events.clear()
+        self.sched.reset()
+        self.rc.block_reads[:] = 0
+
+    def run(self, time_ns, offset, size, is_write, repeat: int = 1) -> None:
+        """Replay requests in order (may be called again with later chunks)."""
+        ps = self.L.page_size_bytes
+        sc = self.sched
+        n = len(time_ns)
+        if n == 0:
+            return
+        check_requests(time_ns, offset, size, ps, self.L.logical_pages, self.last_arrival)
+        duration = int(time_ns[-1])
+        period = duration + max(1, duration // max(1, n - 1))
+        for r in range(repeat):
+            shift = r * period
+            for i in range(n):
+                t = int(time_ns[i]) + shift
+                if sc.bg_pending or sc.idle_pending:
+                    self.rc.run_bg(t)
+                if sc.erase_evs:
+                    self._erase_events(t, True)
+                m = self.requesters
+                while m is not None:
+                    m.arrival(t)
+                    m = m.next_request
+                sc.horizon = t
+                self.last_arrival = t
+                lpn0 = int(offset[i]) // ps
+                lpn1 = (int(offset[i]) + int(size[i]) - 1) // ps
+                self.c["requests"] += 1
+                if is_write[i]:
+                    self._write(t, lpn0, lpn1)
+                else:
+                    self._read(t, lpn0, lpn1)
+
+    def finish(self) -> None:
+        """End of the trace: count the background work still queued, then book it (idle
+        moves are dropped), so every RR and GC has an erase time."""
+        sc = self.sched
+        self.c["bg_pending_at_end"] = sc.bg_pending
+        for q in sc.iq:
+            q.clear()
+        sc.idle_pending = 0
+        if sc.bg_pending:
+            self.rc.run_bg(((1 << 63) - 1) >> 1)  # INT64_MAX >> 1, as the compiled engine
+        if self.held is not None and self.held.pages:  # let the held pages go: the erases that end after the trace
+            self._erase_events(((1 << 63) - 1) >> 1, False)
+            while self.held.pages:
+                self._release(self.held.pages[0][1], self.last_arrival)
+
+    def push_idle_move(self, lpn: int, dest_comp: int, t: int) -> None:
+        """Queue a page move of ``lpn`` to component ``dest_comp`` of its lane's GC/RR
+        frontier, to run when the die holding it is idle (no queued work, and the move
+        starts before the next arrival).  Decided when it runs: a move whose page was
+        overwritten or moved meanwhile drops itself."""
+        L = self.L
+        src = int(self.ftl.l2p[lpn]) if 0 <= lpn < L.logical_pages else -1
+        if src < 0 or not 0 <= dest_comp < L.k:
+            raise EngineError(f"idle move of LPN {lpn} to component {dest_comp}: no such page or component")
+        self.sched.push_idle(self.rc.die_of(src), lpn, src, dest_comp, t)
+
+    def state_view(self, t: int):
+        from ..policy import EngineState
+
+        f = self.ftl
+        return EngineState(
+            layout=self.L, now_ns=t, block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
+            sb_valid=f.sb_valid, sb_state=f.sb_state, l2p=f.l2p, p2l=f.p2l,
+            page_counters=self.page_counters.view(), die_free_ns=self.sched.die_free,
+            queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
+
+    def results(self) -> dict:
+        sc = self.sched
+        end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
+        return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
+                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
+                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "die_busy_ns": sc.die_busy.copy(), "end_ns": end,
+                "mechanism_counters": assembly.counter_values(self.slots)}
+
+    def mechanism(self, name: str):
+        """The mechanism switched on under ``name`` (its registry hook, e.g.
+        ``"working_sets"``), or None; tests read its state."""
+        return self.slots.mechanisms.get(name)
+
+    def block_mix(self, name: str) -> np.ndarray:
+        """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
+        return self.rc.mix.array(name)
+
+    def check_invariants(self) -> None:
+        f = self.ftl
+        check_state(self.L, f.l2p, f.p2l, f.sb_valid, f.sb_state, self.n_filled)

@@ -1,0 +1,63 @@
+# HotR hot-read replication: the R-LRU of recently read pages with read counts,
+# replicas of hot pages in a staging space, and redirection of reads whose die
+# is programming.  Twin: hot_replicas_py.py.  docs/hotr.md gives the model.
+
+from libc.stdint cimport int32_t, int64_t
+cimport cython
+
+from ..roles cimport Mechanism
+from ..device.sched cimport Scheduler
+
+
+@cython.final
+cdef class HotReplicas(Mechanism):
+    # roles (roles.pxd): read observer (reads_done: replica programs), write observer (host_write), read redirector (redirect, reserve)
+    # ---- configuration (policy.replication; on = False: never called)
+    cdef bint on
+    cdef int32_t thr                   # read count (this read included) at which a page is replicated
+    cdef int32_t cap                   # R-LRU entries = staging capacity (pages)
+    cdef int32_t n_stage               # staging dies (dedicated mode)
+    cdef bint op_mode                  # replicas in the data dies' spare space instead of staging dies
+    cdef bint erase_blocks             # an erase in progress also makes a read "blocked"
+    cdef int32_t k, N, S, n_dies, k_shift, N_shift
+    cdef int64_t t_read, t_prog, t_xfer
+    cdef int32_t* comp_die             # [n_lanes*k] (borrowed)
+    cdef int32_t* die_chan             # [n_dies] channel of each data die
+    cdef Scheduler sched
+    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef object _keep
+    # ---- R-LRU: a doubly linked list over entry slots, MRU at head
+    cdef int32_t* ent_of               # [logical] entry + 1 of each LPN, 0 = not in the list
+    cdef int32_t* e_lpn
+    cdef int32_t* e_count              # reads of the page while in the list
+    cdef int32_t* e_rep                # die holding the replica (staging die, or data die in op mode), -1 none,
+                                       # -2 pending (its program waits for a staging die)
+    cdef int64_t* e_ready              # when the replica's program ends (ns)
+    cdef int64_t* e_gen                # allocations of the slot so far: tells an entry from its slot's earlier ones
+    cdef int32_t* e_prev
+    cdef int32_t* e_next
+    cdef int32_t head, tail, n_ent, n_free
+    cdef int32_t* free_ent             # [cap] stack of unused slots
+    cdef int32_t occupancy             # replicas held
+    cdef int32_t rep_next              # round-robin pointer over replica dies
+    cdef int64_t* st_free              # [n_stage] busy-until of each staging die (own channel each)
+    # ---- dedicated mode: replica programs waiting for a staging die (FIFO ring; background work)
+    cdef int32_t* bq_ent
+    cdef int64_t* bq_gen                # generation of the entry each queued program is for
+    cdef int64_t* bq_ready
+    cdef int64_t bq_head, bq_len, bq_cap
+    # ---- per request
+    cdef int32_t* pend_ent             # entries owed a replica program once the request's reads end
+    cdef int32_t* pend_lpn
+    cdef int32_t* pend_die             # die the original was read on (op mode avoids it)
+    cdef int32_t n_pend, pend_cap
+    cdef int64_t red_end               # latest end of this request's redirected reads (0 none)
+    cdef bint red_blocked              # a redirected page's die was blocked
+
+    cdef int drain(self, int64_t t) except -1 nogil
+    cdef int bq_push(self, int32_t e, int64_t ready) except -1 nogil
+    cdef int32_t die_of(self, int64_t ppn) noexcept nogil
+    cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil
+    cdef void unlink(self, int32_t e) noexcept nogil
+    cdef void push_mru(self, int32_t e) noexcept nogil
+    cdef void drop(self, int32_t e) noexcept nogil

@@ -1,0 +1,148 @@
+"""HotR hot-read replication (twin of ``hot_replicas.pyx``; the model is described
+there and in docs/hotr.md): an R-LRU of recently read pages with read counts,
+replicas of hot pages in a staging space, and redirection of reads whose die
+is programming."""
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+
+import numpy as np
+
+from ..layout import CAUSE_MOVE, CAUSE_USER, Layout
+from ..layout import die_channels
+from ..options.static_die_py import ppn_die, program_blocked
+from ..device.sched_py import PH_PROG, PH_READ
+from ..roles_py import Mechanism
+
+
+PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
+
+
+class Entry:
+    __slots__ = ("count", "rep", "ready")
+
+    def __init__(self):
+        self.count, self.rep, self.ready = 1, -1, 0
+
+
+class HotReplicas(Mechanism):
+    def __init__(self, ctx, spec):
+        """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)
+        from the policy."""
+        super().__init__()
+        layout, sched, counters = ctx.layout, ctx.sched, ctx.counters
+        L = self.L = layout
+        self.sched, self.c = sched, counters
+        self.on = spec is not None
+        thr, cap, n_stage, op_mode, erase_blocks = spec if spec is not None else (1, 0, 0, False, False)
+        self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
+        self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
+        self.die_chan = die_channels(L)
+        self.rlru: OrderedDict[int, Entry] = OrderedDict()  # LPN -> entry, LRU first, MRU last
+        self.occupancy = 0
+        self.rep_next = 0
+        self.st_free = np.zeros(self.n_stage, dtype=np.int64)
+        self.pending: list = []  # (lpn, entry, die of the original) owed a replica program
+        self.bq: deque = deque()  # dedicated mode: (entry, lpn, ready ns) replica programs waiting, FIFO
+        self.redirect_blocked = False
+
+    def die_of(self, ppn: int) -> int:
+        return ppn_die(self.L, ppn)
+
+    def blocked(self, die: int, t: int) -> bool:
+        return program_blocked(self.sched, die, t) or (self.erase_blocks and self.sched.die_erase_end[die] > t)
+
+    def _drop(self, lpn: int) -> None:
+        e = self.rlru.pop(lpn)
+        if e.rep != -1:  # held or pending
+            self.occupancy -= 1
+
+    def redirect(self, misses: list, ppns: list, where: list, extras: list, t: int):
+        """R-LRU update and redirection of the request's flash-read pages; returns the
+        pages left for the original dies (misses, ppns, where, extras); ``redirect_end`` =
+        the latest end of the redirected reads (0 if none)."""
+        c = self.c
+        keep = ([], [], [], [])
+        redirect_end = 0
+        self.pending = []
+        if self.bq:
+            self.drain(t)
+        for i, lpn in enumerate(misses):
+            e = self.rlru.get(lpn)
+            if e is not None:
+                e.count += 1
+                self.rlru.move_to_end(lpn)
+            else:
+                if len(self.rlru) == self.cap:
+                    c["rlru_evictions"] += 1
+                    self._drop(next(iter(self.rlru)))
+                e = self.rlru[lpn] = Entry()
+            die = self.die_of(where[i])
+            if e.rep >= 0 and e.ready <= t and self.blocked(die, t):
+                if self.op_mode:
+                    end = self.sched.user_op(e.rep, int(self.die_chan[e.rep]), PH_READ, 1, t, self.L.t_read_ns,
+                                             CAUSE_USER)
+                else:
+                    cost = self.L.t_read_ns + self.L.t_xfer_page_ns
+                    end = max(t, int(self.st_free[e.rep])) + cost
+                    self.st_free[e.rep] = end
+                    c["busy_staging_ns"] += cost
+                redirect_end = max(redirect_end, end)
+                c["redirected_pages"] += 1
+                continue
+            if e.rep == -1 and e.count >= self.thr:
+                self.pending.append((lpn, e, die))
+            for out, v in zip(keep, (lpn, ppns[i], where[i], extras[i])):
+                out.append(v)
+        self.redirect_blocked = redirect_end > 0
+        if redirect_end:
+            c["redirected_reads"] += 1
+        self.redirect_end = redirect_end
+        return keep
+
+    def reads_done(self, done: int) -> None:
+        """Book the replica programs owed by this request, from ``done`` on."""
+        c, L = self.c, self.L
+        for lpn, e, orig in self.pending:
+            if self.rlru.get(lpn) is not e or e.rep != -1:
+                continue
+            self.occupancy += 1
+            c["staging_occupancy_max"] = max(c["staging_occupancy_max"], self.occupancy)
+            if self.op_mode:
+                d = self.rep_next % L.n_dies
+                if d == orig:
+                    d = (d + 1) % L.n_dies
+                self.rep_next = d + 1
+                e.rep = d
+                e.ready = self.sched.op(d, int(self.die_chan[d]), PH_PROG, 1, done, L.t_program_ns, CAUSE_MOVE)
+                c["replica_writes"] += 1
+            else:
+                e.rep = PENDING
+                self.bq.append((e, lpn, done))
+        self.pending = []
+
+    def drain(self, t: int) -> None:
+        """Book, in FIFO order, the queued replica programs that can start by ``t`` on the
+        staging die free first; a program whose page lost its entry meanwhile is dropped."""
+        L, c = self.L, self.c
+        while self.bq:
+            e, lpn, ready = self.bq[0]
+            if self.rlru.get(lpn) is e and e.rep == PENDING:
+                d = int(np.argmin(self.st_free))
+                start = max(ready, int(self.st_free[d]))
+                if start > t:
+                    break
+                end = start + L.t_xfer_page_ns + L.t_program_ns
+                self.st_free[d] = end
+                c["busy_staging_ns"] += end - start
+                e.rep, e.ready = d, end
+                c["replica_writes"] += 1
+            self.bq.popleft()
+
+    def host_write(self, lpn0: int, lpn1: int) -> None:
+        """A host write of lpn0..lpn1: a page with a replica loses its entry and replica."""
+        for lpn in range(lpn0, lpn1 + 1):
+            e = self.rlru.get(lpn)
+            if e is not None and e.rep != -1:
+                self._drop(lpn)
+                self.c["replica_invalidations"] += 1

@@ -1,0 +1,176 @@
+"""RR destination streams for redFTL and IPR (twin of ``streams.pyx``; the rules
+are in its docstring and in docs/cocktail.md)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..layout import SB_CLOSED, SB_OPEN_GC, Layout
+from ..device.ftl_py import Ftl
+from ..roles_py import Mechanism
+
+MODE_REDFTL, MODE_IPR, MODE_BUDGET = 1, 2, 3
+
+
+class Streams(Mechanism):
+    def __init__(self, ctx, spec):
+        """``spec`` = ``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))``, or None."""
+        super().__init__()
+        layout, ftl, counters, page_counts = ctx.layout, ctx.ftl, ctx.counters, ctx.page_counts
+        block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
+        L = layout
+        self.on = spec is not None
+        self.ftl, self.c = ftl, counters
+        self.N, self.S, self.thr0 = L.pages_per_block, L.sb_per_lane, L.rr_threshold_reads
+        self.block_reads, self.rr_threshold, self.counts = block_reads, rr_threshold, page_counts
+        self.mode, self.count_max, extra = spec if self.on else (0, 0, ())
+        self.streams = [(1, self.N, 1, -1)] + [tuple(x) for x in extra]  # (mult, cap_pages, n_open, max_live)
+        self.blk_stream = np.zeros(L.n_blocks if self.on else 0, dtype=np.int8)
+        n = L.n_lanes if self.on else 0
+        self.open = [[[[-1, 0] for _ in range(st[2])] for st in self.streams] for _ in range(n)]  # [blk, wp]
+        self.live = [[0] * len(self.streams) for _ in range(n)]
+        self.given = [[[0] * st[2] for st in self.streams] for _ in range(n)]  # budget mode: weight placed per slot
+        self.cold_next = [0] * n
+        self.code: list = []
+        self.perm: list = []
+
+    def count(self, lpn: int) -> int:
+        return min(int(self.counts[lpn]), self.count_max)
+
+    def plan(self, victim: int, is_rr: bool, lpns: list) -> None:
+        """Destination slot ``(stream, slot)`` per page (None = stream 0) and the program order."""
+        n = len(lpns)
+        lane = victim // self.S
+        s = int(self.blk_stream[victim]) if self.on else 0
+        if s:  # a victim still open in its stream stops being a frontier
+            for slot in self.open[lane][s]:
+                if slot[0] == victim:
+                    slot[0] = -1
+        self.code = [None] * n
+        self.perm = list(range(n))
+        if not is_rr or n == 0:
+            return
+        counts = [self.count(l) for l in lpns]
+        if self.mode == MODE_IPR:
+            total = sum(counts)
+            self.code = [(1, 0) if c * n > total else None for c in counts]
+            return
+        self.perm = sorted(range(n), key=lambda q: (-counts[q], q))
+        if self.mode == MODE_BUDGET:
+            budget, room = self.budgets(lane)
+            fresh, cap = self.thr0 * self.streams[1][0], self.streams[1][1]
+            for q in self.perm:
+                best = self.pick(lane, counts[q], budget)
+                self.code[q] = (1, best)
+                budget[best] -= counts[q]
+                room[best] -= 1
+                if room[best] == 0:  # the block fills; a fresh one takes the slot
+                    budget[best], room[best] = fresh, cap
+            return
+        s = 1 if int(self.blk_stream[victim]) == 0 else 2
+        cap = self.streams[s][1]
+        load, room = [], []
+        for b, wp in self.open[lane][s]:
+            load.append(int(self.block_reads[b]) if b >= 0 else 0)
+            room.append(cap - wp if b >= 0 else cap)
+        for q in self.perm:
+            best = min(range(len(load)), key=lambda r: (load[r], r))
+            self.code[q] = (s, best)
+            load[best] += counts[q]
+            room[best] -= 1
+            if room[best] == 0:  # the block fills; a fresh one takes the slot
+                load[best], room[best] = 0, cap
+        return
+
+    def budgets(self, lane: int) -> tuple:
+        """Budget mode: (read budget left, free pages) of each open slot of stream 1."""
+        mult, cap = self.streams[1][0], self.streams[1][1]
+        budget, room = [], []
+        for (b, wp), given in zip(self.open[lane][1], self.given[lane][1]):
+            if b >= 0:
+                budget.append(int(self.rr_threshold[b]) - int(self.block_reads[b]) - given)
+                room.append(cap - wp)
+            else:
+                budget.append(self.thr0 * mult)
+                room.append(cap)
+        return budget, room
+
+    def pick(self, lane: int, w: int, budget: list) -> int:
+        """Budget mode: the slot a page of count ``w`` goes to (cold pages round-robin)."""
+        if w <= 0:
+            r = self.cold_next[lane]
+            self.cold_next[lane] = (r + 1) % len(budget)
+            return r
+        return max(range(len(budget)), key=lambda r: (budget[r], -r))
+
+    def place_one(self, lane: int, lpn: int, src_blk: int) -> int:
+        """Budget mode: the new page of ``lpn`` moved early out of ``src_blk`` (closed first if
+        it is still open in the stream)."""
+        for slot in self.open[lane][1]:
+            if slot[0] == src_blk:
+                self.ftl.sb_state[src_blk] = SB_CLOSED
+                slot[0] = -1
+        budget, _ = self.budgets(lane)
+        return self.slot_ppn(lane, (1, self.pick(lane, self.count(lpn), budget)), lpn)
+
+    def slot_ppn(self, lane: int, code: tuple, lpn: int) -> int:
+        s, r = code
+        mult, cap, _, max_live = self.streams[s]
+        slot = self.open[lane][s][r]
+        ftl = self.ftl
+        if slot[0] < 0:
+            if max_live >= 0 and self.live[lane][s] >= max_live:
+                self.c["stream_fallback_pages"] += 1
+                return ftl.gc_slot(lane, 0)
+            b = ftl.alloc(lane, True)
+            ftl.sb_state[b] = SB_OPEN_GC
+            self.rr_threshold[b] = self.thr0 * mult
+            self.blk_stream[b] = s
+            self.live[lane][s] += 1
+            slot[0], slot[1] = b, 0
+            self.given[lane][s][r] = 0
+            self.c["stream_blocks"] += 1
+        b, wp = slot
+        ppn = b * self.N + wp
+        slot[1] = wp + 1
+        if self.mode == MODE_BUDGET:
+            self.given[lane][s][r] += self.count(lpn)
+        self.c["stream_pages"] += 1
+        if wp + 1 == cap:
+            ftl.sb_state[b] = SB_CLOSED
+            slot[0] = -1
+        return ppn
+
+    def block_erased(self, blk: int) -> None:
+        s = int(self.blk_stream[blk])
+        if s:
+            self.live[blk // self.S][s] -= 1
+            self.blk_stream[blk] = 0
+
+    def user_page(self, lpn: int) -> int:
+        """The user-page placer: a host write restarts the page's read count."""
+        self.moved([lpn])
+        return self.ftl.user_slot()
+
+    def moved(self, lpns) -> None:
+        for lpn in lpns:
+            self.counts[lpn] = 0
+
+    def array(self, name: str) -> np.ndarray:
+        """The compiled engine's array form of the state (for tests): blk_stream, live ([lane, stream]
+        flattened over 4 streams), open_blk / open_wp / given ([lane, stream, slot] over 4 x 8), cold_next."""
+        if name == "blk_stream":
+            return self.blk_stream
+        n = len(self.live)
+        if name == "cold_next":
+            return np.array(self.cold_next, np.int32)
+        if name == "live":
+            out = np.zeros((n, 4), np.int32)
+            for lane in range(n):
+                out[lane, :len(self.live[lane])] = self.live[lane]
+            return out.ravel()
+        out = np.full((n, 4, 8), -1 if name == "open_blk" else 0, np.int64 if name == "given" else np.int32)
+        for lane in range(n):
+            for s, slots in enumerate(self.open[lane]):
+                for r, (b, wp) in enumerate(slots):
+                    out[lane, s, r] = {"open_blk": b, "open_wp": wp}.get(name, self.given[lane][s][r])
+        return out.ravel()

@@ -1,0 +1,78 @@
+# The roles a compiled mechanism can fill.  Every mechanism is a subclass of
+# Mechanism and overrides the methods of the roles it declares (its spec's
+# ``roles``); the engine holds one slot per role and calls through this base
+# type, so it never names a mechanism.  Twin: roles_py.py.  docs/policies.md
+# ("Writing a compiled mechanism") lists the roles and their call points.
+#
+#   read observer      page_read() after every flash read of a page, reads_done()
+#                      after a read request's flash reads; several chain (next_reader)
+#   request observer   arrival() before, request_done() after every host request;
+#                      several chain (next_request)
+#   erase observer     block_erased() for every erased block; several chain (next_eraser)
+#   write observer     host_write() for every host write request; several chain (next_writer)
+#   read redirector    redirect(): may serve a read's pages elsewhere (exclusive)
+#   user-page placer   user_page(): the ppn of the next user page (exclusive)
+#   migration placer   migration_page(): the ppn an RR/GC/forced move of a page takes (exclusive)
+#
+# All times are int64 ns.
+
+from libc.stdint cimport int32_t, int64_t
+
+
+cdef class Mechanism:
+    cdef Mechanism next_reader         # chains of the observer roles (None ends a chain)
+    cdef Mechanism next_request
+    cdef Mechanism next_eraser
+    cdef Mechanism next_writer
+    cdef int64_t redirect_end          # set by redirect(): when its own reads end (ns)
+    cdef bint redirect_blocked         # set by redirect(): one of its reads waited behind a program
+    cdef bint places_fill              # user-page placer: the precondition fill goes through it too
+
+    cdef int page_read(self, int64_t ppn, int64_t blk, int32_t reads, int32_t threshold,
+                       int64_t done) except -1 nogil
+    cdef int reads_done(self, int64_t done) except -1 nogil
+    cdef int arrival(self, int64_t t) except -1 nogil
+    cdef int request_done(self, int64_t done) except -1 nogil
+    cdef void block_erased(self, int64_t blk) noexcept nogil
+    cdef void host_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil
+    cdef int32_t redirect(self, int32_t* lpns, int32_t* ppns, int32_t* locs, int64_t* extras, int32_t n,
+                          int64_t t) except -1 nogil
+    cdef int64_t user_page(self, int32_t lpn) except -1 nogil
+    cdef int reserve(self, int32_t n) except -1                 # room for n pages per request (with the GIL)
+
+    # The chain walkers the engine calls on the head of a chain (nogil code cannot hold
+    # a reference to walk a list, so each link calls the next one).
+    cdef inline int chain_page_read(self, int64_t ppn, int64_t blk, int32_t reads, int32_t threshold,
+                                    int64_t done) except -1 nogil:
+        self.page_read(ppn, blk, reads, threshold, done)
+        if self.next_reader is not None:
+            self.next_reader.chain_page_read(ppn, blk, reads, threshold, done)
+        return 0
+
+    cdef inline int chain_reads_done(self, int64_t done) except -1 nogil:
+        self.reads_done(done)
+        if self.next_reader is not None:
+            self.next_reader.chain_reads_done(done)
+        return 0
+
+    cdef inline int chain_arrival(self, int64_t t) except -1 nogil:
+        self.arrival(t)
+        if self.next_request is not None:
+            self.next_request.chain_arrival(t)
+        return 0
+
+    cdef inline int chain_request_done(self, int64_t done) except -1 nogil:
+        self.request_done(done)
+        if self.next_request is not None:
+            self.next_request.chain_request_done(done)
+        return 0
+
+    cdef inline void chain_block_erased(self, int64_t blk) noexcept nogil:
+        self.block_erased(blk)
+        if self.next_eraser is not None:
+            self.next_eraser.chain_block_erased(blk)
+
+    cdef inline void chain_host_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil:
+        self.host_write(lpn0, lpn1)
+        if self.next_writer is not None:
+            self.next_writer.chain_host_write(lpn0, lpn1)

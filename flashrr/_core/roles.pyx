@@ -1,0 +1,57 @@
+# cython: language_level=3
+"""The base of every compiled mechanism (roles.pxd lists the roles); twin
+``roles_py.py``.  Each method is a no-op here: a mechanism overrides the methods
+of the roles it declares, and the engine calls only those of the slots it filled."""
+from libc.stdint cimport int32_t, int64_t
+
+
+cdef class Mechanism:
+    cdef int page_read(self, int64_t ppn, int64_t blk, int32_t reads, int32_t threshold,
+                       int64_t done) except -1 nogil:
+        return 0
+
+    cdef int reads_done(self, int64_t done) except -1 nogil:
+        return 0
+
+    cdef int arrival(self, int64_t t) except -1 nogil:
+        return 0
+
+    cdef int request_done(self, int64_t done) except -1 nogil:
+        return 0
+
+    cdef void block_erased(self, int64_t blk) noexcept nogil:
+        pass
+
+    cdef void host_write(self, int64_t lpn0, int64_t lpn1) noexcept nogil:
+        pass
+
+    cdef int32_t redirect(self, int32_t* lpns, int32_t* ppns, int32_t* locs, int64_t* extras, int32_t n,
+                          int64_t t) except -1 nogil:
+        return n
+
+    cdef int64_t user_page(self, int32_t lpn) except -1 nogil:
+        return 0
+
+    cdef int reserve(self, int32_t n) except -1:
+        return 0
+
+    def counter_values(self):
+        """The values of the counters the registry entry names, in its order."""
+        return []
+
+    def reset_counters(self):
+        """Zero those counters (the engine calls it after preconditioning)."""
+
+    def link(self, role, Mechanism after):
+        """Chain this mechanism after ``after`` in the observer role ``role`` (the
+        engine builder's only way to set the links)."""
+        if role == "read_observer":
+            after.next_reader = self
+        elif role == "request_observer":
+            after.next_request = self
+        elif role == "erase_observer":
+            after.next_eraser = self
+        elif role == "write_observer":
+            after.next_writer = self
+        else:
+            raise ValueError(f"role {role!r} does not chain")
