@@ -113,7 +113,8 @@ def paper_preset(policy: str) -> str:
         return PAPER_PRESET[policy]
     except KeyError:
         raise CompareError(f"policy {policy!r} has no paper preset; expected one of {', '.join(PAPER_PRESET)}, "
-                           "or name its device: POLICY@PRESET, or give --preset") from None
+                           "or name its device: POLICY@PRESET (a combined scheme needs one), or give "
+                           "--preset") from None
 
 
 def plan_rows(policies, preset: str | None = None, params: dict | None = None) -> list:
@@ -121,7 +122,7 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     ``params`` key naming a row.  ``policies`` is a list or a comma-separated string."""
     from . import policies as _builtin  # noqa: F401  (registers the built-in policies)
     from .config import SimConfig
-    from .policy import POLICIES
+    from .policy import policy_class
     from .presets import DEVICE_PRESETS
 
     if isinstance(policies, str):
@@ -132,8 +133,10 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     rows = []
     for label in labels:
         name, at, dev = label.partition("@")
-        if name not in POLICIES:
-            raise CompareError(f"policies: unknown policy {name!r}; expected one of {', '.join(sorted(POLICIES))}")
+        try:
+            policy_class(name)
+        except ValueError as e:
+            raise CompareError(f"policies: {str(e).removeprefix('policy: ')}") from None
         if not at:
             dev = preset if preset is not None else paper_preset(name)
         if not isinstance(dev, SimConfig) and not (dev in DEVICE_PRESETS or str(dev).endswith(".toml")):

@@ -332,7 +332,7 @@ def _base_config(ctx, text: str) -> SimConfig:
 
 def _policies(ctx, policies) -> tuple:
     from .. import policies as _builtin  # noqa: F401  (registers the built-in policies)
-    from ..policy import POLICIES, make_policy
+    from ..policy import make_policy, policy_class
 
     if policies is None:
         raise ctx.error("policies", "missing: give a [policies] table, e.g. baseline = {}")
@@ -341,14 +341,16 @@ def _policies(ctx, policies) -> tuple:
     points: list[PolicyPoint] = []
     for name, body in policies.items():
         where = f"policies.{name}"
-        if name not in POLICIES:
-            raise ctx.error(where, f"unknown policy {name!r}; expected one of {', '.join(sorted(POLICIES))}")
+        try:
+            cls = policy_class(name)
+        except ValueError as e:
+            raise ctx.error(where, str(e).removeprefix("policy: ")) from None
         tables = body if isinstance(body, list) else [body]
         if not tables or not all(isinstance(t, dict) for t in tables):
             raise ctx.error(where, f"must be a table of parameters or a list of such tables, got {body!r}")
         for ti, table in enumerate(tables):
             w = where if len(tables) == 1 else f"{where}[{ti}]"
-            _check_param_names(ctx, w, POLICIES[name], table)
+            _check_param_names(ctx, w, cls, table)
             grid = list(_grid(ctx, w, table))
             for params in grid:
                 wp = w if len(grid) == 1 else f"{w} {{{', '.join(f'{k}={v!r}' for k, v in params.items())}}}"

@@ -1,0 +1,170 @@
+"""Combined schemes (flashrr/policy_combine.py, flashrr/_core/assembly.py): a part whose
+partner is inert gives that part's own result, a clash is refused with the role named,
+and both engines agree on random pairs."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import flashrr
+from flashrr.policy import Policy, make_policy, policy_class, register_policy
+from flashrr.policy_combine import CombineError, CombinedPolicy
+from flashrr.config import ReadRetryConfig
+
+from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, draw_read_heavy_case, page_trace, run_both,
+                            tiny_config)
+from test_engine_equivalence import SHAPES
+
+# pairs that compose, with what each needs of the device: "block" = superblock size 1
+PAIRS = [
+    ("shuffler+phasedrr", None), ("page+phasedrr", None), ("phasedrr+rl-rr", None), ("shuffler+rl-rr", None),
+    ("hotr+phasedrr", None), ("hotr+reallocation", "block"), ("cocktail+phasedrr", "block"),
+    ("hotr+cocktail", "block"), ("redftl+phasedrr", "block"), ("ipr+hotr", "block"), ("page+rl-rr", None),
+]
+
+
+def _params(name: str, cfg, draw) -> dict:
+    """Parameters that fit a tiny device, per part (PART.PARAM)."""
+    thr = cfg.read_reclaim.rr_threshold_reads
+    out = {}
+    for part in name.split("+"):
+        if part == "phasedrr":
+            mult = draw(st.sampled_from([(1, 2, 4, 2, 1), (1, 1, 1, 1, 1)]))
+            out.update({"phasedrr.delta_reads": draw(st.integers(1, max(1, thr // sum(mult)))),
+                        "phasedrr.phase_mult": mult, "phasedrr.max_blocks": draw(st.sampled_from([1, 4, 64]))})
+        elif part in ("rl-rr", "reallocation"):
+            out[f"{part}.start_reads"] = draw(st.integers(1, max(1, thr - 1)))
+        elif part == "hotr":
+            out.update({"hotr.hot_threshold": draw(st.integers(1, 3)), "hotr.staging_pages": draw(st.integers(1, 8))})
+        elif part == "cocktail":
+            out.update({"cocktail.pool_min_blocks": 1, "cocktail.pool_max_blocks": draw(st.integers(1, 3))})
+    return out
+
+
+@st.composite
+def pair_case(draw):
+    name, needs = draw(st.sampled_from(PAIRS))
+    shapes = [s for s in SHAPES if needs != "block" or s[4] * s[5] * s[6] * s[7] == 1]
+    cfg, trace = draw_read_heavy_case(draw, shapes, ReadRetryConfig.ldpc_progressive(50, 7, 4))
+    if needs == "block":
+        cfg = cfg.replace(read_allocate=False)
+    return cfg, trace, name, _params(name, cfg, draw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair_case())
+def test_engines_identical_on_random_pairs(case):
+    cfg, trace, name, params = case
+    a, b = run_both(cfg, trace, make_policy(name, **params), check_invariants=True)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR, ignore=("policy_time_s",))
+
+
+def _hot_reads(n=3000, span=24, seed=3):
+    rng = np.random.default_rng(seed)
+    lpn = np.where(rng.random(n) < 0.8, rng.integers(0, 4, n), rng.integers(0, span, n))
+    return page_trace(lpn, writes=rng.random(n) < 0.05, gap_ns=20_000)
+
+
+# HotR with a hot threshold no page reaches makes no replica and redirects no read; its
+# R-LRU still tracks (and evicts) pages, which is its own diagnostic
+INERT_HOTR = {"hotr.hot_threshold": 10 ** 9, "hotr.staging_pages": 4}
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("name, alone, own", [
+    ("shuffler+hotr", "shuffler", {}),
+    ("hotr+phasedrr", "phasedrr", {"delta_reads": 4}),
+    ("rl-rr+hotr", "rl-rr", {"start_reads": 20}),
+])
+def test_a_combination_with_an_inert_part_equals_the_other_part_alone(engine, name, alone, own):
+    """The defining behaviour of composition: adding a part that never acts changes
+    nothing of the other part's run (device, latencies, RRs, GCs, event tables)."""
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=32, pages=8, rr=40, op=0.4, gc_ratio=0.1)
+    trace = _hot_reads()
+    both = flashrr.simulate(cfg, trace, make_policy(name, **INERT_HOTR, **{f"{alone}.{k}": v for k, v in own.items()}),
+                            engine=engine)
+    one = flashrr.simulate(cfg, trace, make_policy(alone, **own), engine=engine)
+    assert one.summary["rr_count"] > 0 and both.summary["redirected_reads"] == 0
+    drop = ("policy", "policy_metadata_bytes", "policy_time_s", "rlru_evictions")
+    a = {k: v for k, v in comparable(both.summary).items() if k not in drop and k in one.summary}
+    b = {k: v for k, v in comparable(one.summary).items() if k not in drop}
+    assert a == b
+    assert both.rr_events.equals(one.rr_events)
+    assert both.gc_events.equals(one.gc_events)
+    for kind in ("read", "write"):
+        assert np.array_equal(both.hist[kind], one.hist[kind])
+
+
+def test_a_combination_acts_with_both_parts():
+    """Shuffler's placement and PhasedRR's working sets both act in one run."""
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=32, pages=8, rr=40, op=0.4, gc_ratio=0.1)
+    s = flashrr.simulate(cfg, _hot_reads(), make_policy("shuffler+phasedrr", **{"phasedrr.delta_reads": 4})).summary
+    ph = flashrr.simulate(cfg, _hot_reads(), make_policy("phasedrr", delta_reads=4)).summary
+    assert s["ws_classify_scans"] > 0 and s["idle_moves"] + s["rr_forced_moves"] > 0
+    assert s["rr_count"] != ph["rr_count"] or s["rr_page_moves"] != ph["rr_page_moves"]
+
+
+@pytest.mark.parametrize("name, role, a, b", [
+    ("cocktail+redftl", "user_placer", "cocktail", "redftl"),
+    ("hotr+rails", "read_redirector", "hotr", "rails"),
+    ("page+shuffler", "migration_placer", "page", "shuffler"),
+    ("shuffler+cocktail", "migration_placer", "shuffler", "cocktail"),
+])
+def test_a_clash_names_both_parts_and_the_role(name, role, a, b):
+    with pytest.raises(CombineError, match=rf"'{a}'.*'{b}'.*'{role}'"):
+        make_policy(name)
+
+
+def test_the_same_mechanism_twice_is_refused():
+    with pytest.raises(CombineError, match=r"'rails' and 'ttflash' both switch on the mechanism 'redundancy'"):
+        make_policy("rails+ttflash")
+
+
+def test_page_counters_of_different_groups_are_refused():
+    with pytest.raises(CombineError, match=r"different group sizes.*page-8: 8.*rl-rr: 1"):
+        make_policy("page-8+rl-rr")
+
+
+def test_parameters_go_to_their_part_and_an_unrouted_one_is_refused():
+    p = make_policy("shuffler+phasedrr", **{"phasedrr.delta_reads": 7})
+    assert isinstance(p, CombinedPolicy) and p.parts[1].params()["delta_reads"] == 7
+    assert p.params()["phasedrr.delta_reads"] == 7 and "shuffler.delta_f" in p.params()
+    with pytest.raises(TypeError, match="PART.PARAM"):
+        make_policy("shuffler+phasedrr", delta_reads=7)
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        policy_class("shuffler+nope")
+
+
+class _LabelA(Policy):
+    name = "test-label-a"
+    place_kinds = ()
+
+    def on_read_reclaim(self, state, sb):
+        return "a"
+
+
+class _LabelB(_LabelA):
+    name = "test-label-b"
+
+    def on_read_reclaim(self, state, sb):
+        return f"b{sb}"
+
+
+def test_python_hooks_of_both_parts_run_and_rr_labels_join_in_part_order():
+    for cls in (_LabelA, _LabelB):
+        register_policy(cls)
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=32, pages=8, rr=40, op=0.4, gc_ratio=0.1)
+    res = flashrr.simulate(cfg, _hot_reads(), make_policy("test-label-b+test-label-a"))
+    ev = res.rr_events
+    assert len(ev) and (ev["routine"] == [f"b{sb}+a" for sb in ev["superblock"]]).all()
+
+
+def test_sweeps_and_compare_accept_combinations(tmp_path):
+    from flashrr.compare import plan_rows
+    from flashrr.sweep.spec import load_spec
+
+    rows = plan_rows("baseline,shuffler+phasedrr", preset="shuffler")
+    assert [r.policy for r in rows] == ["baseline", "shuffler+phasedrr"]
+    spec = load_spec({"traces": ["synth:lun0?n_requests=100"], "devices": ["shuffler"],
+                      "policies": {"shuffler+phasedrr": {"phasedrr.delta_reads": [64, 128]}}})
+    assert len(spec.policies) == 2
