@@ -10,9 +10,10 @@ from .cocktail import Cocktail
 from .hotr import HotR
 from .page import Page, Page8, Page64
 from .phasedrr import PhasedRR, Reallocation, RlRR
+from .read_exposure import ReadExposure
 from .readbalance import IPR, RedFTL
 from .redundancy import Optimal, Rails, TTFlash
 from .shuffler import Shuffler
 
 __all__ = ["POLICIES", "Baseline", "Cocktail", "HotR", "IPR", "Optimal", "Policy", "register_policy", "Page", "Page8",
-           "Page64", "PhasedRR", "Rails", "Reallocation", "RedFTL", "RlRR", "Shuffler", "TTFlash"]
+           "Page64", "PhasedRR", "Rails", "ReadExposure", "Reallocation", "RedFTL", "RlRR", "Shuffler", "TTFlash"]
