@@ -390,6 +390,56 @@ def cross_paper_figure(df: pd.DataFrame, path=None):
     return _save(fig, path)
 
 
+def composable_pairs(policies=CROSS_PAPER_POLICIES) -> tuple:
+    """Every pair ``"a+b"`` of ``policies`` (Baseline left out: adding it changes nothing)
+    that composes, in the order of ``policies``; and ``{pair: reason}`` for those that
+    clash (:mod:`flashrr.policy_combine`)."""
+    from .policy import make_policy
+    from .policy_combine import CombineError
+
+    names = [p for p in policies if p != "baseline"]
+    ok, clash = [], {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            try:
+                make_policy(f"{a}+{b}")
+            except CombineError as e:
+                clash[f"{a}+{b}"] = str(e)
+            else:
+                ok.append(f"{a}+{b}")
+    return ok, clash
+
+
+def pairs_figure(df: pd.DataFrame, path=None):
+    """RR count against mean read latency for the single schemes and their composable
+    pairs, all on one device and trace (one :func:`compare` frame): singles as dots,
+    pairs as crosses, Baseline in grey, each pair labelled.  Writes ``path`` when given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9.0, 5.6), layout="constrained")
+    pair = df.index.str.contains("+", regex=False)
+    base = df.index == "baseline"
+    for mask, style in ((~pair & ~base, dict(marker="o", color="C0", label="one scheme")),
+                        (pair, dict(marker="x", color="C3", label="two schemes combined")),
+                        (base, dict(marker="s", color="0.45", label="Baseline"))):
+        sub = df[mask]
+        ax.scatter(sub["rr_count"], sub["read_latency_mean_ns"] / _NS_PER_US, s=24, **style)
+        for label, row in sub.iterrows():
+            ax.annotate(str(label), (row["rr_count"], row["read_latency_mean_ns"] / _NS_PER_US),
+                        textcoords="offset points", xytext=(3, 2), fontsize=5.5)
+    ax.set_xlabel("RR count")
+    ax.set_ylabel("mean read latency (us)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    first = df.iloc[0]
+    fig.suptitle(f"Schemes and their combinations on one device ({first['device']}) and trace "
+                 f"({first['trace']} x {first['repeat']})", fontsize=9)
+    return _save(fig, path)
+
+
 class _CallableModule(types.ModuleType):
     def __call__(self, *args, **kwargs):
         return compare(*args, **kwargs)

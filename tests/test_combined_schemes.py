@@ -168,3 +168,14 @@ def test_sweeps_and_compare_accept_combinations(tmp_path):
     spec = load_spec({"traces": ["synth:lun0?n_requests=100"], "devices": ["shuffler"],
                       "policies": {"shuffler+phasedrr": {"phasedrr.delta_reads": [64, 128]}}})
     assert len(spec.policies) == 2
+
+
+def test_composable_pairs_split_the_cross_paper_schemes():
+    from flashrr.compare import CROSS_PAPER_POLICIES, composable_pairs
+
+    ok, clash = composable_pairs()
+    n = len([p for p in CROSS_PAPER_POLICIES if p != "baseline"])
+    assert len(ok) + len(clash) == n * (n - 1) // 2
+    assert "shuffler+phasedrr" in ok and "cocktail+hotr" in ok
+    assert "'user_placer'" in clash["cocktail+redftl"] and "'read_redirector'" in clash["hotr+rails"]
+    assert not any(p.startswith("baseline") for p in ok)
