@@ -390,6 +390,16 @@ def cross_paper_figure(df: pd.DataFrame, path=None):
     return _save(fig, path)
 
 
+def write_figure(df: pd.DataFrame, fig, out, stem: str) -> Path:
+    """Write ``df`` as OUT/STEM.csv and ``fig`` as OUT/STEM.png and .pdf; returns OUT."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out / f"{stem}.csv")
+    for ext in ("png", "pdf"):
+        fig.savefig(out / f"{stem}.{ext}", dpi=130)
+    return out
+
+
 def composable_pairs(policies=CROSS_PAPER_POLICIES) -> tuple:
     """Every pair ``"a+b"`` of ``policies`` (Baseline left out: adding it changes nothing)
     that composes, in the order of ``policies``; and ``{pair: reason}`` for those that

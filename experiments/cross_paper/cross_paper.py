@@ -1,4 +1,4 @@
-"""The cross-paper figure (issue 14, item 6): every RR scheme of the four papers and its baselines on one
+"""The cross-paper figure: every RR scheme of the four papers and its baselines on one
 device and one trace, read latency against RR count.
 
     python experiments/cross_paper/cross_paper.py [--out DIR] [--jobs J] [--repeat N] [--preset P] [--trace T]
@@ -7,10 +7,8 @@ Writes DIR/cross_paper.{png,pdf,csv} (default DIR: out/cross_paper).  The device
 are in docs/compare.md.
 """
 import argparse
-from pathlib import Path
-
 from flashrr.compare import (CROSS_PAPER_POLICIES, DEFAULT_REPEAT, DEFAULT_TRACE, compare,
-                             cross_paper_device, cross_paper_figure, format_table)
+                             cross_paper_device, cross_paper_figure, format_table, write_figure)
 
 
 def main(argv=None):
@@ -22,12 +20,7 @@ def main(argv=None):
     ap.add_argument("--trace", default=DEFAULT_TRACE)
     a = ap.parse_args(argv)
     df = compare(CROSS_PAPER_POLICIES, trace=a.trace, preset=a.preset or cross_paper_device(), repeat=a.repeat, jobs=a.jobs, progress=True)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out / "cross_paper.csv")
-    fig = cross_paper_figure(df)
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"cross_paper.{ext}", dpi=130)
+    out = write_figure(df, cross_paper_figure(df), a.out, "cross_paper")
     print(format_table(df))
     print(f"wrote {out}/cross_paper.png, .pdf, .csv")
 

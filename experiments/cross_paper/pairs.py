@@ -7,10 +7,8 @@ Writes DIR/pairs.{png,pdf,csv} and DIR/pairs_clashes.txt (the pairs that do not 
 why); default DIR: out/cross_paper.  The device is the cross-paper figure's (docs/compare.md).
 """
 import argparse
-from pathlib import Path
-
 from flashrr.compare import (CROSS_PAPER_POLICIES, DEFAULT_REPEAT, DEFAULT_TRACE, compare, composable_pairs,
-                             cross_paper_device, format_table, pairs_figure)
+                             cross_paper_device, format_table, pairs_figure, write_figure)
 
 
 def main(argv=None):
@@ -23,13 +21,8 @@ def main(argv=None):
     pairs, clashes = composable_pairs()
     df = compare(list(CROSS_PAPER_POLICIES) + pairs, trace=a.trace, preset=cross_paper_device(), repeat=a.repeat,
                  jobs=a.jobs, progress=True)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out / "pairs.csv")
+    out = write_figure(df, pairs_figure(df), a.out, "pairs")
     (out / "pairs_clashes.txt").write_text("".join(f"{p}: {why}\n" for p, why in clashes.items()))
-    fig = pairs_figure(df)
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"pairs.{ext}", dpi=130)
     print(format_table(df))
     print(f"{len(pairs)} pairs compose, {len(clashes)} clash; wrote {out}/pairs.png, .pdf, .csv, pairs_clashes.txt")
 
