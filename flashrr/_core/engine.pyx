@@ -16,8 +16,6 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from .device.common cimport *
 from .device.sched cimport EraseEv
 from .mechanisms.redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
-from .mechanisms.streams cimport Streams
-from .mechanisms.write_pool cimport WritePool
 from .options.held_writes cimport HeldPage
 from .options.pv_timing cimport PVTiming
 from .roles cimport Mechanism
@@ -126,10 +124,7 @@ cdef class CompiledEngine:
         self.redirector, self.placer = s.redirector, s.placer
         self.rc.erasers = s.erasers
         self.red = s.write_path
-        if isinstance(s.migration_placer, WritePool):
-            self.rc.pool = s.migration_placer
-        elif isinstance(s.migration_placer, Streams):
-            self.rc.streams = s.migration_placer
+        self.rc.mig = s.migration_placer
         self.stall_on = L.gc_write_stall
         self.held = HeldWrites() if self.stall_on else None
         if self.stall_on and self.requesters is not None:

@@ -26,8 +26,6 @@ from .device.reclaim_py import Reclaim
 from .device.sched_py import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 from .mechanisms.page_counters_py import PageCounters
 from .mechanisms.redundancy_py import RED_OPTIMAL, RED_RAILS
-from .mechanisms.streams_py import Streams
-from .mechanisms.write_pool_py import WritePool
 from .options.held_writes_py import HeldWrites
 from .options.pv_timing_py import PVTiming
 from . import assembly
@@ -59,9 +57,7 @@ class ReferenceEngine:
         self.redirector, self.placer = s.redirector, s.placer
         self.rc.erasers = s.erasers
         self.red = s.write_path
-        mp = s.migration_placer
-        self.rc.pool = mp if isinstance(mp, WritePool) else None
-        self.rc.streams = mp if isinstance(mp, Streams) else None
+        self.rc.mig = s.migration_placer
         self.held = HeldWrites() if L.gc_write_stall else None
         if self.held is not None and self.requesters is not None:
             raise EngineError(STALL_WITH_EARLY_MOVES)

@@ -12,7 +12,10 @@
 #   write observer     host_write() for every host write request; several chain (next_writer)
 #   read redirector    redirect(): may serve a read's pages elsewhere (exclusive)
 #   user-page placer   user_page(): the ppn of the next user page (exclusive)
-#   migration placer   migration_page(): the ppn an RR/GC/forced move of a page takes (exclusive)
+#   migration placer   where the pages of RR and GC migrations and of single page moves
+#                      go (exclusive): victim_chosen(), places_migration(),
+#                      plan_migration(), migration_order(), migration_page(),
+#                      migration_moved(), migration_done(), move_page_slot()
 #
 # All times are int64 ns.
 
@@ -38,6 +41,14 @@ cdef class Mechanism:
     cdef int32_t redirect(self, int32_t* lpns, int32_t* ppns, int32_t* locs, int64_t* extras, int32_t n,
                           int64_t t) except -1 nogil
     cdef int64_t user_page(self, int32_t lpn) except -1 nogil
+    cdef void victim_chosen(self, int32_t victim) noexcept nogil          # every migration's victim
+    cdef bint places_migration(self, bint is_rr) noexcept nogil           # False: the GC/RR frontier takes them
+    cdef int plan_migration(self, int32_t victim, bint is_rr, const int32_t* lpns, int32_t n) except -1 nogil
+    cdef int32_t migration_order(self, int32_t q) noexcept nogil          # the q-th page to place
+    cdef int64_t migration_page(self, int32_t lane, int32_t q, int32_t lpn, int32_t dest) except -2 nogil  # -1: the frontier
+    cdef void migration_moved(self, const int32_t* lpns, int32_t n) noexcept nogil  # after the victim's erase is decided
+    cdef void migration_done(self, int32_t lane) noexcept nogil           # at the end of every migration
+    cdef int64_t move_page_slot(self, int32_t lane, int32_t lpn, int32_t src_blk) except -2 nogil  # -1: the frontier
     cdef int reserve(self, int32_t n) except -1                 # room for n pages per request (with the GIL)
 
     # The chain walkers the engine calls on the head of a chain (nogil code cannot hold

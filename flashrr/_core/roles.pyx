@@ -32,6 +32,30 @@ cdef class Mechanism:
     cdef int64_t user_page(self, int32_t lpn) except -1 nogil:
         return 0
 
+    cdef void victim_chosen(self, int32_t victim) noexcept nogil:
+        pass
+
+    cdef bint places_migration(self, bint is_rr) noexcept nogil:
+        return False
+
+    cdef int plan_migration(self, int32_t victim, bint is_rr, const int32_t* lpns, int32_t n) except -1 nogil:
+        return 0
+
+    cdef int32_t migration_order(self, int32_t q) noexcept nogil:
+        return q
+
+    cdef int64_t migration_page(self, int32_t lane, int32_t q, int32_t lpn, int32_t dest) except -2 nogil:
+        return -1
+
+    cdef void migration_moved(self, const int32_t* lpns, int32_t n) noexcept nogil:
+        pass
+
+    cdef void migration_done(self, int32_t lane) noexcept nogil:
+        pass
+
+    cdef int64_t move_page_slot(self, int32_t lane, int32_t lpn, int32_t src_blk) except -2 nogil:
+        return -1
+
     cdef int reserve(self, int32_t n) except -1:
         return 0
 

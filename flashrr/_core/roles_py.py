@@ -37,6 +37,35 @@ class Mechanism:
     def user_page(self, lpn: int) -> int:
         return 0
 
+    # ---- migration placer: where the pages of RR and GC migrations and of single page moves go
+    def victim_chosen(self, victim: int) -> None:
+        pass
+
+    def places_migration(self, is_rr: bool) -> bool:
+        """False: the migration's pages go to the GC/RR frontier."""
+        return False
+
+    def plan_migration(self, victim: int, is_rr: bool, lpns: list) -> None:
+        pass
+
+    def migration_order(self, n: int):
+        """The order in which the migration's n pages are placed (source indices)."""
+        return range(n)
+
+    def migration_page(self, lane: int, q: int, lpn: int, dest: int) -> int:
+        """The ppn of page q of the migration; -1: the GC/RR frontier (component ``dest``)."""
+        return -1
+
+    def migration_moved(self, lpns: list) -> None:
+        pass
+
+    def migration_done(self, lane: int) -> None:
+        pass
+
+    def move_page_slot(self, lane: int, lpn: int, src_blk: int) -> int:
+        """The ppn a single page move of ``lpn`` takes; -1: the GC/RR frontier."""
+        return -1
+
     def counter_values(self) -> list:
         """The values of the counters the registry entry names, in its order."""
         return []

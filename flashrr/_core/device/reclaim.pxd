@@ -10,8 +10,6 @@ from ..roles cimport Mechanism
 from ..options.pv_timing cimport PVTiming
 from .sched cimport EraseEv, Scheduler
 from .block_mix cimport BlockMix
-from ..mechanisms.write_pool cimport WritePool
-from ..mechanisms.streams cimport Streams
 
 
 @cython.final
@@ -39,8 +37,7 @@ cdef class Reclaim:
     cdef int32_t* mix_user             # [n_blocks] its arrays: host pages, RR pages, GC pages
     cdef int32_t* mix_rr
     cdef int32_t* mix_gc
-    cdef WritePool pool                # Cocktail's write pool (None when off): internal pages and RR victims
-    cdef Streams streams               # redFTL / IPR destination streams (None when off)
+    cdef Mechanism mig                 # migration placer (roles.pxd; None: the GC/RR frontier takes every page)
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc

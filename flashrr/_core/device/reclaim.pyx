@@ -14,8 +14,6 @@ cimport numpy as cnp
 from .common cimport *
 from .sched cimport IdleMove
 from .block_mix cimport BlockMix
-from ..mechanisms.write_pool cimport WritePool
-from ..mechanisms.streams cimport MODE_BUDGET, Streams
 from ..roles cimport Mechanism
 from ..invariants import EngineError
 
@@ -171,8 +169,7 @@ cdef class Reclaim:
         a = self.mix.array("mix_user"); self.mix_user = <int32_t*>a.data
         a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
         a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
-        self.pool = None
-        self.streams = None
+        self.mig = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -323,8 +320,8 @@ cdef class Reclaim:
         cdef int32_t cdie[64]
         cdef int64_t cretry[64]
         self.in_mig = True
-        if self.pool is not None:
-            self.pool.on_victim(victim)
+        if self.mig is not None:
+            self.mig.victim_chosen(victim)
         self.ftl.detach_frontier(victim)
         self.ftl.sb_state[victim] = S_VICTIM
         with gil:
@@ -347,7 +344,7 @@ cdef class Reclaim:
             cdie[c] = self.comp_die[base + c]
             cretry[c] = self.retries(<int64_t>victim * k + c)
         n_ranks = _die_ranks(cdie, k, drank)
-        plain = self.streams is None and (self.pool is None or not (is_rr or self.pool.gc_internal))
+        plain = self.mig is None or not self.mig.places_migration(is_rr)
         # "gc-first" and "fcfs" book a one-die migration at once and in order when nothing is
         # queued on its die (schedule()'s shortcut; "fcfs" never queues): its reads, programs
         # and erase then run back to back, so only their counts and total times matter, and
@@ -360,9 +357,9 @@ cdef class Reclaim:
         else:
             nt = self._reads(n, nt, base, cdie, cretry, drank)
         # writes in source order, then one program per (dest superblock, offset, die)
-        if self.streams is not None:
-            self.streams.plan(victim, is_rr, self.m_lpn, n)
-        if plain:
+        if not plain:
+            self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
+        else:
             n_progs = self._move_plain(victim, is_rr, n, direct)
             if n_progs < 0:                                # too many destinations to count
                 direct = False
@@ -372,19 +369,12 @@ cdef class Reclaim:
             # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
             # the core's miss buffers and are dropped)
             if qq + MIG_PREFETCH < n:
-                q = qq + MIG_PREFETCH
-                if self.streams is not None:
-                    q = self.streams.perm[q]
+                q = self.mig.migration_order(qq + MIG_PREFETCH)
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[q]])
-            q = qq
-            if self.streams is None:                       # not plain: the write pool takes every page
-                ppn = self.pool.internal_slot(lane)
-            else:
-                q = self.streams.perm[qq]
-                if self.streams.code[q] >= 0:
-                    ppn = self.streams.slot_ppn(lane, self.streams.code[q], self.m_lpn[q])
-                else:
-                    ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+            q = self.mig.migration_order(qq)               # not plain: the migration placer places every page
+            ppn = self.mig.migration_page(lane, q, self.m_lpn[q], self.m_dest[q])
+            if ppn < 0:
+                ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             if is_rr:
                 self.mix_rr[self.ftl.div_N(ppn)] += 1
             else:
@@ -423,8 +413,8 @@ cdef class Reclaim:
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
             if self.erasers is not None:
                 self.erasers.chain_block_erased(b)
-        if self.streams is not None:
-            self.streams.moved(self.m_lpn, n)
+        if self.mig is not None:
+            self.mig.migration_moved(self.m_lpn, n)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.cnt[C_ERASES_RR] += k
         else:
@@ -454,8 +444,8 @@ cdef class Reclaim:
             else:
                 self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg)))
         self.in_mig = False
-        if self.pool is not None and not self.pool.reset_per_page:
-            self.pool.after_migration(lane)
+        if self.mig is not None:
+            self.mig.migration_done(lane)
         if direct:
             self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
         elif not self.untimed:
@@ -851,7 +841,7 @@ cdef class Reclaim:
     cdef int move_page(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t start,
                        int32_t cause) except -1 nogil:
         """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
-        frontier (or, with budget streams, to the stream block they pick): read from ``start``,
+        frontier (or where the migration placer puts it): read from ``start``,
         then program; the source superblock has had an RR move."""
         cdef int32_t k = self.k, N = self.N, lane, ddie, cross
         cdef int64_t ppn, extra, r_end
@@ -860,10 +850,8 @@ cdef class Reclaim:
             self.rr_touched[src // N // k] = 1
             self.cnt[C_RR_EPISODES] += 1
         self.in_mig = True
-        if self.streams is not None and self.streams.mode == MODE_BUDGET:  # Reallocation's matching
-            ppn = self.streams.place_one(lane, lpn, src // N)
-            self.streams.moved(&lpn, 1)
-        else:
+        ppn = -1 if self.mig is None else self.mig.move_page_slot(lane, lpn, src // N)
+        if ppn < 0:
             ppn = self.ftl.gc_slot(lane, dest)
         self.in_mig = False
         if self.ftl.check:

@@ -10,7 +10,6 @@ from ..invariants import EngineError
 from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB_VICTIM, SCHED_FCFS, SCHED_USER_FIRST, Layout
 from .ftl_py import Ftl
 from .sched_py import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler, erase_tag
-from ..mechanisms.streams_py import MODE_BUDGET
 from .block_mix_py import BlockMix
 
 
@@ -28,8 +27,7 @@ class Reclaim:
         self.erasers = None  # head of the erase-observer chain (roles_py.py), None: none
         self.pv = None  # per-block program/erase latencies (PVTiming); None: the timing's constants
         self.mix = BlockMix(L.n_blocks)  # pages programmed per block by kind since its erase (all schemes)
-        self.pool = None  # Cocktail's write pool (None when off): internal pages and RR victims
-        self.streams = None  # redFTL / IPR destination streams (None when off)
+        self.mig = None  # migration placer (roles_py.py; None: the GC/RR frontier takes every page)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
@@ -117,8 +115,9 @@ class Reclaim:
         lane = victim // S
         kind = "rr" if is_rr else "gc"
         self.in_mig = True
-        if self.pool is not None:
-            self.pool.on_victim(victim)
+        mig = self.mig
+        if mig is not None:
+            mig.victim_chosen(victim)
         ftl.detach_frontier(victim)
         ftl.sb_state[victim] = SB_VICTIM
         reads_at_trigger = self.block_reads[victim * k:(victim + 1) * k].copy()
@@ -166,16 +165,14 @@ class Reclaim:
             i = j
         # writes: place in source order, then one program per (dest superblock, offset, die)
         new_ppns = np.empty(n, dtype=np.int64)
+        placed_by = mig if mig is not None and mig.places_migration(is_rr) else None
         order = range(n)
-        if self.streams is not None:
-            self.streams.plan(victim, is_rr, lpns)
-            order = self.streams.perm
+        if placed_by is not None:
+            placed_by.plan_migration(victim, is_rr, lpns)
+            order = placed_by.migration_order(n)
         for q in order:
-            if self.streams is not None and self.streams.code[q] is not None:
-                ppn = self.streams.slot_ppn(lane, self.streams.code[q], lpns[q])
-            elif self.streams is None and self.pool is not None and (is_rr or self.pool.gc_internal):
-                ppn = self.pool.internal_slot(lane)
-            else:
+            ppn = -1 if placed_by is None else placed_by.migration_page(lane, q, lpns[q], int(dest[q]))
+            if ppn < 0:
                 ppn = ftl.gc_slot(lane, int(dest[q]))
             (self.mix.rr if is_rr else self.mix.gc)[ppn // N] += 1
             if ftl.check:
@@ -218,8 +215,8 @@ class Reclaim:
             for c in range(k):
                 m.block_erased(victim * k + c)
             m = m.next_eraser
-        if self.streams is not None:
-            self.streams.moved(lpns)
+        if mig is not None:
+            mig.migration_moved(lpns)
         if is_rr or (self.rr_touched[victim] and n == 0):  # RR erased it, or RR moves emptied it
             self.c["erases_rr"] += k
         else:
@@ -240,8 +237,8 @@ class Reclaim:
             self.check_fn()
         (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine, mix))
         self.in_mig = False
-        if self.pool is not None and not self.pool.reset_per_page:
-            self.pool.after_migration(lane)
+        if mig is not None:
+            mig.migration_done(lane)
         if not self.untimed:
             moves = [(int(new_ppns[q]), (victim * k + comps[q]) * N + offs[q]) for q in range(n)]
             self.schedule(is_rr, victim, lane, t, txns, moves)
@@ -323,7 +320,7 @@ class Reclaim:
 
     def move_page(self, die: int, lpn: int, src: int, dest: int, start: int, cause: int) -> None:
         """Move ``lpn`` from ``src`` (on ``die``) to component ``dest`` of its lane's GC/RR
-        frontier (or, with budget streams, to the stream block they pick): read from ``start``,
+        frontier (or where the migration placer puts it): read from ``start``,
         then program; the source superblock has had an RR move."""
         L, ftl, sc = self.L, self.ftl, self.sched
         k, N = L.k, L.pages_per_block
@@ -332,10 +329,8 @@ class Reclaim:
             self.rr_touched[src // N // k] = 1
             self.c["rr_episodes"] += 1
         self.in_mig = True
-        if self.streams is not None and self.streams.mode == MODE_BUDGET:  # Reallocation's matching
-            ppn = self.streams.place_one(lane, lpn, src // N)
-            self.streams.moved([lpn])
-        else:
+        ppn = -1 if self.mig is None else self.mig.move_page_slot(lane, lpn, src // N)
+        if ppn < 0:
             ppn = ftl.gc_slot(lane, dest)
         self.in_mig = False
         if ftl.check:

@@ -19,7 +19,8 @@ cdef enum:
 
 @cython.final
 cdef class Streams(Mechanism):
-    # roles (roles.pxd): user-page placer (user_page), migration placer (reclaim), erase observer (block_erased)
+    # roles (roles.pxd): user-page placer (user_page), migration placer (plan_migration, migration_order,
+    # migration_page, migration_moved, move_page_slot), erase observer (block_erased)
     cdef bint on
     cdef int32_t mode, n_streams, N, n_lanes, S, count_max
     cdef int64_t thr0                  # the configured RR threshold (reads)

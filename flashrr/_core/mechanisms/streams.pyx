@@ -235,6 +235,33 @@ cdef class Streams:
             self.live[(blk // self.S) * MAX_STREAMS + s] -= 1
             self.blk_stream[blk] = 0
 
+    cdef bint places_migration(self, bint is_rr) noexcept nogil:
+        return True
+
+    cdef int plan_migration(self, int32_t victim, bint is_rr, const int32_t* lpns, int32_t n) except -1 nogil:
+        return self.plan(victim, is_rr, lpns, n)
+
+    cdef int32_t migration_order(self, int32_t q) noexcept nogil:
+        return self.perm[q]
+
+    cdef int64_t migration_page(self, int32_t lane, int32_t q, int32_t lpn, int32_t dest) except -2 nogil:
+        """Page q to its stream's block; -1 (stream 0): the GC/RR frontier."""
+        if self.code[q] >= 0:
+            return self.slot_ppn(lane, self.code[q], lpn)
+        return -1
+
+    cdef void migration_moved(self, const int32_t* lpns, int32_t n) noexcept nogil:
+        self.moved(lpns, n)
+
+    cdef int64_t move_page_slot(self, int32_t lane, int32_t lpn, int32_t src_blk) except -2 nogil:
+        """Reallocation's matching (MODE_BUDGET) places single moves too."""
+        cdef int64_t ppn
+        if self.mode != MODE_BUDGET:
+            return -1
+        ppn = self.place_one(lane, lpn, src_blk)
+        self.moved(&lpn, 1)
+        return ppn
+
     cdef int64_t user_page(self, int32_t lpn) except -1 nogil:
         """The user-page placer: a host write restarts the page's read count."""
         self.moved(&lpn, 1)

@@ -146,6 +146,30 @@ class Streams(Mechanism):
             self.live[blk // self.S][s] -= 1
             self.blk_stream[blk] = 0
 
+    def places_migration(self, is_rr: bool) -> bool:
+        return True
+
+    def plan_migration(self, victim: int, is_rr: bool, lpns: list) -> None:
+        self.plan(victim, is_rr, lpns)
+
+    def migration_order(self, n: int):
+        return self.perm
+
+    def migration_page(self, lane: int, q: int, lpn: int, dest: int) -> int:
+        """Page q to its stream's block; -1 (stream 0): the GC/RR frontier."""
+        return -1 if self.code[q] is None else self.slot_ppn(lane, self.code[q], lpn)
+
+    def migration_moved(self, lpns: list) -> None:
+        self.moved(lpns)
+
+    def move_page_slot(self, lane: int, lpn: int, src_blk: int) -> int:
+        """Reallocation's matching (MODE_BUDGET) places single moves too."""
+        if self.mode != MODE_BUDGET:
+            return -1
+        ppn = self.place_one(lane, lpn, src_blk)
+        self.moved([lpn])
+        return ppn
+
     def user_page(self, lpn: int) -> int:
         """The user-page placer: a host write restarts the page's read count."""
         self.moved([lpn])

@@ -19,7 +19,8 @@ cdef enum:
 
 @cython.final
 cdef class WritePool(Mechanism):
-    # roles (roles.pxd): user-page placer (user_page: Algorithm 1), migration placer (reclaim: Algorithm 2)
+    # roles (roles.pxd): user-page placer (user_page: Algorithm 1), migration placer (victim_chosen,
+    # places_migration, migration_page: Algorithm 2, migration_done)
     # ---- configuration (policy.write_pool_spec(); on = False: never called)
     cdef bint on
     cdef bint gc_internal              # GC pages take the internal (Algorithm 2) path (ambiguity A1)

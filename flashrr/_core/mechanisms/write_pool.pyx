@@ -140,6 +140,20 @@ cdef class WritePool:
         return self.n_fixed if self.n_fixed else self.cap[lane]
 
     # ------------------------------------------------------------------ Algorithm 1
+    cdef void victim_chosen(self, int32_t victim) noexcept nogil:
+        self.on_victim(victim)
+
+    cdef bint places_migration(self, bint is_rr) noexcept nogil:
+        """Algorithm 2 takes RR pages, and GC pages when gc_internal."""
+        return is_rr or self.gc_internal
+
+    cdef int64_t migration_page(self, int32_t lane, int32_t q, int32_t lpn, int32_t dest) except -2 nogil:
+        return self.internal_slot(lane)
+
+    cdef void migration_done(self, int32_t lane) noexcept nogil:
+        if not self.reset_per_page:
+            self.after_migration(lane)
+
     cdef int64_t user_page(self, int32_t lpn) except -1 nogil:
         """The user-page placer: Algorithm 1."""
         return self.user_slot()

@@ -78,6 +78,20 @@ class WritePool(Mechanism):
         return self.n_fixed if self.n_fixed else self.cap[lane]
 
     # ------------------------------------------------------------------ Algorithm 1
+    def victim_chosen(self, victim: int) -> None:
+        self.on_victim(victim)
+
+    def places_migration(self, is_rr: bool) -> bool:
+        """Algorithm 2 takes RR pages, and GC pages when gc_internal."""
+        return is_rr or self.gc_internal
+
+    def migration_page(self, lane: int, q: int, lpn: int, dest: int) -> int:
+        return self.internal_slot(lane)
+
+    def migration_done(self, lane: int) -> None:
+        if not self.reset_per_page:
+            self.after_migration(lane)
+
     def user_page(self, lpn: int) -> int:
         """The user-page placer: Algorithm 1."""
         return self.user_slot()
