@@ -15,14 +15,13 @@ from .device.ftl cimport Ftl
 from .device.reclaim cimport Reclaim
 from .device.sched cimport Scheduler
 from .mechanisms.page_counters cimport PageCounters
-from .mechanisms.redundancy cimport Redundancy
 from .options.held_writes cimport HeldWrites
 from .options.pv_timing cimport PVTiming
-from .roles cimport Mechanism
+from .roles cimport Host, Mechanism
 
 
 @cython.final
-cdef class CompiledEngine:
+cdef class CompiledEngine(Host):
     cdef readonly Scheduler sched      # readonly: tests reach the layers from Python
     cdef Ftl ftl
     cdef Cache cache
@@ -36,7 +35,7 @@ cdef class CompiledEngine:
     cdef Mechanism writers             # head of the write-observer chain
     cdef Mechanism redirector          # read redirector (None: every read goes to its FTL copy)
     cdef Mechanism placer              # user-page placer (None: the FTL's user frontier)
-    cdef Redundancy red                # write path of Rails / TTFlash / Optimal (None: plain writes)
+    cdef Mechanism write_path          # write path without the cache (None: plain writes)
     cdef object slots                  # what assembly.build returned (tests reach the mechanisms)
     cdef HeldWrites held               # gc.write_stall: pages waiting for their lane's erase (None when off)
     cdef bint stall_on
@@ -79,7 +78,6 @@ cdef class CompiledEngine:
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
-    cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil  # -1: held
     cdef int _release(self, int32_t lane, int64_t e) except -1 nogil      # book the lane's held pages at e
     cdef int _erase_events(self, int64_t t, bint collect) except -1 nogil  # erase ends by t, earliest first

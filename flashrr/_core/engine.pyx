@@ -15,7 +15,6 @@ from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .device.common cimport *
 from .device.sched cimport EraseEv
-from .mechanisms.redundancy cimport RED_OPTIMAL, RED_RAILS, Redundancy
 from .options.held_writes cimport HeldPage
 from .options.pv_timing cimport PVTiming
 from .roles cimport Mechanism
@@ -123,7 +122,7 @@ cdef class CompiledEngine:
         self.readers, self.requesters, self.writers = s.readers, s.requesters, s.writers
         self.redirector, self.placer = s.redirector, s.placer
         self.rc.erasers = s.erasers
-        self.red = s.write_path
+        self.write_path = s.write_path
         self.rc.mig = s.migration_placer
         self.stall_on = L.gc_write_stall
         self.held = HeldWrites() if self.stall_on else None
@@ -151,6 +150,8 @@ cdef class CompiledEngine:
         a = A["tx_extra"] = np.zeros(cap, np.int64); self.tx_extra = <int64_t*>a.data
         if self.redirector is not None:
             self.redirector.reserve(cap)
+        if self.write_path is not None:
+            self.write_path.reserve(cap)
 
     # ================================================================ requests
     cdef int32_t _group(self, int32_t n) noexcept nogil:
@@ -339,8 +340,8 @@ cdef class CompiledEngine:
                     done = imax(done, room)
                 else:
                     done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_FLUSH))
-        elif self.red is not None:
-            done = imax(done, self._red_write(t, lpn0, lpn1))
+        elif self.write_path is not None:
+            done = imax(done, self.write_path.write(self, t, lpn0, lpn1))
         elif self.stall_on:
             done = self._stall_write(t, lpn0, lpn1)
             if done < 0:  # some page waits for its lane's erase: recorded when it is booked
@@ -440,41 +441,17 @@ cdef class CompiledEngine:
                 return 0
             self.rc.run_bg(t)
 
-    cdef int64_t _red_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
-        """A host write under Rails, TTFlash or Optimal (redundancy.pyx); returns when it completes."""
-        cdef int32_t n, i
-        cdef int64_t lpn, last, ready, ppn, done = t
-        if self.red.mode == RED_OPTIMAL:                   # writes as in Baseline
-            n = <int32_t>(lpn1 - lpn0 + 1)
-            for i in range(n):
-                self.buf_lpn[i] = <int32_t>(lpn0 + i)
-            return self._program_pages(self.buf_lpn, n, t, CAUSE_USER)
-        if self.red.mode == RED_RAILS:
-            self.red.switch(t)
-            self.red.stamp_writes(lpn0, lpn1)
-            n = <int32_t>(lpn1 - lpn0 + 1)
-            for i in range(n):
-                self.buf_lpn[i] = <int32_t>(lpn0 + i)
-            if self.red.writes_to_a():
-                return self._program_pages(self.buf_lpn, n, t, CAUSE_USER)
-            for i in range(n):                             # map the A copy now; it is programmed at the flush
-                ppn = self._user_page(self.buf_lpn[i], t)
-                if self.check:
-                    self.ftl.ppn_version[ppn] = self.ftl.version[self.buf_lpn[i]]
-            return self.red.program_b(lpn0, lpn1, t)
-        lpn = lpn0
-        while lpn <= lpn1:                                 # TTFlash: one stripe at a time
-            last = lpn | 3
-            if last > lpn1:
-                last = lpn1
-            n = <int32_t>(last - lpn + 1)
-            ready = self.red.stripe_reads(lpn, n, t)
-            for i in range(n):
-                self.buf_lpn[i] = <int32_t>(lpn + i)
-            done = imax(done, self._program_pages(self.buf_lpn, n, ready, CAUSE_USER))
-            done = imax(done, self.red.parity_program(lpn >> 2, ready))
-            lpn = last + 1
-        return done
+    cdef int64_t program_user_pages(self, int32_t* lpns, int32_t n, int64_t t) except -2 nogil:
+        """Host for a write path: write lpns[0:n] through the user frontier at t."""
+        return self._program_pages(lpns, n, t, CAUSE_USER)
+
+    cdef int64_t map_user_page(self, int32_t lpn, int64_t t) except -1 nogil:
+        """Host for a write path: map lpn to the next user slot now; its program is
+        booked by the write path later."""
+        cdef int64_t ppn = self._user_page(lpn, t)
+        if self.check:
+            self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+        return ppn
 
     cdef int _run_loop(self, const int64_t* tns, const int64_t* off, const int64_t* size, const uint8_t* wr,
                        int64_t n, int32_t repeat) except -1 nogil:

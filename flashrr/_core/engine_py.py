@@ -25,7 +25,6 @@ from .device.ftl_py import Ftl
 from .device.reclaim_py import Reclaim
 from .device.sched_py import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 from .mechanisms.page_counters_py import PageCounters
-from .mechanisms.redundancy_py import RED_OPTIMAL, RED_RAILS
 from .options.held_writes_py import HeldWrites
 from .options.pv_timing_py import PVTiming
 from . import assembly
@@ -56,7 +55,7 @@ class ReferenceEngine:
         self.readers, self.requesters, self.writers = s.readers, s.requesters, s.writers
         self.redirector, self.placer = s.redirector, s.placer
         self.rc.erasers = s.erasers
-        self.red = s.write_path
+        self.write_path = s.write_path
         self.rc.mig = s.migration_placer
         self.held = HeldWrites() if L.gc_write_stall else None
         if self.held is not None and self.requesters is not None:
@@ -226,8 +225,8 @@ class ReferenceEngine:
                     done = max(done, room)
                 else:
                     done = max(done, max(ends))
-        elif self.red is not None:
-            done = max(done, self._red_write(t, lpn0, lpn1))
+        elif self.write_path is not None:
+            done = max(done, self.write_path.write(self, t, lpn0, lpn1))
         elif self.held is not None:
             done = self._stall_write(t, lpn0, lpn1)
             if done is None:  # some page waits for its lane's erase: recorded when it is booked
@@ -305,30 +304,18 @@ class ReferenceEngine:
                 return
             self.rc.run_bg(t)
 
-    def _red_write(self, t: int, lpn0: int, lpn1: int) -> int:
-        """A host write under Rails, TTFlash or Optimal (redundancy.py); returns when it completes."""
-        red = self.red
-        if red.mode == RED_OPTIMAL:  # writes as in Baseline
-            return max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER))
-        if red.mode == RED_RAILS:
-            red.switch(t)
-            red.stamp_writes(lpn0, lpn1)
-            lpns = list(range(lpn0, lpn1 + 1))
-            if red.writes_to_a():
-                return max(self._program_pages(lpns, t, CAUSE_USER))
-            for lpn in lpns:  # map the A copy now; it is programmed at the flush
-                ppn = self._user_page(lpn, t)
-                if self.check:
-                    self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
-            return red.program_b(lpn0, lpn1, t)
-        done, lpn = t, lpn0
-        while lpn <= lpn1:  # TTFlash: one stripe at a time
-            last = min(lpn | 3, lpn1)
-            ready = red.stripe_reads(lpn, last - lpn + 1, t)
-            done = max(done, max(self._program_pages(list(range(lpn, last + 1)), ready, CAUSE_USER)))
-            done = max(done, red.parity_program(lpn >> 2, ready))
-            lpn = last + 1
-        return done
+    def program_user_pages(self, lpns: list, t: int) -> int:
+        """Host for a write path: write ``lpns`` through the user frontier at ``t``;
+        returns the latest end."""
+        return max(self._program_pages(list(lpns), t, CAUSE_USER))
+
+    def map_user_page(self, lpn: int, t: int) -> int:
+        """Host for a write path: map ``lpn`` to the next user slot now; its program is
+        booked by the write path later."""
+        ppn = self._user_page(lpn, t)
+        if self.check:
+            self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
+        return ppn
 
     # ------------------------------------------------------------------ public
     def precondition(self, fill_pages: int, warmup_lpns: np.ndarray) -> None:

@@ -12,6 +12,8 @@
 #   write observer     host_write() for every host write request; several chain (next_writer)
 #   read redirector    redirect(): may serve a read's pages elsewhere (exclusive)
 #   user-page placer   user_page(): the ppn of the next user page (exclusive)
+#   write path         write(): a host write that does not go through the data cache
+#                      (exclusive); it programs through the engine's Host methods
 #   migration placer   where the pages of RR and GC migrations and of single page moves
 #                      go (exclusive): victim_chosen(), places_migration(),
 #                      plan_migration(), migration_order(), migration_page(),
@@ -20,6 +22,12 @@
 # All times are int64 ns.
 
 from libc.stdint cimport int32_t, int64_t
+
+
+cdef class Host:
+    # What a write path may ask of the engine (the engine is a Host).
+    cdef int64_t program_user_pages(self, int32_t* lpns, int32_t n, int64_t t) except -2 nogil  # latest end
+    cdef int64_t map_user_page(self, int32_t lpn, int64_t t) except -1 nogil  # its ppn; programmed later
 
 
 cdef class Mechanism:
@@ -49,6 +57,7 @@ cdef class Mechanism:
     cdef void migration_moved(self, const int32_t* lpns, int32_t n) noexcept nogil  # after the victim's erase is decided
     cdef void migration_done(self, int32_t lane) noexcept nogil           # at the end of every migration
     cdef int64_t move_page_slot(self, int32_t lane, int32_t lpn, int32_t src_blk) except -2 nogil  # -1: the frontier
+    cdef int64_t write(self, Host host, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil  # its end
     cdef int reserve(self, int32_t n) except -1                 # room for n pages per request (with the GIL)
 
     # The chain walkers the engine calls on the head of a chain (nogil code cannot hold

@@ -5,6 +5,14 @@ of the roles it declares, and the engine calls only those of the slots it filled
 from libc.stdint cimport int32_t, int64_t
 
 
+cdef class Host:
+    cdef int64_t program_user_pages(self, int32_t* lpns, int32_t n, int64_t t) except -2 nogil:
+        return t
+
+    cdef int64_t map_user_page(self, int32_t lpn, int64_t t) except -1 nogil:
+        return 0
+
+
 cdef class Mechanism:
     cdef int page_read(self, int64_t ppn, int64_t blk, int32_t reads, int32_t threshold,
                        int64_t done) except -1 nogil:
@@ -55,6 +63,9 @@ cdef class Mechanism:
 
     cdef int64_t move_page_slot(self, int32_t lane, int32_t lpn, int32_t src_blk) except -2 nogil:
         return -1
+
+    cdef int64_t write(self, Host host, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
+        return t
 
     cdef int reserve(self, int32_t n) except -1:
         return 0

@@ -66,6 +66,12 @@ class Mechanism:
         """The ppn a single page move of ``lpn`` takes; -1: the GC/RR frontier."""
         return -1
 
+    # ---- write path: a host write that does not go through the data cache
+    def write(self, host, t: int, lpn0: int, lpn1: int) -> int:
+        """Write LPNs lpn0..lpn1 arriving at ``t`` through ``host`` (the engine:
+        ``program_user_pages(lpns, t)``, ``map_user_page(lpn, t)``); returns the end (ns)."""
+        return t
+
     def counter_values(self) -> list:
         """The values of the counters the registry entry names, in its order."""
         return []

@@ -51,8 +51,6 @@ cdef class HotReplicas(Mechanism):
     cdef int32_t* pend_lpn
     cdef int32_t* pend_die             # die the original was read on (op mode avoids it)
     cdef int32_t n_pend, pend_cap
-    cdef int64_t red_end               # latest end of this request's redirected reads (0 none)
-    cdef bint red_blocked              # a redirected page's die was blocked
 
     cdef int drain(self, int64_t t) except -1 nogil
     cdef int bq_push(self, int32_t e, int64_t ready) except -1 nogil

@@ -18,7 +18,8 @@ cdef enum:
 
 @cython.final
 cdef class Redundancy(Mechanism):
-    # roles (roles.pxd): read redirector (redirect), write path (the engine's _red_write); static_placement() gives Rails' and TTFlash's user-page placer
+    # roles (roles.pxd): read redirector (redirect), write path (write, reserve);
+    # static_placement() gives Rails' and TTFlash's user-page placer
     # ---- configuration (policy.redundancy; on = False: never called)
     cdef bint on
     cdef int32_t mode                  # RED_RAILS / RED_TTFLASH / RED_OPTIMAL
@@ -48,9 +49,8 @@ cdef class Redundancy(Mechanism):
     cdef int32_t* f_head               # [n_dies] first item, -1 none
     cdef int32_t* f_tail               # [n_dies]
     cdef int64_t prev_t                # arrival of the previous request (the scheduler's previous horizon)
-    # ---- per request
-    cdef int64_t red_end
-    cdef bint red_blocked
+    cdef int32_t* wbuf                 # the LPNs of the write being booked (write path)
+    cdef int32_t wbuf_cap
 
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil

@@ -50,6 +50,7 @@ from ..device.common cimport *
 from ..device.ftl cimport Ftl
 from ..options.static_die cimport PLACE_MOD, PLACE_RAID5, StaticDie, keep_read, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from ..device.sched cimport Scheduler
+from ..roles cimport Host
 
 from ..buffers import owned_array
 from ..layout import die_channels
@@ -95,7 +96,54 @@ cdef class Redundancy:
         a = owned_array(keep, "f_tail", L.n_dies, np.int32, -1); self.f_tail = <int32_t*>a.data
 
     def __dealloc__(self):
-        free(self.fifo); free(self.f_lpn); free(self.f_next); free(self.f_ready)
+        free(self.fifo); free(self.f_lpn); free(self.f_next); free(self.f_ready); free(self.wbuf)
+
+    cdef int reserve(self, int32_t n) except -1:
+        """Room for the LPNs of a write of n pages."""
+        cdef int32_t* p
+        if n > self.wbuf_cap:
+            p = <int32_t*>realloc(self.wbuf, n * sizeof(int32_t))
+            if p == NULL:
+                raise MemoryError()
+            self.wbuf, self.wbuf_cap = p, n
+        return 0
+
+    cdef int64_t write(self, Host host, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
+        """The write path: a host write of LPNs lpn0..lpn1 under Optimal (as in Baseline),
+        Rails (to half A in its write period, else mapped now and programmed on half B,
+        with A's copy at the flush) or TTFlash (one stripe at a time: the old data or
+        parity it needs read first, then its data pages and its parity); returns the end."""
+        cdef int32_t n, i
+        cdef int64_t lpn, last, ready, done = t
+        if self.mode == RED_OPTIMAL:
+            n = <int32_t>(lpn1 - lpn0 + 1)
+            for i in range(n):
+                self.wbuf[i] = <int32_t>(lpn0 + i)
+            return host.program_user_pages(self.wbuf, n, t)
+        if self.mode == RED_RAILS:
+            self.switch(t)
+            self.stamp_writes(lpn0, lpn1)
+            n = <int32_t>(lpn1 - lpn0 + 1)
+            for i in range(n):
+                self.wbuf[i] = <int32_t>(lpn0 + i)
+            if self.writes_to_a():
+                return host.program_user_pages(self.wbuf, n, t)
+            for i in range(n):
+                host.map_user_page(self.wbuf[i], t)
+            return self.program_b(lpn0, lpn1, t)
+        lpn = lpn0
+        while lpn <= lpn1:
+            last = lpn | 3
+            if last > lpn1:
+                last = lpn1
+            n = <int32_t>(last - lpn + 1)
+            ready = self.stripe_reads(lpn, n, t)
+            for i in range(n):
+                self.wbuf[i] = <int32_t>(lpn + i)
+            done = imax(done, host.program_user_pages(self.wbuf, n, ready))
+            done = imax(done, self.parity_program(lpn >> 2, ready))
+            lpn = last + 1
+        return done
 
     def static_placement(self, ctx):
         """Rails and TTFlash place user pages by their own layout (Rails: LPN mod the

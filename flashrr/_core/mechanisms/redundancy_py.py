@@ -37,6 +37,27 @@ class Redundancy(Mechanism):
         self.prev_t = 0  # arrival of the previous request (the scheduler's previous horizon)
         self.redirect_blocked = False
 
+    def write(self, host, t: int, lpn0: int, lpn1: int) -> int:
+        """The write path (see redundancy.pyx's ``write``); returns the end."""
+        if self.mode == RED_OPTIMAL:
+            return host.program_user_pages(range(lpn0, lpn1 + 1), t)
+        if self.mode == RED_RAILS:
+            self.switch(t)
+            self.stamp_writes(lpn0, lpn1)
+            if self.writes_to_a():
+                return host.program_user_pages(range(lpn0, lpn1 + 1), t)
+            for lpn in range(lpn0, lpn1 + 1):  # map the A copy now; it is programmed at the flush
+                host.map_user_page(lpn, t)
+            return self.program_b(lpn0, lpn1, t)
+        done, lpn = t, lpn0
+        while lpn <= lpn1:  # TTFlash: one stripe at a time
+            last = min(lpn | 3, lpn1)
+            ready = self.stripe_reads(lpn, last - lpn + 1, t)
+            done = max(done, host.program_user_pages(range(lpn, last + 1), ready))
+            done = max(done, self.parity_program(lpn >> 2, ready))
+            lpn = last + 1
+        return done
+
     def static_placement(self, ctx):
         """Rails and TTFlash place user pages by their own layout; Optimal has none."""
         if self.mode == RED_OPTIMAL:
