@@ -108,13 +108,15 @@ def parse_policy_params(items) -> dict:
 
 
 def paper_preset(policy: str) -> str:
-    """The device preset of ``policy``'s paper (:data:`PAPER_PRESET`); CompareError for a policy not in it."""
-    try:
-        return PAPER_PRESET[policy]
-    except KeyError:
-        raise CompareError(f"policy {policy!r} has no paper preset; expected one of {', '.join(PAPER_PRESET)}, "
-                           "or name its device: POLICY@PRESET (a combined scheme needs one), or give "
-                           "--preset") from None
+    """The device preset of ``policy``'s paper (:data:`PAPER_PRESET`); for a combined scheme, the
+    preset its parts share.  CompareError for a policy not in it, or parts of different papers."""
+    parts = policy.split("+")
+    presets = {PAPER_PRESET.get(p) for p in parts}
+    if None in presets or len(presets) != 1:
+        why = "its parts come from different papers" if None not in presets else "it has no paper preset"
+        raise CompareError(f"policy {policy!r}: {why} (papers' presets: {', '.join(sorted(set(PAPER_PRESET.values())))}); "
+                           "name its device: POLICY@PRESET, or give --preset")
+    return presets.pop()
 
 
 def plan_rows(policies, preset: str | None = None, params: dict | None = None) -> list:

@@ -160,11 +160,14 @@ def test_python_hooks_of_both_parts_run_and_rr_labels_join_in_part_order():
 
 
 def test_sweeps_and_compare_accept_combinations(tmp_path):
-    from flashrr.compare import plan_rows
+    from flashrr.compare import CompareError, plan_rows
     from flashrr.sweep.spec import load_spec
 
     rows = plan_rows("baseline,shuffler+phasedrr", preset="shuffler")
     assert [r.policy for r in rows] == ["baseline", "shuffler+phasedrr"]
+    assert plan_rows("phasedrr+rl-rr")[0].preset == "phasedrr"  # both parts from one paper: its device
+    with pytest.raises(CompareError, match="different papers.*POLICY@PRESET"):
+        plan_rows("shuffler+phasedrr")
     spec = load_spec({"traces": ["synth:lun0?n_requests=100"], "devices": ["shuffler"],
                       "policies": {"shuffler+phasedrr": {"phasedrr.delta_reads": [64, 128]}}})
     assert len(spec.policies) == 2
