@@ -19,12 +19,18 @@ def _shuffler() -> SimConfig:
     # superblock = 4 blocks (the 4 planes of one chip).
     return SimConfig(
         name="shuffler",
-        geometry=GeometryConfig(8, 4, 1, 4, 64, 1024, 8192),
+        geometry=GeometryConfig(
+            channels=8, chips_per_channel=4, dies_per_chip=1, planes_per_die=4, blocks_per_plane=64,
+            pages_per_block=1024, page_size_bytes=8192,
+        ),
         # xfer, dram: assumed; MQSim's default transaction scheduling (non-preemptible GC)
-        timing=TimingConfig(38_000, 350_000, 3_500_000, _MQSIM_XFER_8K_NS, 1_000, scheduler="gc-first"),
-        cache=CacheConfig(64 << 20),
-        gc=GCConfig(0.10, 0.127),  # OP 12.7%: MQSim's default, assumed
-        read_reclaim=ReadReclaimConfig(10_000),
+        timing=TimingConfig(
+            t_read_ns=38_000, t_program_ns=350_000, t_erase_ns=3_500_000, t_xfer_page_ns=_MQSIM_XFER_8K_NS,
+            t_dram_ns=1_000, scheduler="gc-first",
+        ),
+        cache=CacheConfig(capacity_bytes=64 << 20),
+        gc=GCConfig(gc_threshold_ratio=0.10, overprovisioning_ratio=0.127),  # OP 12.7%: MQSim's default, assumed
+        read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000),
         read_retry=ReadRetryConfig(),
         superblock=SuperblockConfig(sb_planes=4),
     )
@@ -45,12 +51,18 @@ def _phasedrr() -> SimConfig:
     # 0.085, 0.194, ..., 1.099 ms at levels 1..7 (docs/model.md section 4, docs/phasedrr.md).
     return SimConfig(
         name="phasedrr",
-        geometry=GeometryConfig(8, 2, 1, 2, 1280, 256, 8192),
+        geometry=GeometryConfig(
+            channels=8, chips_per_channel=2, dies_per_chip=1, planes_per_die=2, blocks_per_plane=1280,
+            pages_per_block=256, page_size_bytes=8192,
+        ),
         # SSDsim runs GC as an uninterrupted operation on the chip by default: "gc-first" (assumed)
-        timing=TimingConfig(85_000, 2_666_667, 15_000_000, 5 * 8192, 1_000, scheduler="gc-first"),
-        cache=CacheConfig(64 << 20),
-        gc=GCConfig(0.30, 0.25),
-        read_reclaim=ReadReclaimConfig(25_000),
+        timing=TimingConfig(
+            t_read_ns=85_000, t_program_ns=2_666_667, t_erase_ns=15_000_000, t_xfer_page_ns=5 * 8192,
+            t_dram_ns=1_000, scheduler="gc-first",
+        ),
+        cache=CacheConfig(capacity_bytes=64 << 20),
+        gc=GCConfig(gc_threshold_ratio=0.30, overprovisioning_ratio=0.25),
+        read_reclaim=ReadReclaimConfig(rr_threshold_reads=25_000),
         read_retry=ReadRetryConfig.ldpc_progressive(85_000, 24_000, 7),
         superblock=SuperblockConfig(sb_planes=1),
     )
@@ -62,15 +74,21 @@ def _cocktail() -> SimConfig:
     # Read retry: 1/2/3 retries at 70/80/90% of the threshold, each a read plus ECC (95 us, assumed).
     return SimConfig(
         name="cocktail",
-        geometry=GeometryConfig(8, 4, 2, 2, 2048, 256, 8192),
-        timing=TimingConfig(75_000, 750_000, 3_800_000, _MQSIM_XFER_8K_NS, 1_000, scheduler="gc-first"),  # MQSim
+        geometry=GeometryConfig(
+            channels=8, chips_per_channel=4, dies_per_chip=2, planes_per_die=2, blocks_per_plane=2048,
+            pages_per_block=256, page_size_bytes=8192,
+        ),
+        timing=TimingConfig(
+            t_read_ns=75_000, t_program_ns=750_000, t_erase_ns=3_800_000, t_xfer_page_ns=_MQSIM_XFER_8K_NS,
+            t_dram_ns=1_000, scheduler="gc-first",
+        ),  # MQSim
         # not in Table I: MQSim's default data cache, 256 MiB in WRITE_CACHE mode (read misses are not cached,
         # so the RAF copies of a read reach the flash; spec A19); assumed
-        cache=CacheConfig(256 << 20, read_allocate=False),
+        cache=CacheConfig(capacity_bytes=256 << 20, read_allocate=False),
         # GC while free blocks < 28% of a plane (Table I); OP assumed: must exceed the 0.28 GC threshold to make
         # progress (MQSim's 0.07 would keep a filled device below the GC line, docs/cocktail.md)
-        gc=GCConfig(0.28, 0.30),
-        read_reclaim=ReadReclaimConfig(40 * 256),  # 40 x pages per block = 10,240 reads
+        gc=GCConfig(gc_threshold_ratio=0.28, overprovisioning_ratio=0.30),
+        read_reclaim=ReadReclaimConfig(rr_threshold_reads=40 * 256),  # 40 x pages per block = 10,240 reads
         read_retry=ReadRetryConfig.cocktail(t_retry_ns=95_000),
         superblock=SuperblockConfig(sb_planes=1),
     )
@@ -99,12 +117,18 @@ def _hotr(flash: str = "tlc") -> SimConfig:
     t_read, t_prog, t_erase = HOTR_FLASH[flash]
     return SimConfig(
         name="hotr" if flash == "tlc" else f"hotr-{flash}",
-        geometry=GeometryConfig(20, 1, 1, 8, 2048, 64, 4096),
+        geometry=GeometryConfig(
+            channels=20, chips_per_channel=1, dies_per_chip=1, planes_per_die=8, blocks_per_plane=2048,
+            pages_per_block=64, page_size_bytes=4096,
+        ),
         # the DiskSim SSD model cleans in the foreground, holding the element: "gc-first" (assumed)
-        timing=TimingConfig(t_read, t_prog, t_erase, _MSR_XFER_4K_NS, 1_000, scheduler="gc-first"),
-        cache=CacheConfig(0),
-        gc=GCConfig(0.05, 0.15),
-        read_reclaim=ReadReclaimConfig(10_000, rr_enabled=False),
+        timing=TimingConfig(
+            t_read_ns=t_read, t_program_ns=t_prog, t_erase_ns=t_erase, t_xfer_page_ns=_MSR_XFER_4K_NS,
+            t_dram_ns=1_000, scheduler="gc-first",
+        ),
+        cache=CacheConfig(capacity_bytes=0),
+        gc=GCConfig(gc_threshold_ratio=0.05, overprovisioning_ratio=0.15),
+        read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000, rr_enabled=False),
         read_retry=ReadRetryConfig(),
         superblock=SuperblockConfig(sb_planes=1, placement="static_die"),
     )
