@@ -15,7 +15,6 @@ from ..device.sched cimport Scheduler
 @cython.final
 cdef class EarlyMoves(Mechanism):
     # roles (roles.pxd): read observer (page_read), request observer (arrival, request_done), erase observer
-    cdef bint on
     cdef int32_t mode                  # 1 = RL-RR (tabular Q-learning), 2 = Reallocation (benefit >= cost)
     cdef int32_t N, k, S, n_blocks, span, n_dies
     cdef int64_t t_read, t_mv          # page move time: one read + one program (ns)

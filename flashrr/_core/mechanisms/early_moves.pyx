@@ -55,7 +55,7 @@ cdef inline int32_t _bucket(int64_t gap, int64_t unit) noexcept nogil:
 
 cdef class EarlyMoves:
     def __init__(self, ctx, spec):
-        """``spec``: None (off) or (mode, span, alpha, gamma, epsilon) from the policy."""
+        """``spec``: (mode, span, alpha, gamma, epsilon) from the policy."""
         cdef Ftl ftl = ctx.ftl
         cdef Scheduler sched = ctx.sched
         cdef PageCounters pc = ctx.page_counters
@@ -69,8 +69,7 @@ cdef class EarlyMoves:
         self.n_dies = L.n_dies
         self.t_read = L.t_read_ns
         self.t_mv = max(1, L.t_read_ns + L.t_program_ns)
-        self.on = spec is not None
-        mode, span, alpha, gamma, eps = spec if spec is not None else (0, 0, 0.0, 0.0, 0.0)
+        mode, span, alpha, gamma, eps = spec
         self.mode, self.span = mode, span
         self.alpha, self.gamma = alpha, gamma
         self.eps_per_mille = int(round(eps * 1000))
@@ -84,8 +83,8 @@ cdef class EarlyMoves:
         self.retry_steps = <int64_t*>a.data
         a = keep["retry_extra"] = np.ascontiguousarray(L.retry_extra_ns, dtype=np.int64)
         self.retry_extra = <int64_t*>a.data
-        self.n_blocks = L.n_blocks if self.on else 0
-        n_pages = L.n_pages if self.on else 0
+        self.n_blocks = L.n_blocks
+        n_pages = L.n_pages
 
         arr = functools.partial(owned_array, keep)
 
@@ -231,7 +230,5 @@ cdef class EarlyMoves:
         return 0
 
     cdef void block_erased(self, int64_t blk) noexcept nogil:
-        if not self.on:
-            return
         self.cand[blk] = 0
         memset(self.queued + blk * self.N, 0, self.N)

@@ -27,16 +27,15 @@ class EarlyMoves(Mechanism):
         self.ftl, self.sched, self.pc, self.c = ftl, sched, page_counters, counters
         self.block_reads, self.rr_threshold = block_reads, rr_threshold
         self.t_mv = max(1, L.t_read_ns + L.t_program_ns)
-        self.on = spec is not None
-        mode, span, alpha, gamma, eps = spec if spec is not None else (0, 0, 0.0, 0.0, 0.0)
+        mode, span, alpha, gamma, eps = spec
         self.mode, self.span, self.alpha, self.gamma = int(mode), int(span), float(alpha), float(gamma)
         self.eps_per_mille = int(round(eps * 1000))
         self.rng = (int(seed) * 2862933555777941757 + 3037000493) & MASK
-        n_blocks = L.n_blocks if self.on else 0
+        n_blocks = L.n_blocks
         self.cand = np.zeros(n_blocks, dtype=np.uint8)
         self.in_ring = np.zeros(n_blocks, dtype=np.uint8)
         self.ring: list = []  # FIFO of candidate blocks (maybe stale)
-        self.queued = np.zeros(L.n_pages if self.on else 0, dtype=np.uint8)
+        self.queued = np.zeros(L.n_pages, dtype=np.uint8)
         self.q = np.zeros(64 * len(ACTIONS), dtype=np.float64)
         self.last_done = self.gap1 = self.gap2 = self.g_ewma = 0
         self.decided = False
@@ -141,8 +140,6 @@ class EarlyMoves(Mechanism):
         self.g_ewma = (7 * self.g_ewma + gap) // 8
 
     def block_erased(self, blk: int) -> None:
-        if not self.on:
-            return
         N = self.L.pages_per_block
         self.cand[blk] = 0
         self.queued[blk * N:(blk + 1) * N] = 0

@@ -12,8 +12,7 @@ from ..device.sched cimport Scheduler
 @cython.final
 cdef class HotReplicas(Mechanism):
     # roles (roles.pxd): read observer (reads_done: replica programs), write observer (host_write), read redirector (redirect, reserve)
-    # ---- configuration (policy.replication; on = False: never called)
-    cdef bint on
+    # ---- configuration (policy.replication_spec())
     cdef int32_t thr                   # read count (this read included) at which a page is replicated
     cdef int32_t cap                   # R-LRU entries = staging capacity (pages)
     cdef int32_t n_stage               # staging dies (dedicated mode)

@@ -53,7 +53,7 @@ cnp.import_array()
 
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
-        """``spec``: None (off) or (hot_threshold, capacity_pages, staging_dies, op_mode,
+        """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
         erase_blocks) from the policy."""
         cdef Scheduler sched = ctx.sched
         layout, counters, comp_die = ctx.layout, ctx.counters, ctx.comp_die
@@ -61,8 +61,7 @@ cdef class HotReplicas:
         cdef int32_t i
         L = layout
         self.sched = sched
-        self.on = spec is not None
-        thr, cap, n_stage, op_mode, erase_blocks = spec if spec is not None else (1, 0, 0, False, False)
+        thr, cap, n_stage, op_mode, erase_blocks = spec
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
         self.k, self.N, self.S, self.n_dies = L.k, L.pages_per_block, L.sb_per_lane, L.n_dies
@@ -74,7 +73,7 @@ cdef class HotReplicas:
         a = comp_die; self.comp_die = <int32_t*>a.data
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         arr = functools.partial(owned_array, keep)
-        a = arr("ent_of", L.logical_pages if self.on else 0, np.int32); self.ent_of = <int32_t*>a.data
+        a = arr("ent_of", L.logical_pages, np.int32); self.ent_of = <int32_t*>a.data
         a = arr("e_lpn", self.cap, np.int32, -1); self.e_lpn = <int32_t*>a.data
         a = arr("e_count", self.cap, np.int32); self.e_count = <int32_t*>a.data
         a = arr("e_rep", self.cap, np.int32, -1); self.e_rep = <int32_t*>a.data

@@ -33,8 +33,7 @@ class HotReplicas(Mechanism):
         layout, sched, counters = ctx.layout, ctx.sched, ctx.counters
         L = self.L = layout
         self.sched, self.c = sched, counters
-        self.on = spec is not None
-        thr, cap, n_stage, op_mode, erase_blocks = spec if spec is not None else (1, 0, 0, False, False)
+        thr, cap, n_stage, op_mode, erase_blocks = spec
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
         self.die_chan = die_channels(L)

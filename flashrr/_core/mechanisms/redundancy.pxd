@@ -20,8 +20,7 @@ cdef enum:
 cdef class Redundancy(Mechanism):
     # roles (roles.pxd): read redirector (redirect), write path (write, reserve);
     # static_placement() gives Rails' and TTFlash's user-page placer
-    # ---- configuration (policy.redundancy; on = False: never called)
-    cdef bint on
+    # ---- configuration (policy.redundancy_spec())
     cdef int32_t mode                  # RED_RAILS / RED_TTFLASH / RED_OPTIMAL
     cdef int32_t n_data                # Rails: dies of a half (half A = dies 0..n_data-1, B = the rest)
     cdef int32_t n_groups              # TTFlash: groups of 5 dies

@@ -67,8 +67,7 @@ cdef class Redundancy:
         cdef cnp.ndarray a
         L = layout
         self.sched, self.ftl = sched, ftl
-        self.on = spec is not None
-        mode, period = spec if spec is not None else (0, 1)
+        mode, period = spec
         self.mode, self.period = int(mode), int(period)
         self.n_data = L.n_dies // 2
         self.n_groups = L.n_dies // 5
@@ -82,7 +81,7 @@ cdef class Redundancy:
         a = comp_die; self.comp_die = <int32_t*>a.data
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         a = owned_array(keep, "rd_free", L.n_dies, np.int64); self.rd_free = <int64_t*>a.data
-        rails = self.on and self.mode == RED_RAILS
+        rails = self.mode == RED_RAILS
         a = owned_array(keep, "stamp", L.logical_pages if rails else 0, np.int32); self.stamp = <int32_t*>a.data
         self.fifo_cap = 64
         self.fifo = <int32_t*>realloc(NULL, sizeof(int32_t) * self.fifo_cap)

@@ -23,8 +23,7 @@ class Redundancy(Mechanism):
         layout, sched, ftl, counters = ctx.layout, ctx.sched, ctx.ftl, ctx.counters
         L = self.L = layout
         self.sched, self.ftl, self.c = sched, ftl, counters
-        self.on = spec is not None
-        self.mode, self.period = (int(spec[0]), int(spec[1])) if spec is not None else (0, 1)
+        self.mode, self.period = int(spec[0]), int(spec[1])
         self.n_data = L.n_dies // 2
         self.n_groups = L.n_dies // 5
         self.die_chan = die_channels(L)

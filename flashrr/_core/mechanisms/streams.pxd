@@ -21,7 +21,6 @@ cdef enum:
 cdef class Streams(Mechanism):
     # roles (roles.pxd): user-page placer (user_page), migration placer (plan_migration, migration_order,
     # migration_page, migration_moved, move_page_slot), erase observer (block_erased)
-    cdef bint on
     cdef int32_t mode, n_streams, N, n_lanes, S, count_max
     cdef int64_t thr0                  # the configured RR threshold (reads)
     cdef int32_t mult[MAX_STREAMS]     # threshold multiplier of each stream

@@ -45,14 +45,13 @@ cnp.import_array()
 cdef class Streams:
     def __init__(self, ctx, spec):
         """``spec`` = ``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` for
-        streams 1.. (max_live -1 = no cap), or None (off)."""
+        streams 1.. (max_live -1 = no cap)."""
         cdef Ftl ftl = ctx.ftl
         layout, counters, page_counts = ctx.layout, ctx.counters, ctx.page_counts
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         cdef cnp.ndarray a
         cdef int32_t s
         L = layout
-        self.on = spec is not None
         self.ftl = ftl
         self.N = L.pages_per_block
         self.n_lanes = L.n_lanes
@@ -64,21 +63,21 @@ cdef class Streams:
         a = rr_threshold; self.rr_threshold = <int32_t*>a.data
         a = counters; self.cnt = <int64_t*>a.data
         a = page_counts; self.counts = <int32_t*>a.data
-        mode, count_max, extra = spec if self.on else (0, 0, ())
+        mode, count_max, extra = spec
         self.mode, self.count_max = mode, count_max
         self.n_streams = 1 + len(extra)
         self.mult[0], self.cap_pages[0], self.n_open[0], self.max_live[0] = 1, self.N, 1, -1
         for s, (m, c, o, x) in enumerate(extra, start=1):
             self.mult[s], self.cap_pages[s], self.n_open[s], self.max_live[s] = m, c, o, x
-        n = L.n_blocks if self.on else 0
+        n = L.n_blocks
         arr = functools.partial(owned_array, keep)
         a = arr("blk_stream", n, np.int8); self.blk_stream = <int8_t*>a.data
-        m = self.n_lanes * MAX_STREAMS if self.on else 0
+        m = self.n_lanes * MAX_STREAMS
         a = arr("open_blk", m * MAX_OPEN, np.int32, -1); self.open_blk = <int32_t*>a.data
         a = arr("open_wp", m * MAX_OPEN, np.int32); self.open_wp = <int32_t*>a.data
         a = arr("live", m, np.int32); self.live = <int32_t*>a.data
         a = arr("given", m * MAX_OPEN, np.int64); self.given = <int64_t*>a.data
-        a = arr("cold_next", self.n_lanes if self.on else 0, np.int32); self.cold_next = <int32_t*>a.data
+        a = arr("cold_next", self.n_lanes, np.int32); self.cold_next = <int32_t*>a.data
         a = arr("code", self.N, np.int32, -1); self.code = <int32_t*>a.data
         a = arr("perm", self.N, np.int32); self.perm = <int32_t*>a.data
         a = arr("key", 2 * self.N, np.int64); self.key = <int64_t*>a.data

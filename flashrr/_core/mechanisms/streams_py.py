@@ -18,14 +18,13 @@ class Streams(Mechanism):
         layout, ftl, counters, page_counts = ctx.layout, ctx.ftl, ctx.counters, ctx.page_counts
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         L = layout
-        self.on = spec is not None
         self.ftl, self.c = ftl, counters
         self.N, self.S, self.thr0 = L.pages_per_block, L.sb_per_lane, L.rr_threshold_reads
         self.block_reads, self.rr_threshold, self.counts = block_reads, rr_threshold, page_counts
-        self.mode, self.count_max, extra = spec if self.on else (0, 0, ())
+        self.mode, self.count_max, extra = spec
         self.streams = [(1, self.N, 1, -1)] + [tuple(x) for x in extra]  # (mult, cap_pages, n_open, max_live)
-        self.blk_stream = np.zeros(L.n_blocks if self.on else 0, dtype=np.int8)
-        n = L.n_lanes if self.on else 0
+        self.blk_stream = np.zeros(L.n_blocks, dtype=np.int8)
+        n = L.n_lanes
         self.open = [[[[-1, 0] for _ in range(st[2])] for st in self.streams] for _ in range(n)]  # [blk, wp]
         self.live = [[0] * len(self.streams) for _ in range(n)]
         self.given = [[[0] * st[2] for st in self.streams] for _ in range(n)]  # budget mode: weight placed per slot
@@ -40,7 +39,7 @@ class Streams(Mechanism):
         """Destination slot ``(stream, slot)`` per page (None = stream 0) and the program order."""
         n = len(lpns)
         lane = victim // self.S
-        s = int(self.blk_stream[victim]) if self.on else 0
+        s = int(self.blk_stream[victim])
         if s:  # a victim still open in its stream stops being a frontier
             for slot in self.open[lane][s]:
                 if slot[0] == victim:

@@ -15,8 +15,7 @@ from ..device.sched cimport Scheduler
 @cython.final
 cdef class WorkingSets(Mechanism):
     # roles (roles.pxd): read observer (page_read; reads_done books the forced moves), erase observer (block_erased)
-    # ---- configuration (policy.working_sets; on = False: every call returns at once)
-    cdef bint on
+    # ---- configuration (policy.working_sets_spec())
     cdef int32_t N, k, S, delta, max_slots
     cdef int32_t mult[5]               # window / phase lengths in units of delta: WS I, WS II, WS III, PhII, PhIII
     cdef int32_t span                  # delta * sum(mult): hard threshold minus soft threshold (block reads)

@@ -58,16 +58,15 @@ cdef class WorkingSets:
         self._keep = keep = {"counters": counters, "comp_die": comp_die}
         a = counters; self.cnt = <int64_t*>a.data
         a = comp_die; self.comp_die = <int32_t*>a.data
-        self.on = spec is not None
-        delta, mult, max_slots = spec if spec is not None else (1, (0, 0, 0, 0, 0), 0)
+        delta, mult, max_slots = spec
         self.delta = delta
         for i in range(5):
             self.mult[i] = mult[i]
         self.span = delta * sum(mult)
-        self.max_slots = min(max_slots, L.n_blocks) if self.on else 0
+        self.max_slots = min(max_slots, L.n_blocks)
         self.bytes_per_block = 3 * ((self.N + 7) // 8)
-        n_pages = L.n_pages if self.on else 0
-        blocks = L.n_blocks if self.on else 0
+        n_pages = L.n_pages
+        blocks = L.n_blocks
 
         arr = functools.partial(owned_array, keep)
 
@@ -93,8 +92,6 @@ cdef class WorkingSets:
     cdef int page_read(self, int64_t ppn, int64_t blk, int32_t c, int32_t thr, int64_t t) except -1 nogil:
         cdef int32_t N = self.N, d = self.delta, slot, o, s0, t1, t2, t3, t4
         cdef uint8_t* bp
-        if not self.on:
-            return 0
         self.page_reads[ppn] += 1
         s0 = thr - self.span
         if c < s0 or c >= thr:
@@ -220,8 +217,6 @@ cdef class WorkingSets:
 
     cdef void block_erased(self, int64_t blk) noexcept nogil:
         cdef int32_t slot
-        if not self.on:
-            return
         slot = self.slot_of[blk]
         if slot >= 0:
             memset(self.bits + <int64_t>slot * self.N, 0, self.N)

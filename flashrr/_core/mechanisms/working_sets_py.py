@@ -27,19 +27,18 @@ class WorkingSets(Mechanism):
         self.rc = ctx.rc
         L = self.L = layout
         self.ftl, self.sched, self.c = ftl, sched, counters
-        self.on = spec is not None
-        delta, mult, max_slots = spec if spec is not None else (1, (0, 0, 0, 0, 0), 0)
+        delta, mult, max_slots = spec
         self.delta, self.mult = int(delta), tuple(int(m) for m in mult)
         self.span = self.delta * sum(self.mult)
-        self.max_slots = min(int(max_slots), L.n_blocks) if self.on else 0
+        self.max_slots = min(int(max_slots), L.n_blocks)
         self.bytes_per_block = 3 * ((L.pages_per_block + 7) // 8)
         N = L.pages_per_block
-        self.slot_of = np.full(L.n_blocks if self.on else 0, -1, dtype=np.int32)
+        self.slot_of = np.full(L.n_blocks, -1, dtype=np.int32)
         self.free_slots = list(range(self.max_slots - 1, -1, -1))
         self.in_use = 0
         self.bits = np.zeros((self.max_slots, N), dtype=np.uint8)
         self.stage = np.zeros(self.max_slots, dtype=np.int8)
-        self.page_reads = np.zeros(L.n_pages if self.on else 0, dtype=np.int32)
+        self.page_reads = np.zeros(L.n_pages, dtype=np.int32)
         self.due: list = []  # (block, sets a forced page is in)
 
     def array(self, name: str) -> np.ndarray:
@@ -47,8 +46,6 @@ class WorkingSets(Mechanism):
                 "stage": self.stage}[name]
 
     def page_read(self, ppn: int, blk: int, c: int, thr: int, t: int) -> None:
-        if not self.on:
-            return
         N, d = self.L.pages_per_block, self.delta
         self.page_reads[ppn] += 1
         s0 = thr - self.span
@@ -152,8 +149,6 @@ class WorkingSets(Mechanism):
         return out
 
     def block_erased(self, blk: int) -> None:
-        if not self.on:
-            return
         N = self.L.pages_per_block
         slot = int(self.slot_of[blk])
         if slot >= 0:

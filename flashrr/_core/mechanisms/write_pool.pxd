@@ -21,8 +21,7 @@ cdef enum:
 cdef class WritePool(Mechanism):
     # roles (roles.pxd): user-page placer (user_page: Algorithm 1), migration placer (victim_chosen,
     # places_migration, migration_page: Algorithm 2, migration_done)
-    # ---- configuration (policy.write_pool_spec(); on = False: never called)
-    cdef bint on
+    # ---- configuration (policy.write_pool_spec())
     cdef bint gc_internal              # GC pages take the internal (Algorithm 2) path (ambiguity A1)
     cdef bint reset_per_page           # capacity reset check after every internal page (A8), else per migration
     cdef bint key_reads                # pick pool blocks by raw read count instead of Eq. 2 (A5 option)

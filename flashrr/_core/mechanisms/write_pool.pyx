@@ -47,13 +47,12 @@ assert _SB_POOL == S_POOL
 cdef class WritePool:
     def __init__(self, ctx, spec):
         """``spec`` = ``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page,
-        key_reads)`` (blocks, blocks, ppm, 0 = dynamic), or None (off)."""
+        key_reads)`` (blocks, blocks, ppm, 0 = dynamic)."""
         cdef Ftl ftl = ctx.ftl
         layout, counters = ctx.layout, ctx.counters
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         cdef cnp.ndarray a
         L = layout
-        self.on = spec is not None
         self.ftl = ftl
         self.N = L.pages_per_block
         self.n_lanes = L.n_lanes
@@ -62,10 +61,10 @@ cdef class WritePool:
         a = block_reads; self.block_reads = <int32_t*>a.data
         a = rr_threshold; self.rr_threshold = <int32_t*>a.data
         a = counters; self.cnt = <int64_t*>a.data
-        cap_min, cap_max, ratio_ppm, n_fixed, gc_int, per_page, key_reads = spec if self.on else (1, 1, 0, 0, 0, 1, 0)
+        cap_min, cap_max, ratio_ppm, n_fixed, gc_int, per_page, key_reads = spec
         self.cap_min, self.cap_max, self.ratio_ppm, self.n_fixed = cap_min, cap_max, ratio_ppm, n_fixed
         self.gc_internal, self.reset_per_page, self.key_reads = gc_int, per_page, key_reads
-        n = self.n_lanes if self.on else 0
+        n = self.n_lanes
         arr = functools.partial(owned_array, keep)
         a = arr("pool_blk", n * cap_max, np.int32, -1); self.blk = <int32_t*>a.data
         a = arr("pool_idx", n * cap_max, np.int32); self.idx = <int32_t*>a.data

@@ -14,18 +14,17 @@ F_WR, F_RR = 0, 1
 class WritePool(Mechanism):
     def __init__(self, ctx, spec):
         """``spec`` = ``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page,
-        key_reads)``, or None (off)."""
+        key_reads)``."""
         super().__init__()
         layout, ftl, counters = ctx.layout, ctx.ftl, ctx.counters
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         L = layout
-        self.on = spec is not None
         self.ftl, self.c = ftl, counters
         self.N, self.n_lanes, self.S = L.pages_per_block, L.n_lanes, L.sb_per_lane
         self.block_reads, self.rr_threshold = block_reads, rr_threshold
         (self.cap_min, self.cap_max, self.ratio_ppm, self.n_fixed, self.gc_internal, self.reset_per_page,
-         self.key_reads) = spec if self.on else (1, 1, 0, 0, False, True, False)
-        n = self.n_lanes if self.on else 0
+         self.key_reads) = spec
+        n = self.n_lanes
         self.pool = [[] for _ in range(n)]  # per lane: [block, next offset, flag] in insertion order
         self.cap = [self.cap_min] * n
         self.wfr = [[-1, 0] for _ in range(n)]  # internal frontier: block, next offset
