@@ -23,7 +23,7 @@ from flashrr.trace.io import read_trace
 from flashrr.trace.model import ModelError, WorkloadModel, fit_model, generate_trace, load_model, save_model
 from flashrr.trace.model.schema import KINDS, TimePhase
 from flashrr.trace.pipeline import TraceSpecError, open_trace_spec
-from test_trace_model_generate import hand_models
+from strategies import hand_built_models
 
 DATA = Path(__file__).parent / "data"
 
@@ -73,7 +73,7 @@ def test_a_fitted_model_comes_back_exactly_and_generates_the_same_trace(tmp_path
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(model=hand_models())
+@given(model=hand_built_models())
 def test_a_hand_built_model_comes_back_exactly(tmp_path, model):
     back = load_model(save_model(model, tmp_path / "hand.toml"))
     assert_models_equal(model, back)

@@ -28,6 +28,7 @@ from flashrr.trace.source import MemorySource
 from flashrr.trace.stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
 from flashrr.trace.stats import trace_stats
 from flashrr.trace.transform import amplify_reads, fold, repeat, scale_time
+from strategies import busy_traces
 
 DATA = Path(__file__).parent / "data"
 MQSIM_SAMPLE = DATA / "wsrch-small.mqsim.txt"  # from the MQSim repository (see tests/data/README.md)
@@ -39,16 +40,6 @@ def sample(tmp_path):
     p = tmp_path / MQSIM_SAMPLE.name
     shutil.copy(MQSIM_SAMPLE, p)
     return p
-
-
-@st.composite
-def traces(draw, max_n=300):
-    n = draw(st.integers(1, max_n))
-    gaps = draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n))
-    offset = draw(st.lists(st.integers(0, 1 << 30), min_size=n, max_size=n))
-    size = draw(st.lists(st.integers(1, 1 << 16), min_size=n, max_size=n))
-    w = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    return Trace(np.cumsum(gaps), offset, size, w, name="h")
 
 
 # ---------------------------------------------------------------------------
@@ -107,7 +98,7 @@ def test_fold_without_a_device_fails_before_reading(tmp_path):
 # ---------------------------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
-@given(tr=traces(), chunk=st.integers(1, 120), raf=st.integers(1, 4), n=st.integers(1, 4),
+@given(tr=busy_traces(), chunk=st.integers(1, 120), raf=st.integers(1, 4), n=st.integers(1, 4),
        factor=st.sampled_from([0.5, 1, 3, 0.123, 1.7]), cap_pages=st.integers(40, 5000))
 def test_stages_equal_in_memory_transforms(tr, chunk, raf, n, factor, cap_pages):
     src = MemorySource(tr)
@@ -143,7 +134,7 @@ def test_fold_error_names_the_request_index_of_the_whole_trace():
 
 
 @settings(max_examples=40, deadline=None)
-@given(tr=traces(), chunk=st.integers(1, 80), start=st.integers(0, 3 * 10**7), dur=st.none() | st.integers(1, 10**8),
+@given(tr=busy_traces(), chunk=st.integers(1, 80), start=st.integers(0, 3 * 10**7), dur=st.none() | st.integers(1, 10**8),
        first=st.none() | st.integers(1, 400))
 def test_subsets_select_exactly_the_right_requests(tr, chunk, start, dur, first):
     """Independent model: the indices whose time is in [start, start+dur), then the first N of them."""
