@@ -105,6 +105,50 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     return eng
 
 
+class EngineDriver:
+    """Feeds an engine of :func:`build_engine` one request at a time (4 KiB pages, 1 us apart) and
+    reads its state: where an LPN lives, the counters, and Cocktail's write pool."""
+
+    PAGE = 4096
+
+    def __init__(self, eng, N):
+        self.eng, self.N, self.t = eng, N, 0
+
+    def _run(self, lpns, write):
+        n = len(lpns)
+        if not n:
+            return
+        times = self.t + np.arange(n, dtype=np.int64) * 1000
+        page = self.PAGE
+        self.eng.run(times, np.asarray(lpns, np.int64) * page, np.full(n, page, np.int64), np.full(n, write, np.uint8))
+        self.t = int(times[-1]) + 1000
+
+    def write(self, lpns):
+        self._run(list(lpns), 1)
+
+    def read(self, lpns):
+        self._run(list(lpns), 0)
+
+    def block(self, lpn):
+        return int(self.eng.state_view(0).l2p[lpn]) // self.N
+
+    def counters(self):
+        return self.eng.results()["counters"]
+
+    def pool(self, lane=0):
+        """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""
+        wp = self.eng.mechanism("write_pool")
+        n, m = int(wp.array("pool_len")[lane]), len(wp.array("pool_blk")) // len(wp.array("pool_len"))
+        blk, idx, flag = (wp.array(x)[lane * m:lane * m + n] for x in ("pool_blk", "pool_idx", "pool_flag"))
+        return [(int(b), int(i), "WR" if f == 0 else "RR") for b, i, f in zip(blk, idx, flag)]
+
+    def cap(self, lane=0):
+        return int(self.eng.mechanism("write_pool").array("pool_cap")[lane])
+
+    def state(self, blk):
+        return int(self.eng.state_view(0).sb_state[blk])
+
+
 def final_mapping(cfg, trace):
     """The reference engine's ``l2p`` after replaying ``trace`` on ``cfg`` under Baseline
     (filled up to the trace's top LPN, invariant checks on), or None if the tiny device ran

@@ -41,7 +41,7 @@ from flashrr.trace.model.prepared import BLOCK_REQUESTS
 from flashrr.trace.model.schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SIZE_LEVELS, Places,
                                         TimePhase)
 from strategies import hand_built_models, probabilities
-from test_trace_model_fit import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, run_bucket, runs_trace
+from trace_helpers import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, run_bucket, runs_trace
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {"cloudphysics": "cloudphysics-io.mqsim.txt.gz", "wsrch": "wsrch-small.mqsim.txt",
@@ -195,7 +195,7 @@ def test_without_reaccesses_every_request_starts_in_its_op_and_phase_map_with_it
 
 def test_generated_run_heads_start_only_in_the_maps_of_run_heads():
     """The fit of a trace whose runs start in regions of their own, apart from the single reads' regions
-    (test_trace_model_fit.runs_trace), generates each class of read with its own size (8 KiB heads, 12 KiB
+    (trace_helpers.runs_trace), generates each class of read with its own size (8 KiB heads, 12 KiB
     continuations, 4 KiB single reads; the size tables hold one value each and nothing is re-accessed), so
     the generated reads can be told apart by size: heads start only in the run-start regions, single reads
     only in theirs, continuations where the previous read ended; heads are within 5 binomial standard

@@ -29,6 +29,7 @@ from flashrr.trace.stages import AmplifyReads, FirstRequests, Fold, Repeat, Scal
 from flashrr.trace.stats import trace_stats
 from flashrr.trace.transform import amplify_reads, fold, repeat, scale_time
 from strategies import busy_traces
+from trace_helpers import joined_chunks
 
 DATA = Path(__file__).parent / "data"
 MQSIM_SAMPLE = DATA / "wsrch-small.mqsim.txt"  # from the MQSim repository (see tests/data/README.md)
@@ -105,7 +106,7 @@ def test_stages_equal_in_memory_transforms(tr, chunk, raf, n, factor, cap_pages)
     page = 4096
 
     def streamed(stage):
-        got = _joined(stage, chunk)
+        got = joined_chunks(stage, chunk)
         info = stage.info()
         assert (info.n_requests, info.n_writes, info.duration_ns) == (len(got), got.n_writes, got.duration_ns)
         return got
@@ -117,14 +118,6 @@ def test_stages_equal_in_memory_transforms(tr, chunk, raf, n, factor, cap_pages)
         assert streamed(Fold(src, cap_pages * page, page)) == fold(tr, cap_pages * page, page)
     chained = Repeat(ScaleTime(AmplifyReads(src, raf), factor), n)
     assert streamed(chained) == repeat(scale_time(amplify_reads(tr, raf), factor), n)
-
-
-def _joined(stage, chunk):
-    parts = list(stage.chunks(chunk))
-    assert all(0 < len(p) for p in parts)
-    from flashrr.trace.source import concat_chunks
-
-    return concat_chunks(parts, stage.name)
 
 
 def test_fold_error_names_the_request_index_of_the_whole_trace():
@@ -145,7 +138,7 @@ def test_subsets_select_exactly_the_right_requests(tr, chunk, start, dur, first)
     stage = TimeWindow(MemorySource(tr), start, dur)
     if first is not None:
         stage = FirstRequests(stage, first)
-    got = _joined(stage, chunk) if idx else None
+    got = joined_chunks(stage, chunk) if idx else None
     if not idx:
         assert list(stage.chunks(chunk)) == [] and stage.info().n_requests == 0
         return
