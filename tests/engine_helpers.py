@@ -1,4 +1,5 @@
-"""Builders shared by the engine tests: tiny devices and traces."""
+"""Builders shared by the engine tests: tiny devices and traces, runs on both engines and
+their comparison.  The hypothesis strategies that draw devices and traces are in strategies.py."""
 import numpy as np
 
 import flashrr
@@ -45,20 +46,6 @@ def skewed_reads_trace(n_reads=40_000, n_lpns=1024, seed=1):
     return page_trace(rng.choice(n_lpns, size=n_reads, p=w / w.sum()))
 
 
-def draw_page_trace(draw, cfg, gap_ns: int, max_requests: int = 150):
-    """A hypothesis-drawn trace of 1..max_requests reads and writes of 1-4 pages that fits ``cfg``,
-    arriving every ``gap_ns``.  ``draw`` is the draw function of an ``st.composite``."""
-    from hypothesis import strategies as st
-
-    n = draw(st.integers(1, max_requests))
-    span = draw(st.integers(4, cfg.logical_pages - 4))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    ps = cfg.geometry.page_size_bytes
-    return flashrr.Trace(np.arange(n, dtype=np.int64) * gap_ns, lpn * ps, pages * ps, wr)
-
-
 # The one engine error a random draw may legitimately hit: GC cannot keep up on a tiny device.
 CAPACITY_ERROR = "too little spare space"
 
@@ -97,32 +84,6 @@ def assert_identical(a, b, allow_error=None, ignore=()):
     assert a.gc_events.equals(b.gc_events)
 
 
-def draw_read_heavy_case(draw, shapes, retry):
-    """A hypothesis-drawn small device (any superblock shape of ``shapes``, e.g.
-    test_engine_equivalence.SHAPES,
-    any scheduler, cache off or 4 pages, RR threshold 10/20/40, read retry None or ``retry``)
-    and a trace of 50..400 mostly-read requests of 1-3 pages over a few blocks' worth of
-    LPNs, so blocks reach early-reclaim windows and the RR threshold.  Gaps are 0, 50 or
-    5000 ns.  Returns (cfg, trace)."""
-    from hypothesis import strategies as st
-
-    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(shapes))
-    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc,
-                      sb_channels=sch, blocks=draw(st.integers(16, 32)), pages=draw(st.sampled_from([4, 8, 16])),
-                      rr=draw(st.sampled_from([10, 20, 40])), gc_ratio=0.1, op=0.4,
-                      cache_pages=draw(st.sampled_from([0, 4])), retry=draw(st.sampled_from([None, retry])),
-                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
-                      ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
-    n = draw(st.integers(50, 400))
-    span = draw(st.integers(4, min(cfg.logical_pages - 4, 4 * cfg.geometry.pages_per_block)))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))) < draw(st.sampled_from([0.0, 0.1, 0.3]))
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 0, 50, 5000]), min_size=n, max_size=n)), np.int64)
-    ps = cfg.geometry.page_size_bytes
-    return cfg, flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
-
-
 def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     """A compiled or reference engine for ``policy`` (name, class or instance) on ``cfg``,
     bound and preconditioned with LPNs ``0 .. fill - 1``; for tests that drive an engine
@@ -142,6 +103,50 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
         eng = ReferenceEngine(layout, pol.hooks(), 0, check)
     eng.precondition(fill, np.zeros(0, np.int64))
     return eng
+
+
+class EngineDriver:
+    """Feeds an engine of :func:`build_engine` one request at a time (4 KiB pages, 1 us apart) and
+    reads its state: where an LPN lives, the counters, and Cocktail's write pool."""
+
+    PAGE = 4096
+
+    def __init__(self, eng, N):
+        self.eng, self.N, self.t = eng, N, 0
+
+    def _run(self, lpns, write):
+        n = len(lpns)
+        if not n:
+            return
+        times = self.t + np.arange(n, dtype=np.int64) * 1000
+        page = self.PAGE
+        self.eng.run(times, np.asarray(lpns, np.int64) * page, np.full(n, page, np.int64), np.full(n, write, np.uint8))
+        self.t = int(times[-1]) + 1000
+
+    def write(self, lpns):
+        self._run(list(lpns), 1)
+
+    def read(self, lpns):
+        self._run(list(lpns), 0)
+
+    def block(self, lpn):
+        return int(self.eng.state_view(0).l2p[lpn]) // self.N
+
+    def counters(self):
+        return self.eng.results()["counters"]
+
+    def pool(self, lane=0):
+        """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""
+        wp = self.eng.mechanism("write_pool")
+        n, m = int(wp.array("pool_len")[lane]), len(wp.array("pool_blk")) // len(wp.array("pool_len"))
+        blk, idx, flag = (wp.array(x)[lane * m:lane * m + n] for x in ("pool_blk", "pool_idx", "pool_flag"))
+        return [(int(b), int(i), "WR" if f == 0 else "RR") for b, i, f in zip(blk, idx, flag)]
+
+    def cap(self, lane=0):
+        return int(self.eng.mechanism("write_pool").array("pool_cap")[lane])
+
+    def state(self, blk):
+        return int(self.eng.state_view(0).sb_state[blk])
 
 
 def final_mapping(cfg, trace):

@@ -24,7 +24,7 @@ from flashrr.simulate import resolve_config
 from flashrr.trace.io import read_trace
 from flashrr.trace.model import ModelSource, fit_model, generate_trace, load_model
 from flashrr.trace.pipeline import open_trace_spec
-from test_trace_model_file import assert_models_equal
+from trace_helpers import assert_models_equal
 
 DATA = Path(__file__).parent / "data"
 TPCC = DATA / "tpcc-small.mqsim.txt"

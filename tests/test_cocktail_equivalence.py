@@ -13,43 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, assert_identical, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, run_both
 from flashrr._core.layout import SB_FREE, SB_POOL, build_layout
 from flashrr._core.engine_py import ReferenceEngine
 from flashrr.policies.cocktail import Cocktail
-from flashrr.policies.readbalance import IPR, RedFTL
-
-# (channels, chips, dies, planes): every lane is one plane
-SHAPES = [(1, 1, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (1, 2, 2, 1), (2, 2, 1, 2)]
-
-
-@st.composite
-def cocktail_case(draw):
-    ch, chips, dies, planes = draw(st.sampled_from(SHAPES))
-    pages = draw(st.sampled_from([4, 8, 16]))
-    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, blocks=draw(st.integers(24, 36)),
-                      pages=pages, rr=draw(st.sampled_from([3, 6, 12, 30])), op=0.4,
-                      gc_ratio=draw(st.sampled_from([0.1, 0.2])), cache_pages=draw(st.sampled_from([0, 4])),
-                      read_allocate=False, fill_ratio=draw(st.sampled_from([0.5, 1.0])),
-                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5]))
-                      ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
-    lo = draw(st.integers(1, 3))
-    pol = dict(pool_min_blocks=lo, pool_max_blocks=draw(st.integers(lo, 5)),
-               ratio=draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])), n=draw(st.sampled_from([None, 2, 3, 5])),
-               gc_writes=draw(st.sampled_from(["internal", "separate"])),
-               cap_reset=draw(st.sampled_from(["page", "rr"])), target_key=draw(st.sampled_from(["factor", "reads"])))
-    n = draw(st.integers(100, 300))
-    hot = draw(st.integers(2, 3 * pages))
-    lpn = np.array(draw(st.lists(st.integers(0, cfg.logical_pages - 1), min_size=n, max_size=n)), np.int64)
-    lpn = np.where(np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))) > 0, lpn % hot, lpn)  # 3/4 hot
-    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))) < draw(st.sampled_from([0.2, 0.5]))
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 100, 3000]), min_size=n, max_size=n)), np.int64)
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, np.full(n, ps, np.int64), wr)
-    return cfg, trace, pol, draw(st.integers(1, 2))
+from strategies import cocktail_case, rr_streams_case
 
 
 @settings(max_examples=60, deadline=None)
@@ -67,19 +37,8 @@ def test_cocktail_engines_identical_with_invariants(case):
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
-@st.composite
-def streams_case(draw):
-    cfg, trace, _, repeat = draw(cocktail_case())
-    if draw(st.booleans()):
-        pol = RedFTL(n_open=draw(st.integers(1, 3)), mults=draw(st.sampled_from([(2, 5), (3, 4)])))
-    else:
-        pol = IPR(mult=draw(st.sampled_from([2, 10])), density=draw(st.sampled_from([0.5, 2 / 3, 1.0])),
-                  max_fraction=draw(st.sampled_from([0.04, 0.15])))
-    return cfg, trace, pol, repeat
-
-
 @settings(max_examples=40, deadline=None)
-@given(streams_case())
+@given(rr_streams_case())
 def test_streams_engines_identical_with_invariants(case):
     cfg, trace, pol, repeat = case
     a, b = run_both(cfg, trace, policy=pol, repeat=repeat, check_invariants=True)

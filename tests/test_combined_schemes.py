@@ -4,55 +4,17 @@ and both engines agree on random pairs."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import flashrr
 from flashrr.policy import Policy, make_policy, policy_class, register_policy
 from flashrr.policy_combine import CombineError, CombinedPolicy
-from flashrr.config import ReadRetryConfig
 
-from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, draw_read_heavy_case, page_trace, run_both,
-                            tiny_config)
-from test_engine_equivalence import SHAPES
-
-# pairs that compose, with what each needs of the device: "block" = superblock size 1
-PAIRS = [
-    ("shuffler+phasedrr", None), ("page+phasedrr", None), ("phasedrr+rl-rr", None), ("shuffler+rl-rr", None),
-    ("hotr+phasedrr", None), ("hotr+reallocation", "block"), ("cocktail+phasedrr", "block"),
-    ("hotr+cocktail", "block"), ("redftl+phasedrr", "block"), ("ipr+hotr", "block"), ("page+rl-rr", None),
-]
-
-
-def _params(name: str, cfg, draw) -> dict:
-    """Parameters that fit a tiny device, per part (PART.PARAM)."""
-    thr = cfg.read_reclaim.rr_threshold_reads
-    out = {}
-    for part in name.split("+"):
-        if part == "phasedrr":
-            mult = draw(st.sampled_from([(1, 2, 4, 2, 1), (1, 1, 1, 1, 1)]))
-            out.update({"phasedrr.delta_reads": draw(st.integers(1, max(1, thr // sum(mult)))),
-                        "phasedrr.phase_mult": mult, "phasedrr.max_blocks": draw(st.sampled_from([1, 4, 64]))})
-        elif part in ("rl-rr", "reallocation"):
-            out[f"{part}.start_reads"] = draw(st.integers(1, max(1, thr - 1)))
-        elif part == "hotr":
-            out.update({"hotr.hot_threshold": draw(st.integers(1, 3)), "hotr.staging_pages": draw(st.integers(1, 8))})
-        elif part == "cocktail":
-            out.update({"cocktail.pool_min_blocks": 1, "cocktail.pool_max_blocks": draw(st.integers(1, 3))})
-    return out
-
-
-@st.composite
-def pair_case(draw):
-    name, needs = draw(st.sampled_from(PAIRS))
-    shapes = [s for s in SHAPES if needs != "block" or s[4] * s[5] * s[6] * s[7] == 1]
-    cfg, trace = draw_read_heavy_case(draw, shapes, ReadRetryConfig.ldpc_progressive(50, 7, 4))
-    if needs == "block":
-        cfg = cfg.replace(read_allocate=False)
-    return cfg, trace, name, _params(name, cfg, draw)
+from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
+from strategies import combined_pair_case
 
 
 @settings(max_examples=40, deadline=None)
-@given(pair_case())
+@given(combined_pair_case())
 def test_engines_identical_on_random_pairs(case):
     cfg, trace, name, params = case
     a, b = run_both(cfg, trace, make_policy(name, **params), check_invariants=True)

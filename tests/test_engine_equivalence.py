@@ -1,6 +1,6 @@
 """The compiled engine and the pure-Python reference give identical results.
 
-Hypothesis draws small devices (every superblock shape, cache sizes, GC
+Hypothesis draws small devices (``strategies.any_device_case``: every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
 acknowledgements, destage buffer sizes, urgent-GC thresholds, the dynamic
 and static-lane placements, both GC free pools with their in-flight caps, and the
@@ -40,13 +40,12 @@ how often GC ran deep below its threshold.
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core.invariants import InvariantError
-from flashrr.config import ReadRetryConfig
 from flashrr.policy import Policy
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
+from strategies import any_device_case
 
 
 class HookPolicy(Policy):
@@ -88,56 +87,6 @@ class HookPolicy(Policy):
         return int(candidates[int(np.argmin(valid))])
 
 
-SHAPES = [  # (channels, chips, dies, planes, sb_planes, sb_dies, sb_chips, sb_channels)
-    (1, 1, 1, 1, 1, 1, 1, 1), (1, 1, 1, 2, 2, 1, 1, 1), (1, 1, 1, 4, 4, 1, 1, 1), (2, 1, 1, 2, 2, 1, 1, 1),
-    (2, 2, 1, 2, 2, 1, 1, 2), (1, 2, 2, 2, 2, 2, 1, 1), (2, 1, 2, 1, 1, 2, 1, 2), (2, 2, 1, 4, 4, 1, 1, 1),
-    (1, 1, 1, 4, 2, 1, 1, 1), (2, 2, 2, 2, 2, 1, 2, 1),
-]
-
-
-@st.composite
-def device_and_trace(draw):
-    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
-    retry = draw(st.sampled_from([None, ReadRetryConfig.cocktail(37), ReadRetryConfig.ldpc(11)]))
-    pressed = draw(st.integers(0, 2)) > 0  # two in three: steer towards GC: full device, warmed up, few spare blocks, mostly writes
-    if pressed:
-        space = dict(blocks=draw(st.integers(24, 30)), op=0.35,
-                     gc_ratio=draw(st.sampled_from([0.08, 0.15])), fill_ratio=1.0,
-                     warmup_random_writes_ratio=draw(st.sampled_from([0.5, 1.0])))
-        write_share = draw(st.sampled_from([0.5, 0.8]))
-    else:
-        space = dict(blocks=draw(st.integers(24, 40)), op=draw(st.sampled_from([0.35, 0.5])),
-                     gc_ratio=draw(st.sampled_from([0.02, 0.08, 0.15])),
-                     warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])))
-        write_share = 0.5
-    cfg = tiny_config(
-        channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc, sb_channels=sch,
-        pages=draw(st.sampled_from([4, 8, 16])), cache_pages=draw(st.sampled_from([0, 1, 3, 8, 32])),
-        read_allocate=draw(st.booleans()), rr=draw(st.sampled_from([2, 3, 4, 6, 9, 25])), retry=retry,
-        t_read=draw(st.integers(50, 500)), t_prog=draw(st.integers(200, 3000)), t_erase=draw(st.integers(500, 9000)),
-        t_xfer=draw(st.integers(0, 60)), t_dram=draw(st.integers(0, 20)), **space,
-    ).replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])),
-              channel_model=draw(st.sampled_from(["gap-fill", "busy-until"])),
-              write_ack=draw(st.sampled_from(["insert", "program"])),
-              destage_buffer_pages=draw(st.sampled_from([0, 1, 3])),
-              gc_hard_threshold_ratio=draw(st.sampled_from([0.005, 0.05, 0.15])),
-              placement=draw(st.sampled_from(["dynamic", "dynamic", "static_lane"])),
-              free_pool=draw(st.sampled_from(["decided", "decided", "erased"])),
-              max_victims_in_flight=draw(st.sampled_from([1, 2, 10])))
-    if cfg.gc.free_pool == "erased" and cfg.cache.capacity_bytes == 0:
-        cfg = cfg.replace(write_stall=draw(st.booleans()))
-    n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
-    span = draw(st.integers(1, cfg.logical_pages - 4))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(pages, cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)), float) < write_share
-    gaps = np.array(draw(st.lists(st.integers(0, 5000), min_size=n, max_size=n)), np.int64)
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
-    return cfg, trace, draw(st.integers(1, 3)), draw(st.integers(0, 2**16))
-
-
 def _record_events(res, policy=None) -> None:
     """Hypothesis statistics: which model paths this example reached."""
     if isinstance(res, Exception):
@@ -155,7 +104,7 @@ def _record_events(res, policy=None) -> None:
 
 
 @settings(max_examples=150)
-@given(device_and_trace())
+@given(any_device_case())
 def test_engines_identical_baseline(case):
     cfg, trace, repeat, seed = case
     a, b = run_both(cfg, trace, repeat=repeat, seed=seed)
@@ -164,7 +113,7 @@ def test_engines_identical_baseline(case):
 
 
 @settings(max_examples=60)
-@given(device_and_trace())
+@given(any_device_case())
 def test_engines_identical_with_every_hook(case):
     cfg, trace, repeat, seed = case
     pol = HookPolicy()
@@ -174,7 +123,7 @@ def test_engines_identical_with_every_hook(case):
 
 
 @settings(max_examples=25)
-@given(device_and_trace())
+@given(any_device_case())
 def test_invariant_mode_matches_and_holds(case):
     """check_invariants never changes results, and the invariants hold in both
     engines: any invariant error fails, even if both engines raise it."""

@@ -13,6 +13,7 @@ import flashrr
 from flashrr._core.layout import CAUSE_USER, build_layout
 from flashrr.policy import Policy
 from engine_helpers import comparable, page_trace, tiny_config
+from strategies import gappy_workload
 
 PH_READ, PH_PROG = 0, 1
 
@@ -180,19 +181,6 @@ def test_idle_move_never_runs_on_a_busy_die(engine):
     trace = page_trace([0] * 5 + [21] * 2000, gap_ns=50)
     s = flashrr.simulate(cfg, trace, policy=IdleMover(20), engine=engine).summary
     assert s["rr_count"] >= 1 and s["idle_moves"] == 0
-
-
-@st.composite
-def gappy_workload(draw):
-    # 600 requests over 100 LPNs: hundreds of writes to a device of 24 superblocks of 16 pages (GC),
-    # and reads that reach an RR threshold of 3-6 on a cache of at most 2 pages (RR)
-    cfg = tiny_config(planes=2, sb_planes=2, blocks=24, pages=8, op=0.4, rr=draw(st.integers(3, 6)),
-                      cache_pages=draw(st.sampled_from([0, 2])), gc_ratio=0.1)
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    n = 600
-    lpn = rng.integers(0, 100, n)
-    # gaps far longer than any migration: every background job ends before the next arrival
-    return cfg, page_trace(lpn, writes=rng.random(n) < draw(st.sampled_from([0.4, 0.7])), gap_ns=10**7)
 
 
 def _same_work_under_every_scheduler(cfg, trace):

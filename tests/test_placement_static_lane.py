@@ -8,14 +8,13 @@ test_engine_equivalence.py."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core.layout import build_layout
 from flashrr.config import SimConfig
 
 from engine_helpers import build_engine, final_mapping, page_trace, tiny_config
-from test_engine_equivalence import SHAPES
+from strategies import static_lane_case
 
 
 def lane_of_ppn(layout, ppn):
@@ -63,25 +62,8 @@ def test_a_policy_that_places_user_pages_is_refused_under_static_placement(engin
                          policy="cocktail", engine=engine)
 
 
-@st.composite
-def pressed_case(draw):
-    ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SHAPES))
-    cfg = tiny_config(channels=ch, chips=chips, dies=dies, planes=planes, sb_planes=sp, sb_dies=sd, sb_chips=sc,
-                      sb_channels=sch, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
-                      op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([3, 9, 40])),
-                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])),
-                      ).replace(placement="static_lane", scheduler=draw(st.sampled_from(["user-first", "gc-first"])))
-    n = draw(st.integers(10, 150))
-    span = draw(st.integers(4, cfg.logical_pages - 4))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    ps = cfg.geometry.page_size_bytes
-    return cfg, flashrr.Trace(np.arange(n, dtype=np.int64) * 500, lpn * ps, pages * ps, wr)
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pressed_case())
+@given(static_lane_case())
 def test_every_page_stays_on_its_lpns_lane_through_gc_and_rr(case):
     cfg, trace = case
     layout = build_layout(cfg)

@@ -11,58 +11,13 @@ import numpy as np
 import pytest
 
 import flashrr
-from engine_helpers import build_engine, page_trace, tiny_config
+from engine_helpers import EngineDriver, build_engine, page_trace, tiny_config
 from flashrr._core.layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, build_layout
 from flashrr.config import ConfigError
 from flashrr.policies.cocktail import Cocktail, pool_bounds
 from flashrr.presets import device_preset
 
 ENGINES = ("compiled", "reference")
-PAGE = 4096
-
-
-def _engine(engine, cfg, policy, fill):
-    return build_engine(engine, cfg, policy, fill)
-
-
-class Driver:
-    """Feeds one request at a time (1 us apart) and reads the engine's state."""
-
-    def __init__(self, eng, N):
-        self.eng, self.N, self.t = eng, N, 0
-
-    def _run(self, lpns, write):
-        n = len(lpns)
-        if not n:
-            return
-        times = self.t + np.arange(n, dtype=np.int64) * 1000
-        self.eng.run(times, np.asarray(lpns, np.int64) * PAGE, np.full(n, PAGE, np.int64), np.full(n, write, np.uint8))
-        self.t = int(times[-1]) + 1000
-
-    def write(self, lpns):
-        self._run(list(lpns), 1)
-
-    def read(self, lpns):
-        self._run(list(lpns), 0)
-
-    def block(self, lpn):
-        return int(self.eng.state_view(0).l2p[lpn]) // self.N
-
-    def counters(self):
-        return self.eng.results()["counters"]
-
-    def pool(self, lane=0):
-        """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""
-        wp = self.eng.mechanism("write_pool")
-        n, m = int(wp.array("pool_len")[lane]), len(wp.array("pool_blk")) // len(wp.array("pool_len"))
-        blk, idx, flag = (wp.array(x)[lane * m:lane * m + n] for x in ("pool_blk", "pool_idx", "pool_flag"))
-        return [(int(b), int(i), "WR" if f == 0 else "RR") for b, i, f in zip(blk, idx, flag)]
-
-    def cap(self, lane=0):
-        return int(self.eng.mechanism("write_pool").array("pool_cap")[lane])
-
-    def state(self, blk):
-        return int(self.eng.state_view(0).sb_state[blk])
 
 
 def _one_plane(pages, rr, blocks=64, **kw):
@@ -74,7 +29,7 @@ def _one_plane(pages, rr, blocks=64, **kw):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_fig6_conventional_rewrites_the_hot_block_and_reclaims_it_again(engine):
     # Block 0 holds pages 1-4 (LPN 0-3); the requests read them 20, 15, 10 and 5 times: 50 = the threshold.
-    d = Driver(_engine(engine, _one_plane(4, 50), "baseline", fill=4), 4)
+    d = EngineDriver(build_engine(engine, _one_plane(4, 50), "baseline", fill=4), 4)
     queue = [0] * 20 + [1] * 15 + [2] * 10 + [3] * 5
     d.read(queue)
     assert d.counters()["rr_count"] == 1
@@ -89,7 +44,7 @@ def test_fig6_conventional_rewrites_the_hot_block_and_reclaims_it_again(engine):
 def test_fig6_cocktail_scatters_the_hot_pages_over_four_blocks(engine):
     # Pool of 4 (n = 4): a user frontier of 4-page blocks enters it after 3 pages (3 * 4 >= 4 * 3).
     pol = Cocktail(pool_min_blocks=4, pool_max_blocks=4)
-    d = Driver(_engine(engine, _one_plane(4, 50), pol, fill=4), 4)
+    d = EngineDriver(build_engine(engine, _one_plane(4, 50), pol, fill=4), 4)
     d.write(range(100, 112))  # 12 user pages: four WR blocks of 3 pages each
     pool = d.pool()
     assert [(i, f) for _, i, f in pool] == [(3, "WR")] * 4
@@ -112,7 +67,7 @@ def test_fig6_cocktail_scatters_the_hot_pages_over_four_blocks(engine):
 def test_user_frontier_enters_the_pool_at_the_prefill_point(engine, bounds, n, user_point):
     # ceil(256 * (n - 1) / n) with n = 20, 61 (the capacity) or a fixed 4: 244, 252, 192 pages
     pol = Cocktail(pool_min_blocks=bounds[0], pool_max_blocks=bounds[1], n=n)
-    d = Driver(_engine(engine, _one_plane(256, 10_000), pol, fill=0), 256)
+    d = EngineDriver(build_engine(engine, _one_plane(256, 10_000), pol, fill=0), 256)
     d.write(range(user_point - 1))
     assert d.pool() == []
     d.write([user_point - 1])
@@ -125,7 +80,7 @@ def test_user_frontier_enters_the_pool_at_the_prefill_point(engine, bounds, n, u
 def test_rr_frontier_enters_the_pool_at_the_prefill_point(engine, bounds, n, rr_point):
     # ceil(256 / n): 13, 5, 64 RR pages.  A 100-page victim with an empty pool fills RR entries in turn.
     pol = Cocktail(pool_min_blocks=bounds[0], pool_max_blocks=bounds[1], n=n)
-    d = Driver(_engine(engine, _one_plane(256, 40), pol, fill=100), 256)
+    d = EngineDriver(build_engine(engine, _one_plane(256, 40), pol, fill=100), 256)
     d.read([0] * 40)
     full, rest = divmod(100, rr_point)
     pool = d.pool()
@@ -155,7 +110,7 @@ def test_rr_page_goes_to_the_wr_entry_with_the_least_factor(engine, ratio, expec
     by_hand = min(vals, key=lambda k: _factor(ratio, *vals[k], thr, N))
     assert by_hand == expect
     pol = Cocktail(pool_min_blocks=3, pool_max_blocks=3, ratio=ratio)
-    d = Driver(_engine(engine, _one_plane(N, thr), pol, fill=16), N)  # block 0: LPN 0-15, the RR victim
+    d = EngineDriver(build_engine(engine, _one_plane(N, thr), pol, fill=16), N)  # block 0: LPN 0-15, the RR victim
     d.write(range(100, 133))  # A = 100-110, B = 111-121, C = 122-132
     blocks = {k: d.block(l) for k, l in (("A", 100), ("B", 111), ("C", 122))}
     assert [b for b, _, _ in d.pool()] == list(blocks.values())
@@ -171,7 +126,7 @@ def test_equal_factors_go_to_the_earliest_entry_and_reads_key_aggregates(engine)
     N = 16
     for key, expect in (("factor", [0, 1, 2, 0]), ("reads", [0, 0, 0, 0])):
         pol = Cocktail(pool_min_blocks=3, pool_max_blocks=3, target_key=key)
-        d = Driver(_engine(engine, _one_plane(N, 100), pol, fill=16), N)  # block 0: the RR victim
+        d = EngineDriver(build_engine(engine, _one_plane(N, 100), pol, fill=16), N)  # block 0: the RR victim
         d.write(range(100, 133))
         entries = [b for b, _, _ in d.pool()]
         d.read([0] * 100)
@@ -185,7 +140,7 @@ def test_equal_factors_go_to_the_earliest_entry_and_reads_key_aggregates(engine)
 def test_pool_grows_then_swaps_a_hot_entry_for_the_user_frontier(engine):
     N, thr = 16, 100
     pol = Cocktail(pool_min_blocks=2, pool_max_blocks=3)
-    d = Driver(_engine(engine, _one_plane(N, thr), pol, fill=0), N)
+    d = EngineDriver(build_engine(engine, _one_plane(N, thr), pol, fill=0), N)
     d.write(range(16))  # cap 2 (n = 2): frontiers enter at 8 pages -> A, B
     A, B = d.block(0), d.block(8)
     assert d.pool() == [(A, 8, "WR"), (B, 8, "WR")] and d.cap() == 2
@@ -213,7 +168,7 @@ def test_capacity_resets_when_internal_writes_drain_the_pool(engine):
     # RR of block 1: B, C fill and leave -> fewer than 2 entries: cap back to 2 after B;
     # the last 2 pages go to the RR frontier, which enters the pool after ceil(4 / 2) = 2 pages.
     pol = Cocktail(pool_min_blocks=2, pool_max_blocks=3)
-    d = Driver(_engine(engine, _one_plane(4, 20), pol, fill=8), 4)
+    d = EngineDriver(build_engine(engine, _one_plane(4, 20), pol, fill=8), 4)
     d.write(range(100, 106))
     A, B, C = (d.block(l) for l in (100, 102, 104))
     assert d.pool() == [(A, 2, "WR"), (B, 2, "WR"), (C, 2, "WR")] and d.cap() == 3
@@ -233,7 +188,7 @@ def test_full_pool_of_rr_entries_aggregates_rr_data(engine):
     # Read-only: cap 2, 4-page blocks.  RR of a 4-page block makes two RR entries of 2 pages; the next
     # RR finds the pool full with no WR entry and fills the least-factor entry (Algorithm 2, lines 27-32).
     pol = Cocktail(pool_min_blocks=2, pool_max_blocks=2)
-    d = Driver(_engine(engine, _one_plane(4, 20), pol, fill=8), 4)
+    d = EngineDriver(build_engine(engine, _one_plane(4, 20), pol, fill=8), 4)
     d.read([0] * 20)
     R1, R2 = d.block(0), d.block(2)
     assert d.pool() == [(R1, 2, "RR"), (R2, 2, "RR")]
@@ -250,7 +205,7 @@ def test_full_pool_of_rr_entries_aggregates_rr_data(engine):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_pool_entry_reclaimed_leaves_the_pool_and_its_free_pages_are_wasted(engine):
     pol = Cocktail(pool_min_blocks=2, pool_max_blocks=2)
-    d = Driver(_engine(engine, _one_plane(4, 20), pol, fill=0), 4)
+    d = EngineDriver(build_engine(engine, _one_plane(4, 20), pol, fill=0), 4)
     d.write([100, 101])  # A enters the pool at 2 pages (n = 2)
     A = d.block(100)
     assert d.pool() == [(A, 2, "WR")]
@@ -308,8 +263,8 @@ def test_baseline_keeps_user_and_internal_pages_apart(engine):
     rng = np.random.default_rng(3)
     n = 2500
     lpn = np.where(rng.random(n) < 0.6, rng.integers(0, 24, n), rng.integers(0, cfg.logical_pages, n))
-    eng = _engine(engine, cfg, "baseline", fill=cfg.logical_pages)
-    d = Driver(eng, 8)
+    eng = build_engine(engine, cfg, "baseline", fill=cfg.logical_pages)
+    d = EngineDriver(eng, 8)
     for i in range(0, n, 50):
         wr = rng.random(50) < 0.15
         for l, w in zip(lpn[i:i + 50], wr):

@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, assert_identical, draw_read_heavy_case, page_trace, run_both, tiny_config
+from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr.config import ReadRetryConfig
 from flashrr.policies.phasedrr import Reallocation, RlRR
 from flashrr.policy import make_policy
-from test_engine_equivalence import SHAPES
+from strategies import counter_rr_case
 
 ENGINES = ("compiled", "reference")
 RETRY = ReadRetryConfig.ldpc_progressive(85_000, 24_000, 7)
@@ -140,22 +139,8 @@ def test_rl_rr_is_deterministic_per_seed():
     assert a.summary["read_latency_mean_ns"] == b.summary["read_latency_mean_ns"]
 
 
-@st.composite
-def small_case(draw):
-    """engine_helpers.draw_read_heavy_case (with a retry table whose savings can beat
-    Reallocation's move cost), one of the two policies, and a seed.  Reallocation's
-    destination matching (n_dest > 0) needs superblock size 1; larger superblocks run it
-    with n_dest=0 (tests/test_reallocation_matching.py draws block-level shapes)."""
-    cfg, trace = draw_read_heavy_case(draw, SHAPES, ReadRetryConfig.ldpc_progressive(100, 2000, 4))
-    start = draw(st.integers(1, cfg.read_reclaim.rr_threshold_reads))
-    n_dest = draw(st.integers(0, 4)) if cfg.superblock.k == 1 else 0
-    pol = draw(st.sampled_from([RlRR(start_reads=start, epsilon=draw(st.sampled_from([0.05, 0.5]))),
-                                Reallocation(start_reads=start, n_dest=n_dest)]))
-    return cfg, trace, pol, draw(st.integers(0, 3))
-
-
 @settings(max_examples=40, deadline=None)
-@given(small_case())
+@given(counter_rr_case())
 def test_engines_identical_with_counter_policies(case):
     cfg, trace, pol, seed = case
     a, b = run_both(cfg, trace, pol, seed=seed, check_invariants=True)

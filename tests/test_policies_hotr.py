@@ -5,7 +5,6 @@ die placement and Baseline equality when no page is read twice."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core.engine_py import ReferenceEngine
@@ -16,6 +15,7 @@ from flashrr.policies.hotr import HotR, read_footprint_pages
 from flashrr.trace.source import MemorySource
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, final_mapping, page_trace, run_both, tiny_config
+from strategies import hotr_case
 
 ENGINES = ["compiled", "reference"]
 # tiny timing: read 100, program 1000, transfer 10, DRAM 10 (ns)
@@ -210,38 +210,6 @@ def test_static_die_placement_config_rules():
 
 
 # ------------------------------------------------------------------ hypothesis
-
-
-@st.composite
-def hotr_case(draw, distinct_reads=False):
-    ch, planes = draw(st.sampled_from([(1, 1), (2, 1), (2, 2), (4, 1)]))
-    cfg = tiny_config(channels=ch, planes=planes, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
-                      op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([5, 40])), rr_enabled=draw(st.booleans()),
-                      cache_pages=draw(st.sampled_from([0, 0, 4])), t_read=draw(st.integers(50, 300)),
-                      t_prog=draw(st.integers(300, 3000)), t_erase=draw(st.integers(500, 6000)),
-                      t_xfer=draw(st.integers(0, 40)), warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])))
-    cfg = cfg.replace(placement=draw(st.sampled_from(["dynamic", "static_die"])),
-                      scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
-    n = draw(st.integers(5, 150))
-    span = draw(st.integers(4, min(64, cfg.logical_pages - 4)))
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    pages = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), np.int64)
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    if distinct_reads:  # every read touches pages no other read touches
-        nxt = 0
-        for i in np.flatnonzero(~wr):
-            lpn[i] = nxt
-            nxt += pages[i]
-        keep = lpn + pages <= cfg.logical_pages
-        lpn, pages, wr = lpn[keep], pages[keep], wr[keep]
-    pages = np.minimum(pages, cfg.logical_pages - lpn)
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 50, 500, 3000]), min_size=len(lpn), max_size=len(lpn))))
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
-    params = dict(hot_threshold=draw(st.integers(1, 3)), staging_pages=draw(st.integers(1, 8)),
-                  staging_dies=draw(st.integers(1, 2)), staging=draw(st.sampled_from(["dedicated", "overprovision"])),
-                  erase_blocks=draw(st.booleans()))
-    return cfg, trace, params
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

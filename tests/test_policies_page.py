@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, draw_page_trace, page_trace, run_both,
-                            skewed_reads_trace, tiny_config)
+from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, skewed_reads_trace,
+                            tiny_config)
 from flashrr.config import SimConfig
 from flashrr.policies import Page, Page8, Page64
 from flashrr.policies.page import balanced_assignment, page_weights
 from flashrr.policy import EngineState, make_policy
+from strategies import page_case
 
 
 def _cmp(summary: dict) -> dict:
@@ -184,19 +185,8 @@ def test_page_breaks_superpages_shuffler_does_not():
 # ------------------------------------------------------------------------------ engines
 
 
-@st.composite
-def small_case(draw):
-    planes, sp = draw(st.sampled_from([(2, 2), (4, 4), (4, 2), (1, 1)]))
-    cfg = tiny_config(planes=planes, sb_planes=sp, channels=draw(st.sampled_from([1, 2])),
-                      blocks=draw(st.integers(24, 36)), pages=draw(st.sampled_from([4, 8, 16])),
-                      cache_pages=draw(st.sampled_from([0, 4, 16])), gc_ratio=0.08, op=0.4,
-                      rr=draw(st.integers(2, 20)))
-    trace = draw_page_trace(draw, cfg, gap_ns=900)
-    return cfg, trace, draw(st.sampled_from(["page", "page-8", "page-64"])), draw(st.integers(1, 2))
-
-
 @settings(max_examples=40)
-@given(small_case())
+@given(page_case())
 def test_engines_identical_with_page_policies(case):
     cfg, trace, name, repeat = case
     a, b = run_both(cfg, trace, name, repeat=repeat, counter_bytes=1)

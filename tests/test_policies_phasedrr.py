@@ -16,16 +16,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, draw_read_heavy_case, page_trace, run_both,
-                            tiny_config)
+from engine_helpers import CAPACITY_ERROR, assert_identical, build_engine, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.policies.phasedrr import PhasedRR, phase_bounds, ws_bytes_per_block
 from flashrr.policy import make_policy
-from test_engine_equivalence import SHAPES
+from strategies import phasedrr_case
 
 ENGINES = ("compiled", "reference")
 IDLE_GAP = 100_000_000  # 100 ms between requests: every move fits in the gap
@@ -348,18 +346,8 @@ def test_baseline_rr_accounting():
     assert s["rr_page_moves_all"] == s["rr_page_moves"]
 
 
-@st.composite
-def small_case(draw):
-    """engine_helpers.draw_read_heavy_case, with PhasedRR at a Delta and phase split that
-    fit the RR threshold and a pool of 1, 4 or 64 blocks."""
-    cfg, trace = draw_read_heavy_case(draw, SHAPES, ReadRetryConfig.ldpc_progressive(50, 7, 4))
-    mult = draw(st.sampled_from([(1, 2, 4, 2, 1), (1, 2, 4, 1, 2), (1, 1, 1, 1, 1)]))
-    delta = draw(st.integers(1, max(1, cfg.read_reclaim.rr_threshold_reads // sum(mult))))
-    return cfg, trace, PhasedRR(delta_reads=delta, phase_mult=mult, max_blocks=draw(st.sampled_from([1, 4, 64])))
-
-
 @settings(max_examples=40, deadline=None)
-@given(small_case())
+@given(phasedrr_case())
 def test_engines_identical_with_phasedrr(case):
     cfg, trace, pol = case
     a, b = run_both(cfg, trace, pol, check_invariants=True)

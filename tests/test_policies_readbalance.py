@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import flashrr
-from engine_helpers import page_trace, tiny_config
+from engine_helpers import EngineDriver, build_engine, page_trace, tiny_config
 from flashrr._core.layout import SB_CLOSED, build_layout
 from flashrr.config import ConfigError
 from flashrr.policies.readbalance import IPR, RedFTL
 from flashrr.presets import device_preset
-from test_policies_cocktail import Driver, _engine
 
 ENGINES = ("compiled", "reference")
 
@@ -37,7 +36,7 @@ def test_redftl_levels_and_balanced_placement(engine):
     # block 0 holds LPN 0-7; reads 6, 5, 4, 3, 2 of LPN 0-4 = 20 = T.  Hottest first into 2 fresh blocks,
     # each page to the one with the least reads placed so far: 0 -> a (6), 1 -> b (5), 2 -> b (9), 3 -> a (9),
     # 4 -> a (tie: first slot, 11), 5, 6, 7 (0 reads) -> b.  Sums 11 and 9 differ by <= the largest count.
-    d = Driver(_engine(engine, _plane(8, 20), RedFTL(), fill=8), 8)
+    d = EngineDriver(build_engine(engine, _plane(8, 20), RedFTL(), fill=8), 8)
     d.read([0] * 6 + [1] * 5 + [2] * 4 + [3] * 3 + [4] * 2)
     assert d.counters()["rr_count"] == 1
     a, b = d.block(0), d.block(1)
@@ -56,7 +55,7 @@ def test_redftl_levels_and_balanced_placement(engine):
 def test_redftl_counts_saturate_at_255(engine):
     # LPN 0 read 300 times, LPN 1 400 times: both rank as 255, so source order decides (LPN 0 first, into the
     # first block opened); unsaturated counts would put LPN 1 first
-    d = Driver(_engine(engine, _plane(8, 700), RedFTL(), fill=8), 8)
+    d = EngineDriver(build_engine(engine, _plane(8, 700), RedFTL(), fill=8), 8)
     d.read([0] * 300 + [1] * 400)
     assert d.counters()["rr_count"] == 1
     assert d.block(0) < d.block(1)
@@ -75,7 +74,7 @@ def test_ipr_hot_pages_go_to_reduced_capacity_blocks_with_ten_times_the_threshol
     # 12-page blocks: IPR blocks hold floor(12 * 2/3) = 8 pages.  LPN 0-9 read 3 times each (30 = T); the
     # mean over the 12 valid pages is 2.5, so LPN 0-9 are hot: 8 fill one IPR block, 2 open a second;
     # LPN 10 and 11 go to the ordinary frontier.
-    d = Driver(_engine(engine, _plane(12, 30), IPR(), fill=12), 12)
+    d = EngineDriver(build_engine(engine, _plane(12, 30), IPR(), fill=12), 12)
     d.read([l for l in range(10) for _ in range(3)])
     assert d.counters()["rr_count"] == 1
     x, y, z = d.block(0), d.block(8), d.block(10)
@@ -91,7 +90,7 @@ def test_ipr_hot_pages_go_to_reduced_capacity_blocks_with_ten_times_the_threshol
 def test_ipr_live_block_cap_sends_hot_pages_to_the_ordinary_frontier(engine):
     # max_fraction 0.02 of 64 blocks: 1 live IPR block per plane; LPN 8 and 9 find the cap reached
     pol = IPR(max_fraction=0.02)
-    d = Driver(_engine(engine, _plane(12, 30), pol, fill=12), 12)
+    d = EngineDriver(build_engine(engine, _plane(12, 30), pol, fill=12), 12)
     d.read([l for l in range(10) for _ in range(3)])
     assert [d.block(l) for l in (8, 9)] == [d.block(10)] * 2 and d.block(0) != d.block(8)
     c = d.counters()

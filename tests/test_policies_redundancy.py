@@ -4,7 +4,6 @@ reference twins."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core import load_compiled_engine
@@ -15,6 +14,7 @@ from flashrr.config import ConfigError
 from flashrr.policies.redundancy import Rails, TTFlash, cost_latency_product
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
+from strategies import redundancy_case
 
 ENGINES = ["compiled", "reference"]
 T_READ, T_PROG, T_XFER, T_DRAM = 100, 1000, 10, 10
@@ -146,30 +146,8 @@ def test_optimal_reads_ignore_programs(engine):
     assert s["write_latency_mean_ns"] == base["write_latency_mean_ns"]
 
 
-@st.composite
-def red_case(draw):
-    ch = draw(st.sampled_from([4, 8]))
-    cfg = tiny_config(channels=ch, planes=draw(st.sampled_from([1, 2])), blocks=draw(st.integers(24, 32)),
-                      pages=draw(st.sampled_from([4, 8])), op=0.4, gc_ratio=0.1, rr_enabled=False,
-                      t_read=draw(st.integers(50, 300)), t_prog=draw(st.integers(300, 3000)),
-                      t_erase=draw(st.integers(500, 6000)), t_xfer=draw(st.integers(0, 40)),
-                      warmup_random_writes_ratio=draw(st.sampled_from([0.0, 0.5])))
-    cfg = cfg.replace(scheduler=draw(st.sampled_from(["user-first", "gc-first", "fcfs"])))
-    n = draw(st.integers(5, 120))
-    span = draw(st.integers(8, min(96, cfg.logical_pages - 8)))
-    lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
-    pages = np.minimum(np.array(draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))), cfg.logical_pages - lpn)
-    wr = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
-    gaps = np.array(draw(st.lists(st.sampled_from([0, 50, 500, 3000]), min_size=n, max_size=n)))
-    ps = cfg.geometry.page_size_bytes
-    trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
-    pol = draw(st.sampled_from(["rails", "ttflash", "optimal"]))
-    params = {"rails_period_ns": draw(st.sampled_from([1000, 7000, 10**9]))} if pol == "rails" else {}
-    return cfg, trace, pol, params
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(red_case())
+@given(redundancy_case())
 def test_engines_identical_redundancy(case):
     cfg, trace, pol, params = case
     a, b = run_both(cfg, trace, pol, check_invariants=True, **params)
@@ -177,7 +155,7 @@ def test_engines_identical_redundancy(case):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(red_case())
+@given(redundancy_case())
 def test_rails_never_reads_the_write_half(case):
     cfg, trace, _, _ = case
     period = 5000

@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, draw_page_trace, page_trace, run_both,
-                            skewed_reads_trace, tiny_config)
+from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, skewed_reads_trace,
+                            tiny_config)
 from flashrr.policies import Shuffler
 from flashrr.policies.shuffler import block_deltas, card_of_offsets, latin_destinations
 from flashrr.policy import EngineState, make_policy
+from strategies import shuffler_case
 
 WALL_KEYS = ("policy_time_s",)
 
@@ -256,26 +257,13 @@ def test_routines_labelled_in_rr_events_and_counted():
 
 # ------------------------------------------------------------------------------ engines and invariants
 
-SHAPES = [(1, 1, 2, 2), (1, 1, 4, 4), (2, 1, 2, 2), (2, 2, 4, 4), (1, 1, 4, 2), (1, 1, 1, 1)]
-
-
-@st.composite
-def small_case(draw):
-    ch, chips, planes, sp = draw(st.sampled_from(SHAPES))
-    cfg = tiny_config(channels=ch, chips=chips, planes=planes, sb_planes=sp, blocks=draw(st.integers(24, 36)),
-                      pages=draw(st.sampled_from([4, 8, 16])), cache_pages=draw(st.sampled_from([0, 2, 8])),
-                      gc_ratio=0.08, op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 20)))
-    trace = draw_page_trace(draw, cfg, gap_ns=700)
-    params = draw(st.sampled_from([{}, {"delta_f": 0.2, "delta_p": 0.05}, {"cards": "contiguous"}]))
-    return cfg, trace, draw(st.integers(1, 2)), draw(st.integers(0, 1000)), params
-
 
 def _both(cfg, trace, repeat, seed, params, check=False):
     return run_both(cfg, trace, "shuffler", seed=seed, repeat=repeat, check_invariants=check, **params)
 
 
 @settings(max_examples=40)
-@given(small_case())
+@given(shuffler_case())
 def test_engines_identical_with_shuffler(case):
     cfg, trace, repeat, seed, params = case
     a, b = _both(cfg, trace, repeat, seed, params)
@@ -283,7 +271,7 @@ def test_engines_identical_with_shuffler(case):
 
 
 @settings(max_examples=15)
-@given(small_case())
+@given(shuffler_case())
 def test_invariants_hold_with_shuffler(case):
     cfg, trace, repeat, seed, params = case
     a, b = _both(cfg, trace, repeat, seed, params, check=True)

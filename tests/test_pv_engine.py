@@ -18,13 +18,13 @@ import flashrr
 from flashrr._core import load_compiled_engine
 from flashrr._core.layout import build_layout
 from flashrr._core.engine_py import ReferenceEngine
-from flashrr.config import ASSEMBLY_METHODS, WINDOWED_ASSEMBLY, ConfigError
+from flashrr.config import ASSEMBLY_METHODS, ConfigError
 from flashrr.pv import METHODS, PVParams
 from flashrr.pv import features as F
 from flashrr.pv.assembly import qstr_select
 from flashrr.pv.engine_tables import EngineTables, engine_tables
 from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config)
-from test_engine_equivalence import device_and_trace
+from strategies import pv_case
 
 ENGINE_CLASSES = {"compiled": lambda: load_compiled_engine(), "reference": lambda: ReferenceEngine}
 
@@ -296,19 +296,6 @@ def test_reassembly_gives_user_writes_faster_blocks_than_gc(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------- equivalence
-@st.composite
-def pv_case(draw):
-    cfg, trace, repeat, seed = draw(device_and_trace())
-    assembly = draw(st.sampled_from(ASSEMBLY_METHODS))
-    cfg = cfg.replace(sb_dies=1, sb_chips=1, sb_channels=1, pv_model="generative", assembly=assembly,
-                      pv_reassembly=assembly == "qstr_med" and draw(st.booleans()),
-                      pv_window=draw(st.sampled_from([0, 1, 3])) if assembly in WINDOWED_ASSEMBLY else 0,
-                      pv_scale=draw(st.sampled_from(["relative", "absolute"])),
-                      pv_pe=draw(st.sampled_from([0, 1500, 3000])), pv_seed=draw(st.integers(0, 50)),
-                      pv_row_order=draw(st.sampled_from(["shuffled", "assembly"])))
-    return cfg, trace, repeat, seed, draw(st.booleans())
-
-
 @settings(max_examples=60)
 @given(pv_case())
 def test_engines_identical_with_process_variation(case):

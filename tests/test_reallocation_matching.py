@@ -8,12 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
-from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, draw_read_heavy_case, run_both,
-                            tiny_config)
+from engine_helpers import CAPACITY_ERROR, assert_identical, build_engine, run_both, tiny_config
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.policies.phasedrr import Reallocation
+from strategies import reallocation_matching_case
 
 ENGINES = ("compiled", "reference")
 N = 8  # pages per block
@@ -213,22 +212,8 @@ def test_parameters_are_validated():
     Reallocation(n_dest=0).bind(cfg, 0)  # the frontier placement works with superblocks
 
 
-BLOCK_SHAPES = [  # superblock size 1: (channels, chips, dies, planes, then 1, 1, 1, 1)
-    (1, 1, 1, 1, 1, 1, 1, 1), (1, 1, 1, 2, 1, 1, 1, 1), (2, 1, 1, 2, 1, 1, 1, 1), (1, 2, 2, 1, 1, 1, 1, 1),
-    (2, 2, 1, 2, 1, 1, 1, 1),
-]
-
-
-@st.composite
-def matching_case(draw):
-    cfg, trace = draw_read_heavy_case(draw, BLOCK_SHAPES, ReadRetryConfig.ldpc_progressive(100, 2000, 4))
-    pol = Reallocation(start_reads=draw(st.integers(1, cfg.read_reclaim.rr_threshold_reads)),
-                       n_dest=draw(st.integers(1, 8)))
-    return cfg, trace, pol, draw(st.integers(0, 3))
-
-
 @settings(max_examples=40, deadline=None)
-@given(matching_case())
+@given(reallocation_matching_case())
 def test_engines_identical_with_the_matching(case):
     """Both engines, invariant checks on (bijection, version stamps): same summaries,
     histograms and event tables."""

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from flashrr.trace import Trace, TraceError
 from flashrr.trace.formats import (FORMAT_NAMES, FORMATS, SECTOR_BYTES, WRITABLE_FORMATS, LineError,
                                    get_format)
 from flashrr.trace.io import _parse, _sample_lines, read_trace, read_trace_report, write_trace
+from strategies import grid_traces
 
 DATA = Path(__file__).parent / "data"
 MQSIM_SAMPLE = DATA / "wsrch-small.mqsim.txt"
@@ -250,22 +250,9 @@ UNITS = {"msr": (100, 1, 1), "systor": (1, 1, 1), "alibaba": (1000, 1, 1),
          "mqsim": (1, SECTOR_BYTES, SECTOR_BYTES)}
 
 
-@st.composite
-def traces(draw, time_unit: int, offset_unit: int, size_unit: int, max_n: int = 25):
-    n = draw(st.integers(0, max_n))
-    gaps = draw(st.lists(st.integers(0, 10**15 // time_unit), min_size=n, max_size=n))
-    time = np.cumsum(np.array(gaps, dtype=np.int64)) * time_unit
-    offset = np.array(draw(st.lists(st.integers(0, 2**44 // offset_unit), min_size=n, max_size=n)),
-                      dtype=np.int64) * offset_unit
-    size = np.array(draw(st.lists(st.integers(1, 2**24 // size_unit), min_size=n, max_size=n)),
-                    dtype=np.int64) * size_unit
-    is_write = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    return Trace(time, offset, size, np.array(is_write, dtype=bool))
-
-
 def _round_trip_test(fmt):
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(trace=traces(*UNITS[fmt]))
+    @given(trace=grid_traces(*UNITS[fmt]))
     def check(tmp_path_factory, trace):
         d = tmp_path_factory.getbasetemp() / f"roundtrip-{fmt}"
         d.mkdir(exist_ok=True)

@@ -23,7 +23,8 @@ from flashrr.trace.io import read_trace
 from flashrr.trace.model import ModelError, WorkloadModel, fit_model, generate_trace, load_model, save_model
 from flashrr.trace.model.schema import KINDS, TimePhase
 from flashrr.trace.pipeline import TraceSpecError, open_trace_spec
-from test_trace_model_generate import hand_models
+from strategies import hand_built_models
+from trace_helpers import assert_models_equal
 
 DATA = Path(__file__).parent / "data"
 
@@ -31,28 +32,6 @@ DATA = Path(__file__).parent / "data"
 @lru_cache(maxsize=None)
 def small_model() -> WorkloadModel:
     return fit_model(read_trace(DATA / "msr-hm_0-sample.msr.csv.gz"))
-
-
-def assert_models_equal(a, b, path: str = "model") -> None:
-    """Field by field: arrays equal in shape, dtype and every value; tuples, dicts and scalars equal."""
-    if isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray), path
-        assert a.shape == b.shape and a.dtype == b.dtype, (path, a.shape, b.shape, a.dtype, b.dtype)
-        assert np.array_equal(a, b), (path, np.flatnonzero(a.ravel() != b.ravel())[:5])
-    elif dataclasses.is_dataclass(a):
-        assert type(a) is type(b), path
-        for f in dataclasses.fields(a):
-            assert_models_equal(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
-    elif isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b), path
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_models_equal(x, y, f"{path}[{i}]")
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and set(a) == set(b), (path, set(a) ^ set(b))
-        for k in a:
-            assert_models_equal(a[k], b[k], f"{path}[{k!r}]")
-    else:
-        assert type(a) is type(b) and a == b, (path, a, b)
 
 
 # ---------------------------------------------------------------------------
@@ -73,7 +52,7 @@ def test_a_fitted_model_comes_back_exactly_and_generates_the_same_trace(tmp_path
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(model=hand_models())
+@given(model=hand_built_models())
 def test_a_hand_built_model_comes_back_exactly(tmp_path, model):
     back = load_model(save_model(model, tmp_path / "hand.toml"))
     assert_models_equal(model, back)

@@ -28,22 +28,11 @@ from hypothesis import strategies as st
 from flashrr.trace.core import Trace
 from flashrr.trace.model import MIN_REQUESTS, FitSettings, ModelError, fit_model, generate_trace
 from flashrr.trace.model.fit import start_alignment
-from flashrr.trace.model.schema import KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SIZE_LEVELS
+from flashrr.trace.model.schema import KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, SIZE_LEVELS
+from trace_helpers import (HEAD_BYTES, MIB, REGION_UNITS, RUN_STEP_BYTES, SINGLE_BYTES, UNIT, make_trace, run_bucket,
+                           runs_trace)
 
-UNIT = 4096
-MIB = 1 << 20
 UNITS_PER_MIB = MIB // UNIT
-
-
-def make_trace(offsets, is_write=None, size=512, gaps=1000, name="hand") -> Trace:
-    """A trace of the given starts; ``gaps`` is one gap (ns) or one per request after the first."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    n = offsets.size
-    w = np.zeros(n, dtype=bool) if is_write is None else np.asarray(is_write, dtype=bool)
-    g = np.full(max(n - 1, 0), gaps, dtype=np.int64) if np.isscalar(gaps) else np.asarray(gaps, dtype=np.int64)
-    t = np.concatenate([[0], np.cumsum(g)])
-    sizes = np.full(n, size, dtype=np.int64) if np.isscalar(size) else np.asarray(size, dtype=np.int64)
-    return Trace(t, offsets, sizes, w, name=name)
 
 
 def region_weights(heat_map) -> dict:
@@ -146,16 +135,6 @@ def region_levels(heat_map) -> dict:
     """Region -> heat level of every region a heat map covers."""
     return {r: int(lv) for s, n, lv in zip(heat_map.start, heat_map.length, heat_map.level)
             for r in range(int(s), int(s) + int(n))}
-
-
-def run_bucket(j: int) -> int:
-    """The bucket of a continuation that is the j-th of its run (j >= 1): b with 2**b <= j < 2**(b + 1), the
-    last bucket taking everything above.  The run length a continuation reaches counts the continuations of
-    its run up to it, the head not included, so the first continuation is in bucket 0."""
-    b = 0
-    while b < RUN_BUCKETS - 1 and j >= 2 << b:
-        b += 1
-    return b
 
 
 def expected_by_kind(is_write, kinds, event, eligible=None) -> dict:
@@ -323,49 +302,6 @@ def test_alternating_rewrites_and_fresh_reads_give_read_p_reuse_0_after_a_read_r
 # ---------------------------------------------------------------------------
 # sequential runs and their heads
 # ---------------------------------------------------------------------------
-
-HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES = 2 * UNIT, 3 * UNIT, UNIT
-REGION_UNITS = MIB // UNIT
-
-
-def runs_trace(lengths, singles: dict, n_writes: int, seed: int) -> tuple[Trace, list, set]:
-    """Reads: one run per entry of ``lengths``, a head of 8 KiB at the first unit of a 1 MiB region and then
-    that many continuations of 12 KiB, each starting where the previous one ended; runs are laid out one
-    after another, each from the first region boundary past the end of the previous one (plus 0-2 regions),
-    so a run may spill into the next regions but no head starts where anything ended.  ``singles[k]`` reads
-    of 4 KiB in region k past the last run region + 4 (even units, a unit each).  The runs and single reads
-    are shuffled, each run's requests staying consecutive among the reads, and ``n_writes`` writes of 4 KiB
-    (even units of regions of their own) are spread among them.  No unit is the start of two requests:
-    nothing is a re-access.
-
-    Returns the trace, per request its class ("head", "single", "write", or j for the j-th continuation of
-    its run), and the regions the run heads start in."""
-    rng = np.random.default_rng(seed)
-    items, head_regions, cursor = [], set(), 0
-    for n_cont in lengths:
-        head_regions.add(cursor // REGION_UNITS)
-        unit = cursor
-        run = [(unit * UNIT, HEAD_BYTES, "head")]
-        unit += HEAD_BYTES // UNIT
-        for j in range(1, n_cont + 1):
-            run.append((unit * UNIT, RUN_STEP_BYTES, j))
-            unit += RUN_STEP_BYTES // UNIT
-        items.append(run)
-        cursor = (unit // REGION_UNITS + 1 + int(rng.integers(0, 3))) * REGION_UNITS
-    base = cursor // REGION_UNITS + 4
-    for k, count in singles.items():
-        units = (base + k) * REGION_UNITS + 2 * rng.choice(REGION_UNITS // 2, size=count, replace=False)
-        items += [[(int(u) * UNIT, SINGLE_BYTES, "single")] for u in units]
-    reads = [req for i in rng.permutation(len(items)) for req in items[i]]
-    write_base = (base + max(singles) + 2) * REGION_UNITS
-    writes = [((write_base + 2 * int(u)) * UNIT, UNIT, "write") for u in rng.permutation(n_writes)]
-    is_write = np.zeros(len(reads) + n_writes, dtype=bool)
-    is_write[rng.choice(is_write.size, size=n_writes, replace=False)] = True
-    ri, wi = iter(reads), iter(writes)
-    rows = [next(wi) if w else next(ri) for w in is_write]
-    trace = make_trace([r[0] for r in rows], is_write, size=[r[1] for r in rows])
-    return trace, [r[2] for r in rows], head_regions
-
 
 def run_kinds(classes, singles_map) -> list:
     """The kind index of each request, from its class (a single's is the heat level of its region)."""

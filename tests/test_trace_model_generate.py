@@ -40,7 +40,8 @@ from flashrr.trace.model import (Arrivals, HeatMap, ModelError, ModelSource, OpM
 from flashrr.trace.model.prepared import BLOCK_REQUESTS
 from flashrr.trace.model.schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SIZE_LEVELS, Places,
                                         TimePhase)
-from test_trace_model_fit import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, run_bucket, runs_trace
+from strategies import hand_built_models, probabilities
+from trace_helpers import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, run_bucket, runs_trace
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {"cloudphysics": "cloudphysics-io.mqsim.txt.gz", "wsrch": "wsrch-small.mqsim.txt",
@@ -96,104 +97,6 @@ def uniform_model(*, levels: int, regions: int, window: int, fresh_retries: int,
     arrivals = Arrivals(np.ones((1, 1)), np.array([[1000.0, 1000.0]]), 0)
     return WorkloadModel("uniform", unit, unit << levels, window, 0.0, (0.0, 0.0), 1.0, op, op, arrivals,
                          fresh_retries=fresh_retries, overlap_window_requests=window)
-
-
-probabilities = st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0.0, 1.0))
-
-
-def kind_probabilities(draw, rng, label: str) -> np.ndarray:
-    """KINDS probabilities (one per kind of the previous request of the op): all 0, all 1, each 0 or 1, or
-    random values with zeros among them."""
-    mode = draw(st.sampled_from(["never", "always", "zero-one", "some"]), label=label)
-    return {"never": lambda: np.zeros(KINDS), "always": lambda: np.ones(KINDS),
-            "zero-one": lambda: rng.integers(0, 2, KINDS).astype(float),
-            "some": lambda: rng.random(KINDS) * (rng.random(KINDS) < 0.7)}[mode]()
-
-
-@st.composite
-def hand_models(draw, max_window: int = 40):
-    """Small WorkloadModels built field by field: heat maps of 1-5 segments per phase, 1-3 phases, cascades of
-    2-6 bins with zero weights among them, re-access and continuation probabilities per kind of the previous
-    request (never, always, 0 or 1 by kind, or random), run heads absent, present but never drawn, sometimes
-    or always drawn (places of their own), shares of fresh requests that may overlap the window's (0, 1 or
-    between) and overlap windows up to the re-access window, address scales, 1-4 gap states, none, two or
-    three time phases (op chain and gap-state transitions of each part of the trace), windows short
-    enough that the re-access ring wraps many times and few enough units that the recent-unit and
-    covered-unit tables fill and empty.
-
-    Structure comes from hypothesis; the bulk of the numbers from a NumPy generator seeded by it.  Measured
-    over 300 draws (with n of 1-1,500 requests): the ring wraps in 64%, a unit leaves the recent-unit table in
-    63% and the covered-unit table in 72%, a request starts in a unit of its window in 69%, a fresh request
-    is drawn again for covering a unit the window covered in 36%, both ops appear in 50%, several phases in
-    68%, fresh_retries > 0 in 74%, an address scale below 1 in 54%, a re-access in 60%, a run head is drawn
-    in 54%, a continuation in 47% (a run of 4 or more in 21%), and a continuation is stopped by a unit of
-    the window in 37% and by the end of the maps in 48%."""
-    unit = draw(st.sampled_from([512, 1024, 4096]), label="unit_bytes")
-    levels = draw(st.integers(1, 4), label="levels")
-    window = draw(st.integers(1, max_window), label="window")
-    n_phases = draw(st.integers(1, 3), label="phases")
-    bins = draw(st.integers(2, 6), label="bins")
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="numbers"))
-
-    def quantiles(lo, hi, integral=False):
-        v = np.sort(rng.uniform(lo, hi, int(rng.integers(2, 7))))
-        return np.floor(v) if integral else v
-
-    def heat_map():
-        n_seg = draw(st.integers(1, 5), label="segments")
-        lengths = np.array(draw(st.lists(st.integers(1, 4), min_size=n_seg, max_size=n_seg)))
-        gaps = np.array(draw(st.lists(st.integers(0, 3), min_size=n_seg, max_size=n_seg)))
-        starts = np.cumsum(gaps) + np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        return HeatMap(starts, lengths, rng.uniform(0.1, 10.0, n_seg), rng.integers(0, SIZE_LEVELS, n_seg))
-
-    def places():
-        sector = rng.integers(0, 3, unit // 512).astype(float)
-        sector[rng.integers(0, sector.size)] += 1.0
-        cascade = rng.integers(0, 3, (SIZE_LEVELS, levels, bins)).astype(float)
-        cascade[..., rng.integers(0, bins)] += 1.0  # each row has a positive sum
-        by_level = tuple(np.zeros(0) if rng.random() < 0.3 else quantiles(1, 3e5) for _ in range(SIZE_LEVELS))
-        return Places(tuple(heat_map() for _ in range(n_phases)), cascade, sector, by_level)
-
-    def op_model():
-        p_reuse = kind_probabilities(draw, rng, "p_reuse")
-        p_write = draw(probabilities, label="p_reuse_write")
-        # a target op's table may be missing only when no re-access targets that op
-        dists = [quantiles(1, window, integral=draw(st.booleans())) for _ in range(2)]
-        for t, share in enumerate((1.0 - p_write, p_write)):
-            if (p_reuse.max() == 0 or share == 0) and draw(st.booleans()):
-                dists[t] = np.zeros(0)
-        single = places()
-        p_seq = kind_probabilities(draw, rng, "p_seq")
-        # continuations of a few units at most: runs stop at the end of the highest map region, and the maps
-        # here span a few dozen units
-        size_seq = quantiles(1, 4 * unit) if p_seq.max() > 0 or rng.random() < 0.5 else np.zeros(0)
-        head_mode = draw(st.sampled_from(["none", "never drawn", "some", "all"]), label="run heads")
-        p_head = {"none": 0.0, "never drawn": 0.0, "some": float(rng.uniform(0.05, 0.95)), "all": 1.0}[head_mode]
-        heads = None if head_mode == "none" else places()
-        return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, quantiles(1, 3e5),
-                       single.size_by_level,
-                       single.phases, p_seq, size_seq, p_head, heads, draw(probabilities, label="q_overlap"))
-
-    states = draw(st.integers(1, 4), label="gap states")
-    trans = rng.integers(0, 3, (states, states)).astype(float)
-    trans[np.arange(states), rng.integers(0, states, states)] += 1.0
-    gap_ns = np.sort(rng.uniform(0, 1e6, (states, int(rng.integers(2, 6)))), axis=1)
-    arrivals = Arrivals(trans, gap_ns, int(rng.integers(0, states)))
-
-    def time_phase():
-        t = rng.integers(0, 3, (states, states)).astype(float)
-        t[np.arange(states), rng.integers(0, states, states)] += 1.0
-        return TimePhase((draw(probabilities), draw(probabilities)), t)
-
-    time_phases = tuple(time_phase() for _ in range(draw(st.sampled_from([0, 2, 3]), label="time phases")))
-    return WorkloadModel("hand", unit, unit << levels, window, draw(probabilities, label="p_write_first"),
-                         (draw(probabilities), draw(probabilities)), draw(probabilities, label="p_same_size"),
-                         op_model(), op_model(), arrivals,
-                         fresh_retries=draw(st.sampled_from([0, 1, 3, 50]), label="fresh_retries"),
-                         address_scale=draw(st.one_of(st.sampled_from([1.0, 0.5]), st.floats(1e-3, 1.0)),
-                                            label="address_scale"),
-                         overlap_window_requests=draw(st.integers(1, window), label="overlap window"),
-                         time_phases=time_phases)
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +195,7 @@ def test_without_reaccesses_every_request_starts_in_its_op_and_phase_map_with_it
 
 def test_generated_run_heads_start_only_in_the_maps_of_run_heads():
     """The fit of a trace whose runs start in regions of their own, apart from the single reads' regions
-    (test_trace_model_fit.runs_trace), generates each class of read with its own size (8 KiB heads, 12 KiB
+    (trace_helpers.runs_trace), generates each class of read with its own size (8 KiB heads, 12 KiB
     continuations, 4 KiB single reads; the size tables hold one value each and nothing is re-accessed), so
     the generated reads can be told apart by size: heads start only in the run-start regions, single reads
     only in theirs, continuations where the previous read ended; heads are within 5 binomial standard
@@ -549,7 +452,7 @@ def test_reaccesses_and_continuations_follow_the_kind_of_the_previous_request_of
 
 
 @settings(max_examples=60)
-@given(model=hand_models(), scale=st.one_of(st.sampled_from([0.5, 1 / 3, 1 - 2**-20]), st.floats(1e-3, 1.0)),
+@given(model=hand_built_models(), scale=st.one_of(st.sampled_from([0.5, 1 / 3, 1 - 2**-20]), st.floats(1e-3, 1.0)),
        n=st.integers(1, 1500), seed=st.integers(0, 2**32))
 def test_address_scale_only_scales_the_offsets_rounded_down_to_a_sector(model, scale, n, seed):
     """The same model and seed at scale 1 and at ``scale``: times, sizes and ops identical, and each offset
@@ -607,7 +510,7 @@ def test_each_time_phase_has_its_own_op_chain_and_gap_transitions(parts, n, seed
 
 
 @settings(max_examples=60)
-@given(model=hand_models(), n=st.integers(1, 1500), seed=st.integers(0, 2**32))
+@given(model=hand_built_models(), n=st.integers(1, 1500), seed=st.integers(0, 2**32))
 def test_max_end_byte_bounds_every_generated_request(model, n, seed):
     """Fresh requests (from either op's places, run heads' included), continuations (which start only below
     the end of the highest map region) and re-accesses of either all end below max_end_byte."""
@@ -792,7 +695,7 @@ def assert_twins_agree(model: WorkloadModel, n: int, seed: int) -> None:
 
 @needs_kernel
 @settings(max_examples=150)
-@given(model=hand_models(), n=st.integers(1, 1500), seed=st.integers(0, 2**63 - 1))
+@given(model=hand_built_models(), n=st.integers(1, 1500), seed=st.integers(0, 2**63 - 1))
 def test_twins_agree_on_hand_built_models(model, n, seed):
     assert_twins_agree(model, n, seed)
 

@@ -28,6 +28,8 @@ from flashrr.trace.source import MemorySource
 from flashrr.trace.stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
 from flashrr.trace.stats import trace_stats
 from flashrr.trace.transform import amplify_reads, fold, repeat, scale_time
+from strategies import busy_traces
+from trace_helpers import joined_chunks
 
 DATA = Path(__file__).parent / "data"
 MQSIM_SAMPLE = DATA / "wsrch-small.mqsim.txt"  # from the MQSim repository (see tests/data/README.md)
@@ -39,16 +41,6 @@ def sample(tmp_path):
     p = tmp_path / MQSIM_SAMPLE.name
     shutil.copy(MQSIM_SAMPLE, p)
     return p
-
-
-@st.composite
-def traces(draw, max_n=300):
-    n = draw(st.integers(1, max_n))
-    gaps = draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n))
-    offset = draw(st.lists(st.integers(0, 1 << 30), min_size=n, max_size=n))
-    size = draw(st.lists(st.integers(1, 1 << 16), min_size=n, max_size=n))
-    w = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    return Trace(np.cumsum(gaps), offset, size, w, name="h")
 
 
 # ---------------------------------------------------------------------------
@@ -107,14 +99,14 @@ def test_fold_without_a_device_fails_before_reading(tmp_path):
 # ---------------------------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
-@given(tr=traces(), chunk=st.integers(1, 120), raf=st.integers(1, 4), n=st.integers(1, 4),
+@given(tr=busy_traces(), chunk=st.integers(1, 120), raf=st.integers(1, 4), n=st.integers(1, 4),
        factor=st.sampled_from([0.5, 1, 3, 0.123, 1.7]), cap_pages=st.integers(40, 5000))
 def test_stages_equal_in_memory_transforms(tr, chunk, raf, n, factor, cap_pages):
     src = MemorySource(tr)
     page = 4096
 
     def streamed(stage):
-        got = _joined(stage, chunk)
+        got = joined_chunks(stage, chunk)
         info = stage.info()
         assert (info.n_requests, info.n_writes, info.duration_ns) == (len(got), got.n_writes, got.duration_ns)
         return got
@@ -128,14 +120,6 @@ def test_stages_equal_in_memory_transforms(tr, chunk, raf, n, factor, cap_pages)
     assert streamed(chained) == repeat(scale_time(amplify_reads(tr, raf), factor), n)
 
 
-def _joined(stage, chunk):
-    parts = list(stage.chunks(chunk))
-    assert all(0 < len(p) for p in parts)
-    from flashrr.trace.source import concat_chunks
-
-    return concat_chunks(parts, stage.name)
-
-
 def test_fold_error_names_the_request_index_of_the_whole_trace():
     tr = Trace(np.arange(10), np.zeros(10, np.int64), [4096] * 9 + [40960], np.zeros(10, bool))
     with pytest.raises(TraceError, match="request 9 .*touches 10 pages, more than the 4 pages"):
@@ -143,7 +127,7 @@ def test_fold_error_names_the_request_index_of_the_whole_trace():
 
 
 @settings(max_examples=40, deadline=None)
-@given(tr=traces(), chunk=st.integers(1, 80), start=st.integers(0, 3 * 10**7), dur=st.none() | st.integers(1, 10**8),
+@given(tr=busy_traces(), chunk=st.integers(1, 80), start=st.integers(0, 3 * 10**7), dur=st.none() | st.integers(1, 10**8),
        first=st.none() | st.integers(1, 400))
 def test_subsets_select_exactly_the_right_requests(tr, chunk, start, dur, first):
     """Independent model: the indices whose time is in [start, start+dur), then the first N of them."""
@@ -154,7 +138,7 @@ def test_subsets_select_exactly_the_right_requests(tr, chunk, start, dur, first)
     stage = TimeWindow(MemorySource(tr), start, dur)
     if first is not None:
         stage = FirstRequests(stage, first)
-    got = _joined(stage, chunk) if idx else None
+    got = joined_chunks(stage, chunk) if idx else None
     if not idx:
         assert list(stage.chunks(chunk)) == [] and stage.info().n_requests == 0
         return

@@ -14,7 +14,8 @@ from flashrr.trace.pipeline import parse_trace_spec
 from flashrr.trace.source import MemorySource
 from flashrr.trace.stages import AmplifyReads
 from flashrr.trace.transform import amplify_reads
-from test_trace_pipeline import _joined, traces
+from strategies import busy_traces
+from trace_helpers import joined_chunks
 
 
 def test_spread_copies_fill_the_gap_to_the_next_request():
@@ -35,9 +36,9 @@ def test_spread_copies_fill_the_gap_to_the_next_request():
 
 
 @settings(max_examples=40, deadline=None)
-@given(tr=traces(), chunk=st.integers(1, 120), raf=st.integers(1, 5))
+@given(tr=busy_traces(), chunk=st.integers(1, 120), raf=st.integers(1, 5))
 def test_spread_stage_equals_in_memory_transform(tr, chunk, raf):
-    got = _joined(AmplifyReads(MemorySource(tr), raf, "spread"), chunk)
+    got = joined_chunks(AmplifyReads(MemorySource(tr), raf, "spread"), chunk)
     want = amplify_reads(tr, raf, "spread")
     assert got == want
     assert np.all(np.diff(want.time_ns) >= 0) and len(want) == tr.n_writes + raf * (len(tr) - tr.n_writes)

@@ -9,18 +9,9 @@ from hypothesis import strategies as st
 from flashrr.config import SimConfig
 from flashrr.trace import Trace, TraceError
 from flashrr.trace.transform import amplify_reads, fold, repeat, scale_time
+from strategies import wide_traces
 
 T = Trace([0, 10, 10, 40], [0, 4096, 8192, 12288], [4096, 4096, 512, 8192], [False, True, False, False], name="t")
-
-
-@st.composite
-def traces(draw, max_n=40, max_offset=1 << 40):
-    n = draw(st.integers(1, max_n))
-    gaps = draw(st.lists(st.integers(0, 10**9), min_size=n, max_size=n))
-    offset = draw(st.lists(st.integers(0, max_offset), min_size=n, max_size=n))
-    size = draw(st.lists(st.integers(1, 1 << 17), min_size=n, max_size=n))
-    w = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    return Trace(np.cumsum(gaps), offset, size, w, name="h")
 
 
 # ---------------------------------------------------------------------------
@@ -38,7 +29,7 @@ def test_repeat_shifts_each_copy_by_duration_plus_mean_gap():
 
 
 @settings(max_examples=40, deadline=None)
-@given(trace=traces(), n=st.integers(1, 6))
+@given(trace=wide_traces(), n=st.integers(1, 6))
 def test_repeat_multiplies_length_and_keeps_time_increasing(trace, n):
     r = repeat(trace, n)
     m = len(trace)
@@ -87,7 +78,7 @@ def test_amplify_reads_repeats_each_read_in_place():
 
 
 @settings(max_examples=40, deadline=None)
-@given(trace=traces(), raf=st.integers(1, 8))
+@given(trace=wide_traces(), raf=st.integers(1, 8))
 def test_amplify_multiplies_only_reads(trace, raf):
     a = amplify_reads(trace, raf)
     assert a.n_reads == raf * trace.n_reads
@@ -132,7 +123,7 @@ def test_scale_time_integral_factor_is_exact_for_large_times():
 
 
 @settings(max_examples=40, deadline=None)
-@given(trace=traces(), factor=st.floats(0.01, 100))
+@given(trace=wide_traces(), factor=st.floats(0.01, 100))
 def test_scale_time_keeps_order_and_everything_else(trace, factor):
     s = scale_time(trace, factor)
     assert np.all(np.diff(s.time_ns) >= 0)
@@ -160,7 +151,7 @@ PAGE = 8192
 
 
 @settings(max_examples=60, deadline=None)
-@given(trace=traces(max_offset=1 << 34), n_pages=st.integers(64, 4096))
+@given(trace=wide_traces(max_offset=1 << 34), n_pages=st.integers(64, 4096))
 def test_fold_keeps_every_request_in_range(trace, n_pages):
     capacity = n_pages * PAGE + 100  # a partial page at the end is not used
     f = fold(trace, capacity, PAGE)
@@ -172,7 +163,7 @@ def test_fold_keeps_every_request_in_range(trace, n_pages):
 
 
 @settings(max_examples=60, deadline=None)
-@given(trace=traces(max_offset=1 << 34), n_pages=st.integers(64, 4096))
+@given(trace=wide_traces(max_offset=1 << 34), n_pages=st.integers(64, 4096))
 def test_fold_remaps_by_the_original_page(trace, n_pages):
     f = fold(trace, n_pages * PAGE, PAGE)
     first = trace.offset // PAGE
