@@ -8,7 +8,7 @@ import pandas as pd
 
 from ._core.layout import hist_bucket_bounds
 
-# victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC; issue 10)
+# victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC)
 EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns",
                  "victim_user_pages", "victim_rr_pages", "victim_gc_pages"]
 
@@ -122,11 +122,11 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
                  "idle_moves_dropped", "rr_episodes", "rr_forced_moves", "erases_rr", "erases_gc",
                  "ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot", "ws_htr",
                  "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
-                 # issue 11, HotR (docs/hotr.md)
+                 # HotR (docs/hotr.md)
                  "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations",
                  "rlru_evictions", "staging_occupancy_max", "busy_staging_ns", "reconstructed_pages",
                  "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits", "mirror_programs",
-                 # issue 10 (Cocktail): write pool, and the page composition of RR victims
+                 # Cocktail: write pool, and the page composition of RR victims
                  "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
                  "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated",
                  "pool_pages_wasted", "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages",

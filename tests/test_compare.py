@@ -1,4 +1,4 @@
-"""`flashrr compare` and `flashrr.compare`: several policies on one trace, one table (issue 14)."""
+"""`flashrr compare` and `flashrr.compare`: several policies on one trace, one table."""
 import json
 import math
 

@@ -1,4 +1,4 @@
-"""Every paper figure keeps its text on the canvas (issue 14, item 5).
+"""Every paper figure keeps its text on the canvas.
 
 Each paper's real figure functions are drawn through :meth:`Figure.make` (so the
 suptitle and :func:`flashrr.reproduce.plots.save` take part, as in a reproduction)

@@ -1,4 +1,4 @@
-"""Process variation in the engine (issue 12 item 3, docs/superblock-pv.md §6):
+"""Process variation in the engine (docs/superblock-pv.md §6):
 ``superblock.pv_model`` / ``assembly`` / ``pv_reassembly``.
 
 Expected values come from the hand-built tables in each test (the slowest
