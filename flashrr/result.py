@@ -6,6 +6,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._core.counters import COUNTERS
 from ._core.layout import hist_bucket_bounds
 
 # victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC)
@@ -117,20 +118,9 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
         "user_flash_transactions": c["user_flash_transactions"], "blocked_reads": c["blocked_reads"],
         "retry_time_ns": c["retry_time_ns"], "policy_metadata_bytes": int(metadata_bytes),
     })
-    for name in ("busy_user_ns", "busy_flush_ns", "busy_gc_ns", "busy_rr_ns", "busy_move_ns",
-                 "user_wait_behind_bg_ns", "write_stall_ns", "bg_pending_at_end", "idle_moves",
-                 "idle_moves_dropped", "rr_episodes", "rr_forced_moves", "erases_rr", "erases_gc",
-                 "ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot", "ws_htr",
-                 "ws_htr_hot", "ws_tpd", "ws_tpd_hot",
-                 # HotR (docs/hotr.md)
-                 "redirected_reads", "redirected_pages", "replica_writes", "replica_invalidations",
-                 "rlru_evictions", "staging_occupancy_max", "busy_staging_ns", "reconstructed_pages",
-                 "reconstruction_reads", "parity_reads", "parity_programs", "rails_buffer_hits", "mirror_programs",
-                 # Cocktail: write pool, and the page composition of RR victims
-                 "pool_pushes_user", "pool_pushes_rr", "pool_exchanges", "pool_cap_increments", "pool_cap_resets",
-                 "user_pages_to_pool", "rr_pages_to_pool", "rr_pages_to_wfr", "rr_pages_aggregated",
-                 "pool_pages_wasted", "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages",
-                 "rr_victim_gc_pages", "stream_blocks", "stream_pages", "stream_fallback_pages", "gc_at_erase"):
+    # every counter after the first 20 (which the columns above derive from) as it is, in the
+    # engines' order (flashrr/_core/counters.py): scheduler, RR accounting, then the mechanisms'
+    for name in COUNTERS[COUNTERS.index("busy_user_ns"):]:
         s[name] = c[name]
     # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
     s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]
