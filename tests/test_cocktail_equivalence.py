@@ -19,8 +19,8 @@ import flashrr
 from engine_helpers import CAPACITY_ERROR, assert_identical, run_both, tiny_config
 from flashrr._core.layout import SB_FREE, SB_POOL, build_layout
 from flashrr._core.reference.engine import ReferenceEngine
-from flashrr.policies.cocktail import Cocktail
-from flashrr.policies.readbalance import IPR, RedFTL
+from flashrr.papers.cocktail.policies import Cocktail
+from flashrr.papers.cocktail.readbalance import IPR, RedFTL
 
 # (channels, chips, dies, planes): every lane is one plane
 SHAPES = [(1, 1, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (1, 2, 2, 1), (2, 2, 1, 2)]

@@ -12,7 +12,7 @@ from flashrr._core._reference import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
 from flashrr._core.reference.placement import ppn_die
 from flashrr.config import ConfigError, SimConfig
-from flashrr.policies.hotr import HotR, read_footprint_pages
+from flashrr.papers.hotr.policies import HotR, read_footprint_pages
 from flashrr.trace.source import MemorySource
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, final_mapping, page_trace, run_both, tiny_config

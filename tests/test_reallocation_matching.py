@@ -1,4 +1,4 @@
-"""Reallocation's destination matching (flashrr.policies.phasedrr.Reallocation with
+"""Reallocation's destination matching (flashrr.papers.phasedrr.policies.Reallocation with
 ``n_dest``; the compiled RR streams in budget mode, flashrr/_core/streams.pyx, and its
 twin): which page lands on which open destination block, for the mandatory RR at the
 threshold and for idle-time moves, on both engines; engine equivalence under
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, draw_read_heavy_case, run_both,
                             tiny_config)
 from flashrr.config import ConfigError, ReadRetryConfig
-from flashrr.policies.phasedrr import Reallocation
+from flashrr.papers.phasedrr.policies import Reallocation
 
 ENGINES = ("compiled", "reference")
 N = 8  # pages per block

@@ -91,7 +91,7 @@ def page_classes(runs) -> pd.DataFrame:
     """Per trace: shares of pages that are read-intensive (RI), write-intensive (WI) or
     mixed (MIX), by their accesses in the trace (Fig. 1(c); ``>= 90%`` counts as
     intensive), and the shares of reads / writes that hit RI / WI pages."""
-    from ..policies.hotr import request_pages
+    from ..papers.hotr.policies import request_pages
     from ..simulate import resolve_source
 
     rows = []

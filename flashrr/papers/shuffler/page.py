@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from ..policy import EngineState, Policy, register_policy
+from ...policy import EngineState, Policy, register_policy
 
 COUNTER_SCOPES = ("physical", "logical")
 

@@ -40,7 +40,7 @@ import math
 
 import numpy as np
 
-from ..policy import Policy, register_policy
+from ...policy import Policy, register_policy
 
 STAGING_MODES = ("dedicated", "overprovision")
 # Modelled DRAM per R-LRU entry: D-offset 4 + R-offset 4 + count 4 + two list links 8 bytes.

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from ..config import ConfigError
-from ..policy import Policy, register_policy
+from ...config import ConfigError
+from ...policy import Policy, register_policy
 
 RED_RAILS, RED_TTFLASH, RED_OPTIMAL = 1, 2, 3
 

@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from ..policy import EngineState, Policy, register_policy
+from ...policy import EngineState, Policy, register_policy
 
 ROUTINES = ("full", "partial", "none")
 CARD_MODES = ("random", "contiguous")

@@ -25,8 +25,8 @@ interpretation.
 """
 from __future__ import annotations
 
-from ..config import ConfigError
-from ..policy import Policy, register_policy
+from ...config import ConfigError
+from ...policy import Policy, register_policy
 
 DEFAULT_PHASE_MULT = (1, 2, 4, 2, 1)
 # 80 KiB / 96 B: the peak working-set memory PhasedRR reports (Fig. 10), in blocks of 256 pages

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 
-from ..config import ConfigError
-from ..policy import Policy, register_policy
+from ...config import ConfigError
+from ...policy import Policy, register_policy
 
 GC_WRITES = ("internal", "separate")
 CAP_RESETS = ("page", "rr")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from ..config import ConfigError
-from ..policy import Policy, register_policy
+from ...config import ConfigError
+from ...policy import Policy, register_policy
 
 MODE_REDFTL, MODE_IPR = 1, 2
 
