@@ -37,13 +37,12 @@ def relative_change(df: pd.DataFrame, metric: str, traces, scheme: str, ref: str
     return (100.0 * (t[scheme] / base - 1.0)).dropna()
 
 
-
 @dataclass
 class SweepRuns:
     """The tidy results of a reproduction: ``frames[group]`` has one row per run
     (the sweep's columns plus ``group``, ``trace`` (preset name) and ``scheme``
     (display label)); ``store`` is the sweep store holding the kept events;
-    ``plan`` is the paper module's plan (it has ``traces``)."""
+    ``plan`` is the paper's plan (it has ``traces``)."""
 
     frames: dict
     store: Path
