@@ -26,7 +26,7 @@ import argparse
 import time
 
 import flashrr
-from flashrr.reproduce.shuffler import DEFAULT_REPEAT, DEFAULT_TRACE_PARAMS
+from flashrr.papers.shuffler.plan import DEFAULT_REPEAT, DEFAULT_TRACE_PARAMS
 from flashrr.trace.synth import synth_trace
 
 SHUFFLER_TRACES = ("ali0", "ali1", "lun0", "lun1", "lun2", "lun3", "lun4", "lun5", "gen0", "gen1")

@@ -23,7 +23,7 @@ import argparse
 import sys
 import time
 
-from flashrr.reproduce import paper_module
+from flashrr.reproduce import PAPERS
 from flashrr.trace.model.presets import SHIPPED_KNOBS, PRESET_TEMPLATES, calibration_key, model_preset, targets_for
 from flashrr.trace.pipeline import open_trace_spec, parse_trace_spec
 from flashrr.trace.stats import trace_stats
@@ -34,7 +34,7 @@ SAVED: dict = {}
 
 
 def rows(paper: str, quick: bool):
-    plan = paper_module(paper).Plan.make(quick=quick)
+    plan = PAPERS[paper].make_plan(quick=quick)
     for trace in plan.traces:
         name = PREFIX[paper] + trace
         if name not in PRESET_TEMPLATES:

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import flashrr
 from engine_helpers import page_trace, tiny_config
 from flashrr.config import ASSEMBLY_METHODS, WINDOWED_ASSEMBLY, ReadRetryConfig
-from flashrr.policies.phasedrr import PhasedRR, Reallocation, RlRR
-from flashrr.policies.readbalance import IPR, RedFTL
+from flashrr.papers.phasedrr.policies import PhasedRR, Reallocation, RlRR
+from flashrr.papers.cocktail.readbalance import IPR, RedFTL
 from flashrr.trace.model import Arrivals, HeatMap, OpModel, WorkloadModel
 from flashrr.trace.model.schema import KINDS, SIZE_LEVELS, Places, TimePhase
 

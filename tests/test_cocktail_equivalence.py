@@ -18,7 +18,7 @@ import flashrr
 from engine_helpers import CAPACITY_ERROR, assert_identical, run_both
 from flashrr._core.layout import SB_FREE, SB_POOL, build_layout
 from flashrr._core.engine_py import ReferenceEngine
-from flashrr.policies.cocktail import Cocktail
+from flashrr.papers.cocktail.policies import Cocktail
 from strategies import cocktail_case, rr_streams_case
 
 

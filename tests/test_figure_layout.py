@@ -18,8 +18,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flashrr.reproduce import cocktail, cocktail_figures, hotr, hotr_figures, phasedrr, phasedrr_figures, plots
-from flashrr.reproduce import shuffler, shuffler_figures, superblock_pv, superblock_pv_figures
+from flashrr.papers.cocktail import figures as cocktail_figures
+from flashrr.papers.cocktail import plan as cocktail
+from flashrr.papers.hotr import figures as hotr_figures
+from flashrr.papers.hotr import plan as hotr
+from flashrr.papers.phasedrr import figures as phasedrr_figures
+from flashrr.papers.phasedrr import plan as phasedrr
+from flashrr.papers.shuffler import figures as shuffler_figures
+from flashrr.papers.shuffler import plan as shuffler
+from flashrr.papers.superblock_pv import figures as superblock_pv_figures
+from flashrr.papers.superblock_pv import plan as superblock_pv
+from flashrr.reproduce import plots
 
 TOL_PX = 1.0
 # Metric columns the figures read and the size of a typical value (drawn uniformly in 0.5x..2x).
@@ -74,7 +83,7 @@ def _named(schemes: dict, key="policy_name"):
 
 
 def shuffler_runs(rng):
-    plan = shuffler.Plan.make(traces=("ali0", "lun1", "gen1"))
+    plan = shuffler.Plan(traces=("ali0", "lun1", "gen1"))
     all_ = _named(shuffler.SCHEMES)
     sens = [(f"dF={f:g}, dP={p:g}", {"policy_name": "shuffler", "param_delta_f": f, "param_delta_p": p})
             for f, p in [(f, 0.1) for f in plan.delta_f_values] + [(0.3, p) for p in plan.delta_p_values]]
@@ -91,7 +100,7 @@ def shuffler_runs(rng):
 
 
 def phasedrr_runs(rng):
-    plan = phasedrr.Plan.make(traces=("ws_1", "usr_0", "ali"))
+    plan = phasedrr.Plan(traces=("ws_1", "usr_0", "ali"))
     dev = (phasedrr.DEVICE,)
     free = [(s + phasedrr.WITHOUT_OVERHEAD, {}) for s in ("RL-RR", "Reallocation")]
     frames = {
@@ -104,7 +113,7 @@ def phasedrr_runs(rng):
 
 
 def cocktail_runs(rng, monkeypatch):
-    plan = cocktail.Plan.make(traces=("alibaba_206", "nexus5", "msr_web"), n_requests=300)
+    plan = cocktail.Plan(traces=("alibaba_206", "nexus5", "msr_web"), n_requests=300)
     labels = [cocktail.label(t) for t in plan.traces]
     frames = {
         "main": pd.DataFrame(_rows(rng, "main", labels, [(s, {}) for s in cocktail_figures.BARS])),
@@ -119,7 +128,7 @@ def cocktail_runs(rng, monkeypatch):
 
 
 def hotr_runs(rng):
-    plan = hotr.Plan.make(traces=("fin2", "msr_hm", "hpc_28"), n_requests=300)
+    plan = hotr.Plan(traces=("fin2", "msr_hm", "hpc_28"), n_requests=300)
     schemes = _named(hotr.SCHEMES)
     frames = {
         "main": pd.DataFrame(_rows(rng, "main", plan.traces, schemes, flash="tlc")),

@@ -14,7 +14,7 @@ import flashrr
 from engine_helpers import EngineDriver, build_engine, page_trace, tiny_config
 from flashrr._core.layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, build_layout
 from flashrr.config import ConfigError
-from flashrr.policies.cocktail import Cocktail, pool_bounds
+from flashrr.papers.cocktail.policies import Cocktail, pool_bounds
 from flashrr.presets import device_preset
 
 ENGINES = ("compiled", "reference")

@@ -1,4 +1,4 @@
-"""RL-RR and Reallocation stand-ins (flashrr.policies.phasedrr, flashrr/_core/mechanisms/early_moves.pyx
+"""RL-RR and Reallocation stand-ins (flashrr.papers.phasedrr.policies, flashrr/_core/mechanisms/early_moves.pyx
 and its twin): counter metadata charged to the cache, hottest-first early moves,
 the decision rules' limiting cases, determinism and engine equivalence."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import flashrr
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr.config import ReadRetryConfig
-from flashrr.policies.phasedrr import Reallocation, RlRR
+from flashrr.papers.phasedrr.policies import Reallocation, RlRR
 from flashrr.policy import make_policy
 from strategies import counter_rr_case
 

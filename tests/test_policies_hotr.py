@@ -11,7 +11,7 @@ from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
 from flashrr._core.options.static_die_py import ppn_die
 from flashrr.config import ConfigError, SimConfig
-from flashrr.policies.hotr import HotR, read_footprint_pages
+from flashrr.papers.hotr.policies import HotR, read_footprint_pages
 from flashrr.trace.source import MemorySource
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, final_mapping, page_trace, run_both, tiny_config

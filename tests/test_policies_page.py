@@ -1,4 +1,4 @@
-"""Page, Page-8 and Page-64 (flashrr.policies.page): counter-driven regrouping at
+"""Page, Page-8 and Page-64 (flashrr.papers.shuffler.page): counter-driven regrouping at
 RR, group counters, DRAM accounting against the data cache, effects on RR
 count and flash transactions, engine equivalence."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_t
                             tiny_config)
 from flashrr.config import SimConfig
 from flashrr.policies import Page, Page8, Page64
-from flashrr.policies.page import balanced_assignment, page_weights
+from flashrr.papers.shuffler.page import balanced_assignment, page_weights
 from flashrr.policy import EngineState, make_policy
 from strategies import page_case
 

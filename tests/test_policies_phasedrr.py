@@ -1,4 +1,4 @@
-"""PhasedRR (flashrr.policies.phasedrr + flashrr/_core/mechanisms/working_sets.pyx and its twin):
+"""PhasedRR (flashrr.papers.phasedrr.policies + flashrr/_core/mechanisms/working_sets.pyx and its twin):
 working-set membership, the classes of Eqs. 1-3, idle and forced moves by phase,
 cold pages waiting for the hard threshold, stale queued moves, DRAM charge,
 RR accounting and engine equivalence.
@@ -21,7 +21,7 @@ import flashrr
 from engine_helpers import CAPACITY_ERROR, assert_identical, build_engine, page_trace, run_both, tiny_config
 from flashrr._core.layout import build_layout
 from flashrr.config import ConfigError, ReadRetryConfig
-from flashrr.policies.phasedrr import PhasedRR, phase_bounds, ws_bytes_per_block
+from flashrr.papers.phasedrr.policies import PhasedRR, phase_bounds, ws_bytes_per_block
 from flashrr.policy import make_policy
 from strategies import phasedrr_case
 

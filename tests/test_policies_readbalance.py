@@ -12,7 +12,7 @@ import flashrr
 from engine_helpers import EngineDriver, build_engine, page_trace, tiny_config
 from flashrr._core.layout import SB_CLOSED, build_layout
 from flashrr.config import ConfigError
-from flashrr.policies.readbalance import IPR, RedFTL
+from flashrr.papers.cocktail.readbalance import IPR, RedFTL
 from flashrr.presets import device_preset
 
 ENGINES = ("compiled", "reference")

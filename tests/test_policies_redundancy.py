@@ -11,7 +11,7 @@ from flashrr._core.engine_py import ReferenceEngine
 from flashrr._core.layout import CAUSE_GC, build_layout
 from flashrr._core.device.sched_py import PH_READ
 from flashrr.config import ConfigError
-from flashrr.policies.redundancy import Rails, TTFlash, cost_latency_product
+from flashrr.papers.hotr.redundancy import Rails, TTFlash, cost_latency_product
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, tiny_config
 from strategies import redundancy_case

@@ -1,4 +1,4 @@
-"""Shuffler (flashrr.policies.shuffler): Algorithm 1's routine selection, the
+"""Shuffler (flashrr.papers.shuffler.policies): Algorithm 1's routine selection, the
 Latin-square card rotation of Eq. 9, seeded card grouping, its effect on RR
 counts, engine equivalence and invariants."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ import flashrr
 from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, skewed_reads_trace,
                             tiny_config)
 from flashrr.policies import Shuffler
-from flashrr.policies.shuffler import block_deltas, card_of_offsets, latin_destinations
+from flashrr.papers.shuffler.policies import block_deltas, card_of_offsets, latin_destinations
 from flashrr.policy import EngineState, make_policy
 from strategies import shuffler_case
 

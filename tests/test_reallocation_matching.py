@@ -1,4 +1,4 @@
-"""Reallocation's destination matching (flashrr.policies.phasedrr.Reallocation with
+"""Reallocation's destination matching (flashrr.papers.phasedrr.policies.Reallocation with
 ``n_dest``; the compiled RR streams in budget mode, flashrr/_core/mechanisms/streams.pyx, and its
 twin): which page lands on which open destination block, for the mandatory RR at the
 threshold and for idle-time moves, on both engines; engine equivalence under
@@ -11,7 +11,7 @@ from hypothesis import event, given, settings
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, build_engine, run_both, tiny_config
 from flashrr.config import ConfigError, ReadRetryConfig
-from flashrr.policies.phasedrr import Reallocation
+from flashrr.papers.phasedrr.policies import Reallocation
 from strategies import reallocation_matching_case
 
 ENGINES = ("compiled", "reference")

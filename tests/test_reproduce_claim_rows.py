@@ -1,4 +1,4 @@
-"""The shared claims-row helpers of flashrr.reproduce.common: value_row's holds and
+"""The shared claims-row helpers of flashrr.reproduce.claims: value_row's holds and
 magnitude, change_row, reduce_changes and the claims.md header, against hand values."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flashrr.reproduce.common import CLAIM_COLUMNS, change_row, claims_head, reduce_changes, value_row
+from flashrr.reproduce.claims import CLAIM_COLUMNS, change_row, claims_head, reduce_changes, value_row
 
 
 def row(**kw):

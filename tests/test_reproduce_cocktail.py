@@ -9,20 +9,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flashrr.reproduce import PAPERS, paper_module
-from flashrr.reproduce import cocktail as repro
-from flashrr.reproduce.cocktail import CocktailRuns, Plan, reproduce, specs
-from flashrr.reproduce.cocktail_claims import CLAIMS, claims, relative_change
-from flashrr.reproduce.cocktail_figures import FIGURES
+from flashrr.papers.cocktail import plan as repro
+from flashrr.papers.cocktail.claims import CLAIMS, claims, relative_change
+from flashrr.papers.cocktail.figures import FIGURES
+from flashrr.papers.cocktail.paper import PAPER
+from flashrr.papers.cocktail.plan import CocktailRuns, Plan, specs
+from flashrr.reproduce import PAPERS, reproduce
 from flashrr.trace.samples import sample_path
 
 # the calibration searches a narrower range in fewer runs than the default
-TINY = Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
-                 device_overrides=(("rr_threshold_reads", 400),), scale_range=(0.25, 64.0), calibration_steps=8)
+TINY = PAPER.make_plan(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
+                       device_overrides=(("rr_threshold_reads", 400),), scale_range=(0.25, 64.0), calibration_steps=8)
 
 
 def test_registry_and_plans():
-    assert "cocktail" in PAPERS and paper_module("cocktail").reproduce is reproduce
+    assert PAPERS["cocktail"] is PAPER and PAPER.figures is FIGURES
     assert sorted(int(f[3:]) for f in FIGURES) == [4, 5, 8, 9, 10, 11, 12, 13, 14]
     # Table II: nexus5 has RAF 50 and 10 repeats; 8 planes of 128 -> arrivals stretched 16x
     assert Plan(workload="synth").trace_spec("nexus5") == (
@@ -31,7 +32,7 @@ def test_registry_and_plans():
     assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&fold=modulo"
                                            "&amplify_reads=50&amplify_spacing=spread&scale_time=16.0&repeat=10")
     assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
-    q = Plan.make(quick=True)
+    q = PAPER.make_plan(quick=True)
     assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10
     s = specs(Plan())
     assert set(s) == {"main", "ratio", "share", "real"}
@@ -40,7 +41,7 @@ def test_registry_and_plans():
     assert s["real"]["policies"] == s["main"]["policies"]
     assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&amplify_reads=50"
                                    "&amplify_spacing=spread&scale_time=16.0&repeat=20"]
-    assert "real" not in specs(Plan.make(quick=True))  # the quick traces have no sample of their family
+    assert "real" not in specs(PAPER.make_plan(quick=True))  # the quick traces have no sample of their family
     assert s["main"]["policies"]["cocktail"] == {"gc_writes": ["internal", "separate"]}
     assert s["ratio"]["policies"]["cocktail"]["ratio"] == [1.0, 0.75, 0.5, 0.25, 0.0]
     g = Plan().device_config().geometry
@@ -75,7 +76,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro")
-    return out, reproduce(out, plan=TINY, jobs=0, progress=False)
+    return out, reproduce("cocktail", out, plan=TINY, jobs=0, progress=False)
 
 
 def test_tiny_run_writes_every_figure_and_the_claims(tiny_run):
@@ -117,16 +118,16 @@ def test_resumed_run_reuses_the_calibration(tiny_run, monkeypatch):
     out, _ = tiny_run
     before = (out / "calibration.csv").read_text()
     monkeypatch.setattr(repro, "busiest_die_busy", lambda *a: pytest.fail("calibration was not reused"))
-    res = reproduce(out, plan=TINY, jobs=0, progress=False, figures=["fig10"])
+    res = reproduce("cocktail", out, plan=TINY, jobs=0, progress=False, figures=["fig10"])
     assert list(res["figures"]) == ["fig10"] and (out / "calibration.csv").read_text() == before
     # a changed plan calibrates again (the reuse is keyed on the plan)
     with pytest.raises(pytest.fail.Exception, match="not reused"):
-        reproduce(out, plan=replace(TINY, target_busy=0.3), jobs=0, progress=False, figures=["fig10"])
+        reproduce("cocktail", out, plan=replace(TINY, target_busy=0.3), jobs=0, progress=False, figures=["fig10"])
 
 
 def test_real_sample_is_calibrated_and_drawn_beside_the_traces(tmp_path):
     plan = replace(TINY, traces=("websearch",))
-    res = reproduce(tmp_path, plan=plan, jobs=0, progress=False, figures=["fig10"])
+    res = reproduce("cocktail", tmp_path, plan=plan, jobs=0, progress=False, figures=["fig10"])
     cal = pd.read_csv(tmp_path / "calibration.csv").set_index("trace")
     assert list(cal.index) == ["websearch", "websearch (real sample)"]
     runs = pd.read_csv(tmp_path / "runs.csv")
@@ -147,7 +148,7 @@ def test_real_sample_is_calibrated_and_drawn_beside_the_traces(tmp_path):
 
 
 def _runs(main: pd.DataFrame) -> CocktailRuns:
-    return CocktailRuns({"main": main}, None, Plan.make(traces=("nexus5", "usr1")))
+    return CocktailRuns({"main": main}, None, PAPER.make_plan(traces=("nexus5", "usr1")))
 
 
 def test_claims_average_per_trace_changes_and_give_the_ratio_of_sums():

@@ -9,27 +9,28 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flashrr.reproduce import PAPERS, paper_module
-from flashrr.reproduce import hotr as repro
-from flashrr.reproduce.hotr import FLASH, SCHEMES, Plan, Runs, reproduce, specs
-from flashrr.reproduce.hotr_claims import claims
-from flashrr.reproduce.hotr_figures import FIGURES, RI_WI_FRACTION, cost_latency, page_classes
+from flashrr.papers.hotr import plan as repro
+from flashrr.papers.hotr.claims import claims
+from flashrr.papers.hotr.figures import FIGURES, RI_WI_FRACTION, cost_latency, page_classes
+from flashrr.papers.hotr.paper import PAPER
+from flashrr.papers.hotr.plan import FLASH, SCHEMES, Plan, Runs, specs
+from flashrr.reproduce import PAPERS, reproduce
 
 # 64 blocks per plane instead of 2048: the same dies, a device small enough for seconds-long runs
-TINY = Plan.make(traces=("fin2", "hpc_28"), n_requests=3000, calibration_requests=1500,
-                 device_overrides=(("blocks_per_plane", 64),))
+TINY = PAPER.make_plan(traces=("fin2", "hpc_28"), n_requests=3000, calibration_requests=1500,
+                       device_overrides=(("blocks_per_plane", 64),))
 
 
 def test_registry_and_plans():
-    assert "hotr" in PAPERS and paper_module("hotr").reproduce is reproduce
+    assert PAPERS["hotr"] is PAPER and PAPER.figures is FIGURES
     assert set(FIGURES) == {"fig01b", "fig01c", "fig05", "fig06", "fig07", "fig08", "fig09"}
-    q = Plan.make(quick=True)
+    q = PAPER.make_plan(quick=True)
     assert q.quick and q.n_requests == 40_000 and q.calibration_requests < repro.CALIBRATION_REQUESTS
     assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2"
     assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&fold=modulo"
     assert TINY.trace_spec("fin2", 0.5, 100) == ("model:hotr-fin2?n_requests=3000&mean_gap_ns=200000.0&first=100"
                                                  "&scale_time=0.5&fold=modulo")
-    assert Plan.make(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
+    assert PAPER.make_plan(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
         "synth:hotr-fin2?n_requests=3000&first=100&scale_time=0.5")
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
@@ -48,7 +49,7 @@ def test_calibration_bisects_to_the_target(monkeypatch):
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro_hotr")
-    res = reproduce(out, plan=TINY, jobs=0, progress=False)
+    res = reproduce("hotr", out, plan=TINY, jobs=0, progress=False)
     return out, res
 
 
@@ -76,7 +77,7 @@ def test_tiny_run_writes_every_figure_and_claims(tiny_run):
 def test_resumed_run_reuses_calibration_and_store(tiny_run, monkeypatch):
     out, _ = tiny_run
     monkeypatch.setattr(repro, "blocked_share", lambda *a: pytest.fail("calibration was not reused"))
-    res = reproduce(out, plan=TINY, jobs=0, progress=False, figures=["fig05"])
+    res = reproduce("hotr", out, plan=TINY, jobs=0, progress=False, figures=["fig05"])
     assert list(res["figures"]) == ["fig05"]
 
 
@@ -87,7 +88,8 @@ def _fake_runs(rt: dict, cost: dict) -> Runs:
             rows.append({"trace": trace, "scheme": scheme, "flash": "tlc", "io_latency_mean_ns": v[trace],
                          "cost": cost[scheme], "blocked_share": 0.3, "redirected_share": 0.1 if scheme != "Baseline"
                          else 0.0, "blocked_reads": 30, "redirected_reads": 12, "reads": 100, "key": "x"})
-    return Runs({"main": pd.DataFrame(rows)}, None, Plan.make(traces=("fin2", "msr_hm"), n_requests=200), scales={})
+    plan = PAPER.make_plan(traces=("fin2", "msr_hm"), n_requests=200)
+    return Runs({"main": pd.DataFrame(rows)}, None, plan, scales={})
 
 
 def test_claims_arithmetic_on_hand_made_results():

@@ -4,7 +4,6 @@ hand-made results, and (slow) ``--quick``."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,25 +11,26 @@ import pytest
 from click.testing import CliRunner
 
 from flashrr.cli.reproduce_cmds import reproduce_cmd
-from flashrr.reproduce import PAPERS, paper_module
-from flashrr.reproduce.common import FigureDataError
-from flashrr.reproduce.phasedrr import (DEFAULT_TRACE_PARAMS, QUICK_TRACES, READ_INTENSIVE, SCHEMES, TRACES, Plan,
-                                        Runs, reproduce, specs)
-from flashrr.reproduce.phasedrr_claims import claims, to_markdown
-from flashrr.reproduce.phasedrr_figures import FIGURES
+from flashrr.papers.phasedrr.claims import claims, to_markdown
+from flashrr.papers.phasedrr.figures import FIGURES
+from flashrr.papers.phasedrr.paper import PAPER
+from flashrr.papers.phasedrr.plan import (DEFAULT_TRACE_PARAMS, QUICK_TRACES, READ_INTENSIVE, SCHEMES, TRACES, Plan,
+                                          Runs, specs)
+from flashrr.reproduce import PAPERS, reproduce
+from flashrr.reproduce.figures import FigureDataError
 from flashrr.trace.samples import sample_path
 
 PAPER_FIGURES = [2, 4, 5, 6, 7, 8, 9, 10]
 # A small cache and threshold so that 20,000-request traces reach the RR window: H = 200,
 # Delta = 4 (S = 160), the counter schemes' window 10 Delta.
-TINY = Plan.make(traces=("ws_1", "web_0", "ali"), n_requests=20_000, repeat=2, rr_threshold=200, delta_reads=4,
-                 delta_values=(2, 4, 8), start_reads=40, device_overrides=(("capacity_bytes", 1 << 20),))
+TINY = PAPER.make_plan(traces=("ws_1", "web_0", "ali"), n_requests=20_000, repeat=2, rr_threshold=200, delta_reads=4,
+                       delta_values=(2, 4, 8), start_reads=40, device_overrides=(("capacity_bytes", 1 << 20),))
 
 
 def test_registry_and_plans():
-    assert "phasedrr" in PAPERS and paper_module("phasedrr").reproduce is reproduce
+    assert PAPERS["phasedrr"] is PAPER and PAPER.figures is FIGURES
     assert sorted(int(f[3:]) for f in FIGURES) == PAPER_FIGURES
-    full, quick = Plan.make(), Plan.make(quick=True)
+    full, quick = PAPER.make_plan(), PAPER.make_plan(quick=True)
     assert full.traces == TRACES and len(TRACES) == 8 and full.rr_threshold == 25_000
     # S = H - 10 Delta is the paper's 22,440 at Delta = 256; the counter schemes' window is the same 10 Delta
     assert full.rr_threshold - 10 * full.delta_reads == 22_440 and full.start_reads == 10 * full.delta_reads
@@ -39,9 +39,9 @@ def test_registry_and_plans():
     assert quick.quick and quick.traces == QUICK_TRACES and quick.repeat < full.repeat
     assert (quick.rr_threshold * 4, quick.delta_reads * 4, quick.start_reads * 4) == (25_000, 256, 2560)
     assert [d * 4 for d in quick.delta_values] == list(full.delta_values)
-    assert Plan.make(repeat=128).repeat == 128
+    assert PAPER.make_plan(repeat=128).repeat == 128
     with pytest.raises(ValueError, match="delta_values"):
-        Plan.make(delta_reads=300)
+        PAPER.make_plan(delta_reads=300)
     # default traces: ON/OFF arrivals; without trace parameters the plain presets
     assert dict(DEFAULT_TRACE_PARAMS)["idle_period_mean_ns"] > 0
     synth = Plan(workload="synth", n_requests=20_000)
@@ -58,7 +58,7 @@ def test_registry_and_plans():
     assert s["real"]["policies"] == s["main"]["policies"]
     assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&repeat=43"]
     assert full.trace_spec("ws_1 (real sample)") == s["real"]["traces"][0]
-    assert "real" not in specs(Plan.make(traces=("usr_0",)))  # no sample of the row's family
+    assert "real" not in specs(PAPER.make_plan(traces=("usr_0",)))  # no sample of the row's family
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}
     assert s["main"]["policies"]["rl-rr"] == {"start_reads": 2560, "charge_metadata": True}
     assert s["counters"]["policies"]["reallocation"]["charge_metadata"] is False
@@ -70,7 +70,7 @@ def test_registry_and_plans():
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro")
-    res = reproduce(out, plan=TINY, jobs=0, progress=False)
+    res = reproduce("phasedrr", out, plan=TINY, jobs=0, progress=False)
     return out, res, pd.read_csv(out / "runs.csv")
 
 
@@ -187,7 +187,7 @@ def _hand_runs(rows, traces=("t1", "t2")) -> Runs:
     df = pd.DataFrame(rows)
     df["device"] = "phasedrr"
     df["group"] = "main"
-    return Runs({"main": df}, store=None, plan=Plan.make(traces=traces))
+    return Runs({"main": df}, store=None, plan=PAPER.make_plan(traces=traces))
 
 
 def test_claims_arithmetic_on_hand_made_results():
@@ -233,16 +233,12 @@ def test_a_figure_without_data_raises_instead_of_drawing_nothing():
 def test_rerun_resumes_from_the_store(tiny_run):
     out, _, _ = tiny_run
     before = sorted(p.name for p in (out / "store" / "runs").iterdir())
-    again = reproduce(out, plan=TINY, jobs=0, progress=False, figures=["fig06"])
+    again = reproduce("phasedrr", out, plan=TINY, jobs=0, progress=False, figures=["fig06"])
     assert sorted(p.name for p in (out / "store" / "runs").iterdir()) == before
     assert list(again["figures"]) == ["fig06"] and again["claims"] is None
 
 
-def test_one_experiment_script_per_figure_and_the_cli(tmp_path):
-    root = Path(__file__).resolve().parents[1] / "experiments" / "phasedrr"
-    scripts = {p.stem: p.read_text() for p in root.glob("fig*.py")}
-    assert set(scripts) == {fig.stem for fig in FIGURES.values()}
-    assert all(f'figure_main("{fid}")' in scripts[fig.stem] for fid, fig in FIGURES.items())
+def test_cli_rejects_an_unknown_figure_before_writing_anything(tmp_path):
     r = CliRunner().invoke(reproduce_cmd, ["phasedrr", "--figure", "fig03", "--out", str(tmp_path / "never")])
     assert r.exit_code != 0 and "unknown figure" in r.output and not (tmp_path / "never").exists()
 

@@ -8,6 +8,7 @@ import json
 import math
 import sys
 import types
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,11 +19,12 @@ import pytest
 from click.testing import CliRunner
 
 from flashrr.cli.reproduce_cmds import reproduce_cmd
-from flashrr.reproduce import PAPERS, superblock_pv
-from flashrr.reproduce.common import CLAIM_COLUMNS
+from flashrr.papers.superblock_pv.plan import Plan as PVPlan
+from flashrr.reproduce import PAPERS, PaperRegistry, report
+from flashrr.reproduce.claims import CLAIM_COLUMNS
 from flashrr.reproduce.report import PaperRun, claim_counts, figure_registry, reproduce_all, write_report
 
-PV_TINY = superblock_pv.Plan(dies=2, blocks=40, pe_points=(0, 3000), seed=1)
+PV_TINY = PVPlan(dies=2, blocks=40, pe_points=(0, 3000), seed=1)
 
 # (expected, paper_value, flashrr_value, holds) rows whose counts are known by hand:
 # holds True in rows 0, 1, 3, 4 -> 4 of 6; a size (lower/higher, finite non-zero paper value)
@@ -182,24 +184,22 @@ def test_report_from_paper_directories(tmp_path):
 
 
 @pytest.fixture
-def broken_first():
-    """PAPERS holding a paper that always fails, then superblock-pv at a tiny plan."""
-    mod = types.ModuleType("flashrr_test_broken_paper")
+def broken_first(monkeypatch):
+    """The report's PAPERS holding a paper that always fails, then superblock-pv with a tiny plan as its
+    default and quick plan."""
 
-    def reproduce(out, **kw):
+    def on_fire(paper, plan, out, figures):
         raise RuntimeError("disk on fire")
 
-    mod.reproduce = reproduce
-    saved = dict(PAPERS)
-    sys.modules[mod.__name__] = mod
-    PAPERS.clear()
-    PAPERS.update({"broken": mod.__name__, "superblock-pv": saved["superblock-pv"]})
-    try:
-        yield
-    finally:
-        PAPERS.clear()
-        PAPERS.update(saved)
-        del sys.modules[mod.__name__]
+    pv = PAPERS["superblock-pv"]
+    modules = {}
+    for name, paper in (("broken", replace(pv, name="broken", reproduce=on_fire)),
+                        ("superblock-pv", replace(pv, plan=PV_TINY, quick={}))):
+        mod = types.ModuleType(f"flashrr_test_paper_{name.replace('-', '_')}")
+        mod.PAPER = paper
+        monkeypatch.setitem(sys.modules, mod.__name__, mod)
+        modules[name] = mod.__name__
+    monkeypatch.setattr(report, "PAPERS", PaperRegistry(modules))
 
 
 def test_a_failing_paper_is_reported_and_the_next_still_runs(tmp_path, broken_first):
@@ -230,7 +230,6 @@ def test_a_failing_paper_is_reported_and_the_next_still_runs(tmp_path, broken_fi
 
 
 def test_cli_reproduce_all(tmp_path, broken_first, monkeypatch):
-    monkeypatch.setattr(superblock_pv.Plan, "make", classmethod(lambda cls, quick=False, **kw: PV_TINY))
     r = CliRunner().invoke(reproduce_cmd, ["all", "--quick", "--no-progress", "--repeat", "3",
                                            "--out", str(tmp_path)])
     assert r.exit_code == 1  # a failed paper fails the command, after the report is written
@@ -244,19 +243,18 @@ def test_cli_reproduce_all(tmp_path, broken_first, monkeypatch):
 def test_all_five_papers_at_tiny_plans(tmp_path):
     """The five real reproductions at the tiny plans of their own tests: every figure
     of every paper exists and is linked, every paper has its claims table."""
-    from flashrr.reproduce import cocktail, hotr, phasedrr, shuffler
-
     plans = {
-        "shuffler": shuffler.Plan.make(traces=("ali0", "gen1"), n_requests=4000, repeat=2, delta_f_values=(0.2, 0.3),
-                                       delta_p_values=(0.05, 0.1), device_overrides=(("rr_threshold_reads", 15),
-                                                                                     ("capacity_bytes", 1 << 20))),
-        "phasedrr": phasedrr.Plan.make(traces=("ws_1", "web_0", "ali"), n_requests=20_000, repeat=2, rr_threshold=200,
-                                       delta_reads=4, delta_values=(2, 4, 8), start_reads=40,
-                                       device_overrides=(("capacity_bytes", 1 << 20),)),
-        "cocktail": cocktail.Plan.make(traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5),
-                                       shares=(2, 64), device_overrides=(("rr_threshold_reads", 400),)),
-        "hotr": hotr.Plan.make(traces=("fin2", "hpc_28"), n_requests=3000, calibration_requests=1500,
-                               device_overrides=(("blocks_per_plane", 64),)),
+        "shuffler": PAPERS["shuffler"].make_plan(
+            traces=("ali0", "gen1"), n_requests=4000, repeat=2, delta_f_values=(0.2, 0.3), delta_p_values=(0.05, 0.1),
+            device_overrides=(("rr_threshold_reads", 15), ("capacity_bytes", 1 << 20))),
+        "phasedrr": PAPERS["phasedrr"].make_plan(
+            traces=("ws_1", "web_0", "ali"), n_requests=20_000, repeat=2, rr_threshold=200, delta_reads=4,
+            delta_values=(2, 4, 8), start_reads=40, device_overrides=(("capacity_bytes", 1 << 20),)),
+        "cocktail": PAPERS["cocktail"].make_plan(
+            traces=("nexus5", "msr_web"), n_requests=400, repeat=1, ratios=(1.0, 0.5), shares=(2, 64),
+            device_overrides=(("rr_threshold_reads", 400),)),
+        "hotr": PAPERS["hotr"].make_plan(traces=("fin2", "hpc_28"), n_requests=3000, calibration_requests=1500,
+                                         device_overrides=(("blocks_per_plane", 64),)),
         "superblock-pv": PV_TINY,
     }
     res = reproduce_all(tmp_path, plans=plans, jobs=0, progress=False)
@@ -305,7 +303,7 @@ def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path, 
     """One group's sweep where every fault-raise run fails: the group keeps its Baseline runs, failed_runs.csv
     lists the two failed ones with their error, and once the cause is gone a rerun runs them and removes
     the list."""
-    from flashrr.reproduce.common import FAILED_RUNS, run_sweeps
+    from flashrr.reproduce.sweep_runs import FAILED_RUNS, run_sweeps
     from flashrr.trace import Trace
     from flashrr.trace.io import write_trace
 
@@ -332,7 +330,7 @@ def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path, 
 
 
 def test_make_figures_records_a_figure_without_data_and_removes_its_old_files(tmp_path):
-    from flashrr.reproduce.common import Figure, make_figures, need
+    from flashrr.reproduce.figures import Figure, make_figures, need
 
     def no_data(runs):
         need(False, "figX", "no runs with RR")
@@ -344,7 +342,7 @@ def test_make_figures_records_a_figure_without_data_and_removes_its_old_files(tm
     assert make_figures(figures, ["figX"], None, tmp_path, {}, not_drawn) == {}
     assert not_drawn == {"figX": "figX: cannot be drawn: no runs with RR"}
     assert not list(tmp_path.glob("figX_empty.*"))
-    from flashrr.reproduce.common import FigureDataError
+    from flashrr.reproduce.figures import FigureDataError
 
     with pytest.raises(FigureDataError):  # without a place to record it, the error still rises
         make_figures(figures, ["figX"], None, tmp_path, {})

@@ -3,7 +3,6 @@ tiny run, the claims arithmetic on hand-made results, and (slow) ``--quick``."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,24 +10,26 @@ import pytest
 from click.testing import CliRunner
 
 from flashrr.cli.reproduce_cmds import reproduce_cmd
-from flashrr.reproduce import PAPERS, paper_module
-from flashrr.reproduce.shuffler import DEFAULT_REPEAT, SCHEMES, Plan, Runs, reproduce, specs
-from flashrr.reproduce.shuffler_claims import CLAIMS, claims, relative_change, to_markdown
-from flashrr.reproduce.shuffler_figures import FIGURES, FigureDataError
+from flashrr.papers.shuffler.claims import CLAIMS, claims, relative_change, to_markdown
+from flashrr.papers.shuffler.figures import FIGURES
+from flashrr.papers.shuffler.paper import PAPER
+from flashrr.papers.shuffler.plan import DEFAULT_REPEAT, SCHEMES, Plan, Runs, specs
+from flashrr.reproduce import PAPERS, reproduce
+from flashrr.reproduce.figures import FigureDataError
 
 PAPER_FIGURES = [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
 
-TINY = Plan.make(traces=("ali0", "gen1"), n_requests=4000, repeat=2, delta_f_values=(0.2, 0.3),
-                 delta_p_values=(0.05, 0.1), device_overrides=(("rr_threshold_reads", 15),
-                                                               ("capacity_bytes", 1 << 20)))
+TINY = PAPER.make_plan(traces=("ali0", "gen1"), n_requests=4000, repeat=2, delta_f_values=(0.2, 0.3),
+                       delta_p_values=(0.05, 0.1), device_overrides=(("rr_threshold_reads", 15),
+                                                                     ("capacity_bytes", 1 << 20)))
 
 
 def test_registry_and_plans():
-    assert "shuffler" in PAPERS and paper_module("shuffler").reproduce is reproduce
+    assert PAPERS["shuffler"] is PAPER and PAPER.figures is FIGURES
     assert sorted(int(f[3:]) for f in FIGURES) == PAPER_FIGURES
-    quick = Plan.make(quick=True)
+    quick = PAPER.make_plan(quick=True)
     assert quick.quick and len(quick.traces) == 3 and quick.repeat < DEFAULT_REPEAT
-    assert Plan.make(repeat=128).repeat == 128 and len(Plan.make().traces) == 10
+    assert PAPER.make_plan(repeat=128).repeat == 128 and len(PAPER.make_plan().traces) == 10
     # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
     synth = Plan(workload="synth", n_requests=4000)
     assert synth.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
@@ -47,7 +48,7 @@ def test_registry_and_plans():
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro")
-    res = reproduce(out, plan=TINY, jobs=0, progress=False)
+    res = reproduce("shuffler", out, plan=TINY, jobs=0, progress=False)
     return out, res
 
 
@@ -165,7 +166,7 @@ def test_tiny_run_claims(tiny_run):
 def test_rerun_resumes_from_the_store(tiny_run):
     out, res = tiny_run
     before = sorted(p.name for p in (out / "store" / "runs").iterdir())
-    again = reproduce(out, plan=TINY, jobs=0, progress=False, figures=["fig05"])
+    again = reproduce("shuffler", out, plan=TINY, jobs=0, progress=False, figures=["fig05"])
     assert sorted(p.name for p in (out / "store" / "runs").iterdir()) == before
     assert list(again["figures"]) == ["fig05"] and again["claims"] is None
 
@@ -175,7 +176,7 @@ def _runs(rows, traces=("t1", "t2")) -> Runs:
     df["device"] = "shuffler"
     df["group"] = "main"
     df["policy_name"] = [{v: k for k, v in SCHEMES.items()}[s] for s in df["scheme"]]
-    return Runs({"main": df}, store=None, plan=Plan.make(traces=traces))
+    return Runs({"main": df}, store=None, plan=PAPER.make_plan(traces=traces))
 
 
 def test_claims_arithmetic_on_hand_made_results():
@@ -196,14 +197,6 @@ def test_claims_arithmetic_on_hand_made_results():
     assert table.loc["user flash transactions, Shuffler vs Baseline (parity)", "holds"] == True  # noqa: E712
     assert table.loc["RR count, Page vs Baseline", "holds"] == "n/a"  # no Page runs
     assert "Direction holds for" in to_markdown(claims(runs))
-
-
-def test_one_experiment_script_per_figure():
-    root = Path(__file__).resolve().parents[1] / "experiments" / "shuffler"
-    for fid, fig in FIGURES.items():
-        script = root / f"{fig.stem}.py"
-        assert script.is_file(), script
-        assert f'figure_main("{fid}")' in script.read_text()
 
 
 def test_cli_rejects_unknown_figure_and_paper(tmp_path):

@@ -1,5 +1,5 @@
 """``flashrr reproduce superblock-pv``: tables, figures and claims on a tiny plan,
-and the shared claim helpers Shuffler now imports from ``reproduce.common``."""
+and the shared claim helpers of ``flashrr.reproduce.claims``."""
 from __future__ import annotations
 
 import json
@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from flashrr.cli.reproduce_cmds import reproduce_cmd
-from flashrr.reproduce import PAPERS, common, paper_module
-from flashrr.reproduce.superblock_pv import TABLE1, TABLE2, TABLE5, Plan, reproduce
-from flashrr.reproduce.superblock_pv_figures import FIGURES
+from flashrr.papers.superblock_pv.figures import FIGURES
+from flashrr.papers.superblock_pv.paper import PAPER
+from flashrr.papers.superblock_pv.plan import Plan
+from flashrr.papers.superblock_pv.tables import TABLE1, TABLE2, TABLE5
+from flashrr.reproduce import PAPERS, claims, reproduce
 
 TINY = Plan(dies=2, blocks=40, pe_points=(0, 3000), seed=1)
 
@@ -20,13 +22,13 @@ TINY = Plan(dies=2, blocks=40, pe_points=(0, 3000), seed=1)
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("pv")
-    return out, reproduce(out, plan=TINY, progress=False)
+    return out, reproduce("superblock-pv", out, plan=TINY, progress=False)
 
 
 def test_registry_and_plans():
-    assert paper_module("superblock-pv").reproduce is reproduce and "superblock-pv" in PAPERS
+    assert PAPERS["superblock-pv"] is PAPER and not PAPER.has_traces
     assert sorted(FIGURES) == ["fig06", "fig12", "fig13", "fig14", "fig15"]
-    full, quick = Plan.make(), Plan.make(quick=True)
+    full, quick = PAPER.make_plan(), PAPER.make_plan(quick=True)
     assert full.dies == 24 and full.pe_points == tuple(range(0, 3001, 200)) and len(full.pe_points) == 16
     assert quick.dies < full.dies and quick.quick
 
@@ -57,11 +59,11 @@ def test_every_figure_and_the_claims(tiny):
             assert (out / f"{fig.stem}.{ext}").stat().st_size > 0
     fig13 = pd.read_csv(out / "fig13_distribution.csv")
     assert (fig13.groupby("label")["superblocks"].sum() == 2 * 40 * 2).all()
-    claims = pd.read_csv(out / "claims.csv")
-    assert list(claims.columns) == common.CLAIM_COLUMNS[:-1] + ["n_superblocks"]
-    checks = claims[claims["claim"] == "similarity checks, QSTR-MED vs STR-MED"].iloc[0]
+    table = pd.read_csv(out / "claims.csv")
+    assert list(table.columns) == claims.CLAIM_COLUMNS[:-1] + ["n_superblocks"]
+    checks = table[table["claim"] == "similarity checks, QSTR-MED vs STR-MED"].iloc[0]
     assert checks["paper_value"] == pytest.approx(-99.22, abs=0.01)
-    headline = claims[claims["claim"] == "extra ERS, QSTR-MED vs Random"].iloc[0]
+    headline = table[table["claim"] == "extra ERS, QSTR-MED vs Random"].iloc[0]
     assert headline["paper_value"] == pytest.approx(-39.82, abs=0.01)
     assert "Direction holds for" in (out / "claims.md").read_text()
     meta = json.loads((out / "reproduce.json").read_text())
@@ -70,30 +72,28 @@ def test_every_figure_and_the_claims(tiny):
 
 
 def test_single_figure_runs_only_what_it_needs(tmp_path):
-    res = reproduce(tmp_path, plan=TINY, figures=["fig14"])
+    res = reproduce("superblock-pv", tmp_path, plan=TINY, figures=["fig14"])
     assert res["claims"] is None and set(res["figures"]) == {"fig14"}
     assert not (tmp_path / "claims.csv").exists()
     with pytest.raises(ValueError, match="unknown figure"):
-        reproduce(tmp_path, plan=TINY, figures=["fig99"])
+        reproduce("superblock-pv", tmp_path, plan=TINY, figures=["fig99"])
     with pytest.raises(ValueError, match="no traces"):
-        reproduce(tmp_path, plan=TINY, repeat=3)
+        reproduce("superblock-pv", tmp_path, plan=TINY, repeat=3)
 
 
-def test_per_figure_script_entry_point(tmp_path, capsys):
-    from flashrr.reproduce.superblock_pv import figure_main
-
-    figure_main("table5", ["--quick", "--dies", "1", "--out", str(tmp_path)])
-    assert capsys.readouterr().out.split() == [str(tmp_path / "table5_extra_latency.csv"),
-                                               str(tmp_path / "table5_extra_latency.md")]
+def test_a_table_alone(tmp_path):
+    res = reproduce("superblock-pv", tmp_path, plan=TINY, figures=["table5"])
+    assert res["figures"] == {"table5": [tmp_path / "table5_extra_latency.csv", tmp_path / "table5_extra_latency.md"]}
     assert "| Random |" in (tmp_path / "table5_extra_latency.md").read_text()
+    assert not (tmp_path / "table1_directions.csv").exists() and not (tmp_path / "claims.csv").exists()
 
 
 def test_shared_claim_helpers():
-    assert common.holds("lower", -3.0, -10.0) is True and common.holds("parity", 1.5, 0.0) is False
-    assert common.holds("below", 2.0, 5.0) is True and common.holds("lower", np.nan, -1) == "n/a"
-    assert common.magnitude("lower", -3.0, -10.0, True) == "weaker"
-    assert common.magnitude("lower", -12.0, -10.0, True) == "similar"
-    assert common.magnitude("lower", 2.0, -10.0, False) == "opposite"
+    assert claims.holds("lower", -3.0, -10.0) is True and claims.holds("parity", 1.5, 0.0) is False
+    assert claims.holds("below", 2.0, 5.0) is True and claims.holds("lower", np.nan, -1) == "n/a"
+    assert claims.magnitude("lower", -3.0, -10.0, True) == "weaker"
+    assert claims.magnitude("lower", -12.0, -10.0, True) == "similar"
+    assert claims.magnitude("lower", 2.0, -10.0, False) == "opposite"
 
 
 @pytest.mark.slow

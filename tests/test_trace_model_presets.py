@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from flashrr.reproduce.common import workload_spec
+from flashrr.reproduce.trace_specs import workload_spec
 from flashrr.trace.core import TraceError
 from flashrr.trace.model import generate_trace
 from flashrr.trace.model import presets as P

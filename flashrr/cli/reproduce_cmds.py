@@ -1,17 +1,53 @@
 """``flashrr reproduce PAPER``: run a paper's experiments and regenerate its figures;
-``flashrr reproduce all``: every paper, then one report (index.html, report.md)."""
+``flashrr reproduce all``: every paper, then one report (index.html, report.md).
+
+The paper names, their descriptions and the notes on their trace parameters come
+from the papers' declarations (:data:`flashrr.reproduce.PAPERS`)."""
 from __future__ import annotations
+
+import textwrap
 
 import click
 
 from flashrr.reproduce import PAPERS
 
+HELP_WIDTH = 76  # columns of the per-paper lines, which click prints as they are
+HELP = """Run PAPER's experiments and write every figure (PNG, PDF, CSV) and claims.md.
 
-@click.command("reproduce")
-@click.argument("paper", type=click.Choice(sorted(PAPERS) + ["all"]))
+Finished runs are stored under OUT/store, so an interrupted reproduction
+resumes where it stopped and a second call only redraws the figures.
+--figure ID makes one figure (or table) only.
+
+PAPER "all" runs every paper into OUT/<paper>/ and writes OUT/report.md and
+OUT/index.html (claims, figures, settings and wall time of each; a paper
+that fails is reported as failed and the others still run).
+"""
+
+
+def command_help() -> str:
+    """The command's help: :data:`HELP`, then one line per paper (its name and
+    description) and the ids ``--figure`` accepts for it."""
+    lines = ["\b", "Papers:"]
+    for name in PAPERS:
+        paper = PAPERS[name]
+        lines += textwrap.wrap(f"{name}: {paper.description}", HELP_WIDTH, initial_indent="  ",
+                               subsequent_indent="    ")
+        lines += textwrap.wrap(f"--figure: {', '.join(paper.output_ids)}", HELP_WIDTH, initial_indent="    ",
+                               subsequent_indent="      ")
+    return HELP + "\n" + "\n".join(lines)
+
+
+def trace_param_help() -> str:
+    """The ``--trace-param`` help, with each paper's note on its own trace parameters."""
+    notes = " ".join(PAPERS[name].trace_help for name in PAPERS if PAPERS[name].trace_help)
+    return f"Parameter for every synthetic trace (repeatable). {notes}".rstrip()
+
+
+@click.command("reproduce", help=command_help())
+@click.argument("paper", type=click.Choice(list(PAPERS) + ["all"]))
 @click.option("--quick", is_flag=True, help="Few traces, short traces, few replays: checks the pipeline in minutes.")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
-              help="Replays of each trace (default: the paper module's; the paper used 128).")
+              help="Replays of each trace (default: the paper's plan's; the Shuffler paper used 128).")
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
               help="Worker processes (default: all CPUs; 0 = run in this process).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
@@ -19,11 +55,7 @@ from flashrr.reproduce import PAPERS
                    "one subdirectory per paper).")
 @click.option("--figure", "figures", multiple=True, metavar="ID",
               help="Only this figure, e.g. fig05 (repeatable; claims are written only for a full run).")
-@click.option("--trace-param", "trace_params", multiple=True, metavar="KEY=VALUE",
-              help="Parameter for every synthetic trace (repeatable). Shuffler's default is superpage-aligned "
-                   "extents (align_bytes=32768 footprint_page_bytes=8192); align_bytes=8192 gives the "
-                   "page-aligned presets. PhasedRR's default is ON/OFF arrivals (idle_period_mean_ns=50000000 "
-                   "burst_requests_mean=64); idle_period_mean_ns=0 gives the presets' Poisson arrivals.")
+@click.option("--trace-param", "trace_params", multiple=True, metavar="KEY=VALUE", help=trace_param_help())
 @click.option("--device-param", "device_params", multiple=True, metavar="KEY=VALUE",
               help="Config field set on every device, e.g. rr_threshold_reads=5000 (repeatable).")
 @click.option("--workload", type=click.Choice(["model", "synth"]), default="model", show_default=True,
@@ -31,15 +63,6 @@ from flashrr.reproduce import PAPERS
                    "a real sample of the family) or from the synthetic generator (synth:PRESET).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
 def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, device_params, workload, no_progress):
-    """Run PAPER's experiments and write every figure (PNG, PDF, CSV) and claims.md.
-
-    Finished runs are stored under OUT/store, so an interrupted reproduction
-    resumes where it stopped and a second call only redraws the figures.
-
-    PAPER "all" runs every paper into OUT/<paper>/ and writes OUT/report.md and
-    OUT/index.html (claims, figures, settings and wall time of each; a paper
-    that fails is reported as failed and the others still run).
-    """
     if paper == "all":
         if figures or trace_params or device_params:
             raise click.UsageError("--figure, --trace-param and --device-param are per paper; "
@@ -47,16 +70,14 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
         _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress, workload)
         return
     from flashrr.cli.run_cmds import parse_param
-    from flashrr.reproduce import paper_module
+    from flashrr.reproduce.runner import reproduce
     from flashrr.sweep import StoreError, SweepFailed
 
-    mod = paper_module(paper)
     out_dir = out_dir or f"out/reproduce-{paper}"
     try:
-        res = mod.reproduce(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=not no_progress,
-                            figures=list(figures) or None, trace_params=[parse_param(p) for p in trace_params],
-                            device_overrides=[parse_param(p) for p in device_params],
-                            **({} if paper == "superblock-pv" else {"workload": workload}))
+        res = reproduce(PAPERS[paper], out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=not no_progress,
+                        figures=list(figures) or None, trace_params=[parse_param(p) for p in trace_params],
+                        device_overrides=[parse_param(p) for p in device_params], workload=workload)
     except (ValueError, SweepFailed, StoreError) as e:
         raise click.ClickException(str(e)) from None
     n = sum(1 for paths in res["figures"].values() for p in paths if str(p).endswith(".png"))

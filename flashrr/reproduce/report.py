@@ -25,7 +25,6 @@ as missing), the plan it ran (device and trace settings, from
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import time
 import traceback
@@ -35,8 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import PAPERS, paper_module
-from .common import format_claim_values
+from . import PAPERS
+from .claims import format_claim_values
+from .runner import reproduce
 
 WITHIN_FRACTION = 0.5  # "within half the paper's magnitude"
 
@@ -55,7 +55,7 @@ class PaperRun:
 
 def claim_counts(table: pd.DataFrame) -> dict:
     """``{"claims", "holds", "sized", "within_half"}`` of a claims table (the
-    columns of :data:`~flashrr.reproduce.common.CLAIM_COLUMNS`, as written to or
+    columns of :data:`~flashrr.reproduce.claims.CLAIM_COLUMNS`, as written to or
     read back from ``claims.csv``); see the module docstring for the rules."""
     if table is None or table.empty:
         return {"claims": 0, "holds": 0, "sized": 0, "within_half": 0}
@@ -69,8 +69,8 @@ def claim_counts(table: pd.DataFrame) -> dict:
 
 
 def figure_registry(paper: str) -> dict:
-    """The ``FIGURES`` registry (id -> :class:`~flashrr.reproduce.common.Figure`) of ``paper``."""
-    return importlib.import_module(PAPERS[paper] + "_figures").FIGURES
+    """The figures (id -> :class:`~flashrr.reproduce.figures.Figure`) of ``paper``."""
+    return PAPERS[paper].figures
 
 
 @dataclass
@@ -277,7 +277,7 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
     """Run every paper of ``papers`` (default: all of :data:`PAPERS`) into
     ``out/<paper>/`` and write the report after each.  ``plans``: a plan per
     paper (passed as ``plan=``; overrides ``quick``/``repeat``).  ``repeat`` is
-    not passed to papers without traces (``HAS_TRACES = False``), nor is
+    not passed to papers without traces (``Paper.has_traces`` False), nor is
     ``workload`` (``"model"`` or ``"synth"``: where the paper traces come from).
     ``on_paper(paper, index, count)`` is called before each paper.
     Returns ``{"runs": [PaperRun], "report": (md, html), "sections": [...]}``."""
@@ -296,15 +296,15 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
         d.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         try:
-            mod = paper_module(paper)
+            declared = PAPERS[paper]
             kw = {"quick": quick, "jobs": jobs, "progress": progress}
-            if repeat is not None and getattr(mod, "HAS_TRACES", True):
+            if repeat is not None and declared.has_traces:
                 kw["repeat"] = repeat
-            if getattr(mod, "HAS_TRACES", True) and paper not in plans:
+            if declared.has_traces and paper not in plans:
                 kw["workload"] = workload
             if paper in plans:
                 kw["plan"] = plans[paper]
-            mod.reproduce(d, **kw)
+            reproduce(declared, d, **kw)
             run = PaperRun(paper, "ok", "", round(time.perf_counter() - t0, 2))
             (d / "error.txt").unlink(missing_ok=True)
         except Exception as exc:  # noqa: BLE001  (any failure of one paper is reported; the others still run)

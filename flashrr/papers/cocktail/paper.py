@@ -1,0 +1,28 @@
+"""The Cocktail paper's reproduction, declared: :data:`PAPER`."""
+from __future__ import annotations
+
+from ...reproduce.paper import Paper
+from .claims import claims, to_markdown
+from .figures import FIGURES
+from .plan import GROUPS, QUICK, Plan, run
+
+
+def calibrated_scales(runs) -> dict:
+    """``reproduce.json``'s record of the calibration: each trace's arrival time factor."""
+    return {"scale_time": dict(runs.plan.scales)}
+
+
+PAPER = Paper(
+    name="cocktail",
+    title="Cocktail (TCAD 2023)",
+    description="Cocktail (Zhang et al., TCAD 2023): Figs. 4, 5, 8-14; Baseline, redFTL, IPR and Cocktail on the "
+                "ten Table II traces, load-calibrated.",
+    plan=Plan(),
+    quick=QUICK,
+    figures=FIGURES,
+    claims=claims,
+    claims_markdown=to_markdown,
+    groups=GROUPS,
+    run=run,
+    manifest=calibrated_scales,
+)

@@ -1,0 +1,292 @@
+"""What the Cocktail paper's reproduction runs (Zhang et al., TCAD 2023): Figs. 4, 5 and 8-14 and its claims.
+
+The experiments run the ten Table II traces (synthetic ``cocktail-*`` presets, with
+their RAF and repeat counts) on a scaled ``cocktail`` device:
+
+=========  ================================================================  ==============
+group      runs                                                              figures
+=========  ================================================================  ==============
+``main``   Baseline, redFTL, IPR, Cocktail (GC pages internal and separate)  10-14, claims
+``ratio``  Cocktail, Eq. 2 ratio 1, 0.75, 0.5, 0.25, 0                       8
+``share``  Cocktail, fixed RR share 1/n, n = 2, 4, 8, 16, 32, 64             9
+``real``   ``main``'s schemes on the real sample of a row's family            10 (beside the
+           (:data:`REAL_SAMPLES`: MQSim's web search excerpt for websearch)  traces)
+=========  ================================================================  ==============
+
+Fig. 4 (request popularity) is a statistic of the traces; Fig. 5 (read counts of one
+plane's blocks at the last RR, Baseline on ali206) comes from one extra run whose RR
+hook copies the plane's block read counts.
+
+Scale: the paper's device has 128 planes and its traces are not given in size.  The
+default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
+capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes and the data cache
+scaled with the planes (16 MiB); the logical space is
+filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
+runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
+All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
+
+Load calibration: the synthetic traces' arrival rates are assumptions, and at the
+paper-plane rate (arrivals stretched by ``128 / planes``) the RAF-amplified traces
+saturate the dies, so latency would measure queueing, not the schemes.  Before the
+sweeps, each trace's arrival time factor (``scale_time``, applied after RAF, so the
+spread copies keep filling the gap to the next request) is bisected until Baseline's
+busiest die is busy :data:`TARGET_BUSY` of the run (``1 - die_idle_fraction_min``).
+The reason: the paper's ECC-retry time is about half of the mean response time on
+ali206, sys1 and sys2 (§V-B), so queueing there is no longer than a few flash reads,
+which a die busy half of the time gives (mean wait about half a service time in an
+M/D/1 queue).  The factors go to ``OUT/calibration.csv`` (reused on resume) and
+``reproduce.json``.  ``Plan(target_busy=None)`` keeps the fixed ``128 / planes``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.sweep_runs import SweepRuns, run_plan, tidy_rows
+from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, workload_spec
+
+# Fig. 4's panel order
+TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
+          "websearch")
+LABELS = {"alibaba_206": "ali206", "alibaba_188": "ali188", "systor1": "sys1", "systor2": "sys2"}
+QUICK_TRACES = ("alibaba_206", "nexus5", "msr_web")
+SCHEMES = {"baseline": "Baseline", "redftl": "redFTL", "ipr": "IPR", "cocktail": "Cocktail",
+           "cocktail-separate": "Cocktail (GC separate)"}
+MAIN = ["Baseline", "redFTL", "IPR", "Cocktail"]
+RATIOS = (1.0, 0.75, 0.5, 0.25, 0.0)
+SHARES = (2, 4, 8, 16, 32, 64)
+GROUPS = ("main", "ratio", "share", REAL_GROUP)
+# the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 10's traces:
+# MQSim's web search excerpt for websearch; the MSR and SYSTOR excerpts are too short to ship
+REAL_SAMPLES = (("websearch", "websearch"),)
+PAPER_PLANES = 128
+SCALED_PLANES = 8
+DEFAULT_N_REQUESTS = 50_000
+QUICK_N_REQUESTS = 3_000
+# the quick plan: three traces of a few thousand requests, three ratios and three shares
+QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64))
+# random rewrites of this share of the logical space before the replay: a filled device (70% of its blocks,
+# OP 0.30) sits just above the 28% GC line, and the short traces would not write enough to cross it
+WARMUP_RATIO = 0.2
+# Fig. 5 needs RRs on ali206: at least the preset's own request count (1 M, about 1 s of simulation)
+FIG5_N_REQUESTS = 1_000_000
+# the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
+# the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
+TARGET_BUSY = 0.5
+CALIBRATION_TOL = 0.02
+CALIBRATION_STEPS = 12
+SCALE_RANGE = (1 / 16, 4096.0)
+
+
+def label(trace: str) -> str:
+    """The paper's short name of a Table II trace (``ali206``, ``sys1``, ...)."""
+    return LABELS.get(trace, trace)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run.  ``n_requests``: requests generated per trace before RAF and
+    repeats; ``repeat``: None = Table II's repeat count, else this count for every
+    trace; ``spacing``: arrival of the RAF copies (``same`` or ``spread``);
+    ``device_overrides``: extra ``(field, value)`` pairs for the device; ``target_busy``:
+    Baseline's busiest-die busy fraction the arrival factor is calibrated to (None: the
+    fixed stretch ``128 / planes``); ``scales``: ``(trace, factor)`` pairs, filled by
+    :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
+    ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range;
+    ``real_samples``: ``(row, sample)`` pairs, the real sample run in row's place in group
+    ``real`` (its first ``n_requests`` requests, or repeated to about that many, then the
+    row's RAF and repeats, with its own calibrated arrival factor)."""
+
+    traces: tuple = TRACES
+    n_requests: int = DEFAULT_N_REQUESTS
+    repeat: int | None = None
+    seeds: tuple = (0,)
+    ratios: tuple = RATIOS
+    shares: tuple = SHARES
+    spacing: str = "spread"
+    device_overrides: tuple = ()
+    trace_params: tuple = ()
+    target_busy: float | None = TARGET_BUSY
+    calibration_tol: float = CALIBRATION_TOL
+    calibration_steps: int = CALIBRATION_STEPS
+    scale_range: tuple = SCALE_RANGE
+    scales: tuple = ()
+    quick: bool = False
+    workload: str = "model"
+    real_samples: tuple = REAL_SAMPLES
+
+    def raf_repeat(self, trace: str) -> tuple:
+        from ...trace.synth_presets import SYNTH_PRESETS
+
+        md = SYNTH_PRESETS[f"cocktail-{trace}"].metadata
+        return int(md["raf"]), int(self.repeat if self.repeat is not None else md["repeat"])
+
+    def device_fields(self) -> dict:
+        # 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so the
+        # cache does not swallow the short traces' writes
+        return {"preset": "cocktail", "name": "cocktail-scaled", "channels": 1, "chips_per_channel": 2,
+                "capacity_bytes": (256 << 20) * SCALED_PLANES // PAPER_PLANES, "fill_ratio": 1.0,
+                "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
+
+    def device_config(self):
+        from ...config import SimConfig
+
+        d = self.device_fields()
+        d.pop("preset")
+        return SimConfig.preset("cocktail").replace(**d)
+
+    def stretch(self) -> float:
+        """The fixed arrival factor ``128 / planes``: each plane sees the paper's request rate."""
+        g = self.device_config().geometry
+        return PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
+
+    def trace_spec(self, trace: str, scale: float | None = None) -> str:
+        """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`.
+        A real-sample name (group ``real``) gets its sample with its row's RAF and repeats."""
+        row, sample = split_real(self, trace)
+        raf, rep = self.raf_repeat(row)
+        stretch = scale if scale is not None else dict(self.scales).get(trace) or self.stretch()
+        pipeline = {"fold": "modulo", "amplify_reads": raf}
+        if raf > 1 and self.spacing != "same":
+            pipeline["amplify_spacing"] = self.spacing
+        if stretch != 1:
+            pipeline["scale_time"] = stretch
+        if rep > 1:
+            pipeline["repeat"] = rep
+        if sample is not None:
+            from ...trace.samples import sample_spec
+
+            return sample_spec(sample, self.n_requests, pipeline)
+        return workload_spec(f"cocktail-{trace}", self.n_requests, self.trace_params, self.workload, pipeline)
+
+
+def specs(plan: Plan) -> dict:
+    """The sweep spec of every group (dicts for :func:`flashrr.sweep.sweep`)."""
+    common = {"seeds": list(plan.seeds), "traces": [plan.trace_spec(t) for t in plan.traces],
+              "devices": [plan.device_fields()]}
+    main = {"baseline": {}, "redftl": {}, "ipr": {}, "cocktail": {"gc_writes": ["internal", "separate"]}}
+    out = {
+        "main": {**common, "keep": ["hist"], "policies": main},
+        "ratio": {**common, "policies": {"cocktail": {"ratio": list(plan.ratios)}}},
+        "share": {**common, "policies": {"cocktail": {"n": list(plan.shares)}}},
+    }
+    return {**out, **real_group_spec(plan, common, main)}
+
+
+def _scheme(group: str, row) -> str:
+    name = row["policy_name"]
+    if group == "ratio":
+        return f"ratio={row['param_ratio']:g}"
+    if group == "share":
+        return f"n={int(row['param_n'])}"
+    if name == "cocktail" and row.get("param_gc_writes") == "separate":
+        return SCHEMES["cocktail-separate"]
+    return SCHEMES.get(name, name)
+
+
+def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """Add ``group``, ``trace`` (short label) and ``scheme`` columns to a sweep's rows."""
+    return tidy_rows(group, df, plan, _scheme, label)
+
+
+class CocktailRuns(SweepRuns):
+    """:class:`~flashrr.reproduce.sweep_runs.SweepRuns` with traces named by their labels."""
+
+    @property
+    def labels(self) -> list:
+        return [label(t) for t in self.plan.traces]
+
+    def row_names(self) -> list:
+        return self.labels
+
+
+# ------------------------------------------------------------------------------ load calibration
+def busiest_die_busy(plan: Plan, trace: str, scale: float) -> float:
+    """Baseline's busiest-die busy fraction (``1 - die_idle_fraction_min``) on the plan's
+    device and ``trace`` (the run's own trace) with arrival factor ``scale``."""
+    from ...simulate import simulate
+
+    s = simulate(plan.device_config(), plan.trace_spec(trace, scale), "baseline").summary
+    return 1.0 - s["die_idle_fraction_min"]
+
+
+def calibrate(plan: Plan, trace: str) -> tuple[float, float]:
+    """``(factor, busy)``: the arrival factor that brings Baseline's busiest-die busy
+    fraction within ``plan.calibration_tol`` of ``plan.target_busy`` (or nearest it after
+    ``plan.calibration_steps`` runs).  The busy fraction falls as the factor grows."""
+    return bisect_time_scale(lambda f: busiest_die_busy(plan, trace, f), plan.target_busy, plan.scale_range,
+                             plan.calibration_steps, plan.calibration_tol)
+
+
+def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
+    """``plan`` with ``scales`` filled: every trace's calibrated factor, from
+    ``OUT/calibration.csv`` when it was made for the same plan.  Unchanged when
+    ``plan.target_busy`` is None or the plan already has its scales."""
+    if plan.target_busy is None or plan.scales:
+        return plan
+    key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
+                                                                 "scales", "real_samples")}
+    scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
+                               lambda t: calibrate(plan, t), "baseline_busiest_die_busy", progress)
+    return replace(plan, scales=tuple(scales.items()))
+
+
+# ------------------------------------------------------------------------------ sweeps
+def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
+    """Calibrate the arrival factors (:func:`calibrated`), then run (or resume) the sweeps
+    of ``groups`` into ``out/store`` (``kw``: jobs, progress); the runs keep the
+    calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
+    t0 = time.perf_counter()
+    plan = calibrated(plan, out, kw.get("progress", True))
+    if timings is not None:
+        timings["calibration_s"] = round(time.perf_counter() - t0, 2)
+    runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
+    runs.out = Path(out)
+    return runs
+
+
+def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=None) -> pd.DataFrame:
+    """Fig. 5's data: Baseline on ``trace`` (at least :data:`FIG5_N_REQUESTS` requests); the
+    block read counts (and valid pages) of plane ``lane`` at its last RR, one row per block.  Cached as ``OUT/fig05_snapshot.csv``."""
+    import flashrr
+    from ...policy import Baseline
+
+    big = replace(plan, n_requests=max(plan.n_requests, FIG5_N_REQUESTS))
+    spec = big.trace_spec(trace)
+    cache = Path(out) / "fig05_snapshot.csv" if out is not None else None
+    if cache is not None and cache.exists():
+        df = pd.read_csv(cache)
+        if len(df) and "trace_spec" in df.columns and df["trace_spec"].iloc[0] == spec:  # the same run: resume
+            return df
+
+    class Snapshot(Baseline):
+        name = "baseline"  # the Baseline; the hook only copies state
+
+        def __init__(self):
+            super().__init__()
+            self.reads = None
+            self.rr = 0
+
+        def on_read_reclaim(self, state, sb):
+            S = state.layout.sb_per_lane
+            if sb // S == lane:
+                self.reads = state.block_reads[lane * S:(lane + 1) * S].copy()
+                self.valid = state.sb_valid[lane * S:(lane + 1) * S].copy()
+            self.rr += 1
+            return "default"
+
+    pol = Snapshot()
+    flashrr.simulate(plan.device_config(), spec, policy=pol)
+    S = plan.device_config().geometry.blocks_per_plane
+    reads = pol.reads if pol.reads is not None else np.zeros(S, np.int64)
+    valid = pol.valid if pol.reads is not None else np.zeros(S, np.int64)
+    df = pd.DataFrame({"block": np.arange(S), "block_reads": reads, "valid_pages": valid, "rr_count": pol.rr,
+                       "trace_spec": spec})
+    if cache is not None:
+        df.to_csv(cache, index=False)
+    return df

@@ -1,0 +1,83 @@
+"""What the superblock process-variation paper's reproduction runs (Tseng et al.,
+"Are Superpages Super-fast?"): Tables I, II and V and Figs. 6, 12-15.
+
+The paper measured 24 dies (4 planes, 400 superblocks per die) at P/E points
+0 to 3,000 in steps of 200.  We run every assembly configuration of
+:data:`flashrr.pv.calibrate.CONFIGS` on the calibrated PV model with the same
+shape, re-assembling at every P/E point, and pool all superblocks.
+The reproduction (:mod:`flashrr.papers.superblock_pv.reproduction`) writes into ``out``:
+
+* ``table1_directions``, ``table2_str_rank_window``, ``table5_extra_latency``
+  (``.csv`` and ``.md``, ours next to the paper's), ``overheads.csv`` (checks,
+  metadata, wall time of every configuration);
+* ``figNN_<name>.{png,pdf,csv}`` for Figs. 6, 12, 13, 14 and 15;
+* ``claims.csv`` / ``claims.md`` and ``reproduce.json`` (plan, wall times in s).
+
+``--quick`` uses 4 dies and the P/E points 0, 1,500 and 3,000 (seconds).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ...pv.calibrate import CONFIG_BY_LABEL, CONFIGS, improvements
+from ...pv.evaluate import PAPER_PE_POINTS, evaluate_on
+from ...pv.model import PVModel, PVParams
+
+# the quick plan: 4 dies and three P/E points (seconds)
+QUICK = dict(dies=4, pe_points=(0, 1500, 3000))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run: ``dies`` modelled dies of ``planes`` x ``blocks``, drawn with
+    ``seed``, at every P/E point of ``pe_points``; ``params`` = model parameters
+    (None = the calibrated defaults)."""
+
+    dies: int = 24
+    planes: int = 4
+    blocks: int = 400
+    seed: int = 2024
+    pe_points: tuple = PAPER_PE_POINTS
+    params: PVParams | None = None
+    quick: bool = False
+
+@dataclass
+class Runs:
+    """``results[label]``: :func:`flashrr.pv.evaluate.evaluate_on` of that
+    configuration, pooled over the plan's dies and P/E points."""
+
+    plan: Plan
+    results: dict = field(default_factory=dict)
+
+    def per_sb(self, label: str) -> pd.DataFrame:
+        r = self.results[label]["per_sb"]
+        return pd.DataFrame(r).assign(label=label)
+
+    def improvements(self) -> pd.DataFrame:
+        return improvements(self.results)
+
+
+def run(plan: Plan, labels=None, timings: dict | None = None) -> Runs:
+    """Evaluate the configurations ``labels`` (default: all; Random always) on the plan's model."""
+    labels = list(dict.fromkeys(["Random"] + list(labels or CONFIG_BY_LABEL)))
+    unknown = [x for x in labels if x not in CONFIG_BY_LABEL]
+    if unknown:
+        raise ValueError(f"reproduce superblock-pv: unknown configuration(s) {unknown}")
+    model = PVModel(plan.params, dies=plan.dies, planes=plan.planes, blocks=plan.blocks, seed=plan.seed)
+    t0 = time.perf_counter()
+    lats = [model.latencies(int(pe)) for pe in plan.pe_points]
+    if timings is not None:
+        timings["model_s"] = round(time.perf_counter() - t0, 2)
+    runs = Runs(plan)
+    for c in CONFIGS:
+        if c.label in labels:
+            t1 = time.perf_counter()
+            runs.results[c.label] = evaluate_on(c.method, lats, seed=plan.seed, **c.kwargs)
+            if timings is not None:
+                timings[f"{c.method}{dict(c.params).get('window', '')}_s"] = round(time.perf_counter() - t1, 2)
+    return runs
+
+
