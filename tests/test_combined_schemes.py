@@ -71,6 +71,7 @@ def test_a_combination_acts_with_both_parts():
     ("hotr+rails", "read_redirector", "hotr", "rails"),
     ("page+shuffler", "migration_placer", "page", "shuffler"),
     ("shuffler+cocktail", "migration_placer", "shuffler", "cocktail"),
+    ("cocktail+rails", "user_placer", "cocktail", "rails"),  # Rails places user pages by its own layout
 ])
 def test_a_clash_names_both_parts_and_the_role(name, role, a, b):
     with pytest.raises(CombineError, match=rf"'{a}'.*'{b}'.*'{role}'"):

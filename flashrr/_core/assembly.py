@@ -37,9 +37,9 @@ class MechanismEntry:
     ``hook``: the ``PolicyHooks`` field (or ``mechanisms`` key) holding the spec;
     ``module``: the module under ``flashrr._core.mechanisms`` (the twin is
     ``<module>_py``); ``cls``: the class in both; ``roles``: the roles it fills;
-    ``placer``: the name of a method that returns its own static user-page placer,
-    or None when it has none for this spec (then it does not claim
-    ``user_placer``); ``counters``: names of the counters the mechanism reports
+    ``placer``: for a mechanism that claims ``user_placer`` with a separate placer
+    object, the name of its method that returns it (or None for a spec that places as
+    the device does: Optimal); ``counters``: names of the counters the mechanism reports
     through its ``counter_values()`` method (one int each), added to the run's
     summary."""
 
@@ -119,9 +119,7 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
     for e, spec in chosen:
         m = e.make(ctx, spec, reference)
         roles = tuple(e.roles)
-        placer = getattr(m, e.placer)(ctx) if e.placer else None
-        if placer is not None:
-            roles += ("user_placer",)
+        placer = getattr(m, e.placer)(ctx) if e.placer else m
         made.append((e, m, roles, placer))
         claims.append((f"mechanism {e.hook!r}", roles))
     check_roles(claims)
@@ -140,7 +138,7 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
         if "read_redirector" in roles:
             out.redirector = m
         if "user_placer" in roles:
-            out.placer = placer if placer is not None else m
+            out.placer = placer
         if "migration_placer" in roles:
             out.migration_placer = m
         if "write_path" in roles:
@@ -152,7 +150,7 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             cls = getattr(importlib.import_module(f"flashrr._core.options.static_die{'_py' if reference else ''}"),
                           "StaticDie")
             out.placer = cls(ctx, PLACE_LANE if L.static_lane else PLACE_MOD)
-        elif not any("user_placer" in roles and placer is not None for _, _, roles, placer in made):
+        elif not any(e.placer for e, _, roles, _ in made if "user_placer" in roles):
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
     return out
 

@@ -16,7 +16,7 @@ MECHANISMS = (
                                                                  "erase_observer")),
     MechanismEntry("replication", "hot_replicas", "HotReplicas", ("read_observer", "write_observer",
                                                                    "read_redirector")),
-    MechanismEntry("redundancy", "redundancy", "Redundancy", ("read_redirector", "write_path"),
+    MechanismEntry("redundancy", "redundancy", "Redundancy", ("read_redirector", "write_path", "user_placer"),
                    placer="static_placement"),
     MechanismEntry("write_pool", "write_pool", "WritePool", ("user_placer", "migration_placer")),
     MechanismEntry("rr_streams", "streams", "Streams", ("user_placer", "migration_placer", "erase_observer")),
