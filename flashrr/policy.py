@@ -9,17 +9,15 @@ calls the policy only at rare events: a read reclaim (RR), a garbage collection
   consecutive logical pages, incremented on every flash read of a page
   (0 = off).  Its DRAM cost is ``counter_bytes`` per counter, charged to the
   data cache through :meth:`Policy.metadata_bytes`.
-* ``working_sets_spec()`` (PhasedRR): return ``(delta_reads, phase_mult,
-  max_blocks)`` to switch on the compiled working sets and phased moves of
-  ``flashrr/_core/mechanisms/working_sets.pyx`` (docs/phasedrr.md).
-* ``early_moves_spec()`` (RL-RR, Reallocation): return ``(mode, span, alpha,
-  gamma, epsilon)`` to switch on the compiled counter-guided early moves of
-  ``flashrr/_core/mechanisms/early_moves.pyx``.
-* ``write_pool_spec()`` (Cocktail): return ``(cap_min, cap_max, ratio_ppm,
-  n_fixed, gc_internal, reset_per_page, key_reads)`` to switch on the compiled
-  write pool of ``flashrr/_core/mechanisms/write_pool.pyx`` (docs/cocktail.md).
-* ``rr_streams_spec()`` (redFTL, IPR): return ``(mode, count_max, streams)`` to
-  switch on the compiled RR destination streams of ``flashrr/_core/mechanisms/streams.pyx``.
+* ``working_sets_spec()`` (PhasedRR), ``early_moves_spec()`` (RL-RR,
+  Reallocation), ``replication_spec()`` (HotR), ``redundancy_spec()`` (Rails,
+  TTFlash, Optimal), ``write_pool_spec()`` (Cocktail), ``rr_streams_spec()``
+  (redFTL, IPR, Reallocation): return the typed spec of that compiled mechanism
+  (``WorkingSetsSpec``, ``EarlyMovesSpec``, ``ReplicationSpec``,
+  ``RedundancySpec``, ``WritePoolSpec``, ``RRStreamsSpec``; each declared in its
+  mechanism's twin module, ``flashrr/_core/mechanisms/<name>_py.py``, with its
+  modes as an ``IntEnum``) to switch it on, or None.  ``mechanism_specs()`` does the
+  same for a mechanism without a method of its own (docs/policies.md).
 * ``state.rr_threshold`` is a per-block RR threshold array a hook may write
   (e.g. to give read-balanced blocks a higher threshold); it is reset to the
   configured threshold when a block is erased.
@@ -85,18 +83,13 @@ class PolicyHooks:
     on_read_reclaim: Optional[Callable]
     place_migration: Optional[Callable]
     choose_gc_victim: Optional[Callable]
-    # PhasedRR working sets: (delta_reads, phase_mult[5], max_blocks), or None (off)
-    working_sets: Optional[tuple] = None
-    # RL-RR / Reallocation early moves: (mode, span, alpha, gamma, epsilon), or None (off)
-    early_moves: Optional[tuple] = None
-    # HotR replicas: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks), or None (off)
-    replication: Optional[tuple] = None
-    # Rails / TTFlash: (mode, rails_period_ns) with mode 1 Rails, 2 TTFlash, or None (off)
-    redundancy: Optional[tuple] = None
-    # Cocktail write pool: (cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads), or None
-    write_pool: Optional[tuple] = None
-    # redFTL / IPR RR destination streams: (mode, count_max, ((mult, cap_pages, n_open, max_live), ...)), or None
-    rr_streams: Optional[tuple] = None
+    # the typed specs of the registry's mechanisms (flashrr/_core/mechanisms/<name>_py.py), None = off
+    working_sets: Optional[tuple] = None  # WorkingSetsSpec (PhasedRR)
+    early_moves: Optional[tuple] = None  # EarlyMovesSpec (RL-RR, Reallocation)
+    replication: Optional[tuple] = None  # ReplicationSpec (HotR)
+    redundancy: Optional[tuple] = None  # RedundancySpec (Rails, TTFlash, Optimal)
+    write_pool: Optional[tuple] = None  # WritePoolSpec (Cocktail)
+    rr_streams: Optional[tuple] = None  # RRStreamsSpec (redFTL, IPR, Reallocation)
     # any other registered mechanism: ((registry hook, spec), ...)  (flashrr/_core/mechanisms/__init__.py)
     mechanisms: tuple = ()
 
@@ -179,36 +172,34 @@ class Policy:
         return {}
 
     def working_sets_spec(self) -> Optional[tuple]:
-        """``(delta_reads, phase_mult, max_blocks)`` to switch the compiled working sets on
-        (see flashrr/_core/mechanisms/working_sets.pyx), or None."""
+        """A ``WorkingSetsSpec`` to switch the compiled working sets on
+        (flashrr/_core/mechanisms/working_sets.pyx), or None."""
         return None
 
     def early_moves_spec(self) -> Optional[tuple]:
-        """``(mode, span, alpha, gamma, epsilon)`` to switch the compiled counter-guided
-        early moves on (see flashrr/_core/mechanisms/early_moves.pyx), or None."""
+        """An ``EarlyMovesSpec`` to switch the compiled counter-guided early moves on
+        (flashrr/_core/mechanisms/early_moves.pyx), or None."""
         return None
 
     def replication_spec(self) -> Optional[tuple]:
-        """``(hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)`` to switch
-        the compiled HotR replicas on (see flashrr/_core/mechanisms/hot_replicas.pyx), or None."""
+        """A ``ReplicationSpec`` to switch the compiled HotR replicas on
+        (flashrr/_core/mechanisms/hot_replicas.pyx), or None."""
         return None
 
     def redundancy_spec(self) -> Optional[tuple]:
-        """``(mode, rails_period_ns)`` to switch the compiled Rails (mode 1) or TTFlash (mode 2)
-        redundancy on (see flashrr/_core/mechanisms/redundancy.pyx), or None."""
+        """A ``RedundancySpec`` to switch the compiled Rails, TTFlash or Optimal
+        redundancy on (flashrr/_core/mechanisms/redundancy.pyx), or None."""
         return None
 
     def write_pool_spec(self) -> Optional[tuple]:
-        """``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page, key_reads)`` to
-        switch on Cocktail's compiled write pool (flashrr/_core/mechanisms/write_pool.pyx; needs superblock
-        size 1), or None."""
+        """A ``WritePoolSpec`` to switch on Cocktail's compiled write pool
+        (flashrr/_core/mechanisms/write_pool.pyx; needs superblock size 1), or None."""
         return None
 
     def rr_streams_spec(self) -> Optional[tuple]:
-        """``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` to switch on the
-        compiled RR destination streams (flashrr/_core/mechanisms/streams.pyx; redFTL mode 1, IPR mode 2,
-        Reallocation's read-budget matching mode 3;
-        needs ``page_counter_group = 1`` and superblock size 1), or None."""
+        """An ``RRStreamsSpec`` to switch on the compiled RR destination streams
+        (flashrr/_core/mechanisms/streams.pyx; needs ``page_counter_group = 1`` and
+        superblock size 1), or None."""
         return None
 
     def __repr__(self) -> str:

@@ -4,10 +4,32 @@ Reallocation's benefit-cost rule (mode 2) move the hottest pages of blocks past
 a soft threshold in idle time."""
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import NamedTuple
+
 import numpy as np
 
 from ..layout import PPM, Layout
 from ..roles_py import Mechanism
+
+
+class EarlyMode(IntEnum):
+    """The decision rule of the early moves (early_moves.pxd's mode)."""
+
+    RL_RR = 1  # tabular Q-learning
+    REALLOCATION = 2  # benefit >= cost
+
+
+class EarlyMovesSpec(NamedTuple):
+    """Counter-guided early moves: ``mode`` (:class:`EarlyMode`), ``span`` (block reads
+    before the RR threshold where blocks become candidates), and RL-RR's ``alpha``,
+    ``gamma`` and ``epsilon`` (0 for Reallocation)."""
+
+    mode: int
+    span: int
+    alpha: float
+    gamma: float
+    epsilon: float
 
 ACTIONS = (0, 1, 2, 4, 8, 16, 32)
 MASK = (1 << 64) - 1

@@ -4,6 +4,8 @@ replicas of hot pages in a staging space, and redirection of reads whose die
 is programming."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from collections import OrderedDict, deque
 
 import numpy as np
@@ -13,6 +15,18 @@ from ..layout import die_channels
 from ..options.static_die_py import ppn_die, program_blocked
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism
+
+
+class ReplicationSpec(NamedTuple):
+    """HotR: ``hot_threshold`` (R-LRU reads that make a page hot), ``capacity_pages``
+    (replicas held), ``staging_dies``, ``op_mode`` (over-provisioned staging instead
+    of dedicated dies) and ``erase_blocks`` (an erasing die also redirects)."""
+
+    hot_threshold: int
+    capacity_pages: int
+    staging_dies: int
+    op_mode: bool
+    erase_blocks: bool
 
 
 PENDING = -2  # the replica's program waits for a staging die (dedicated mode)

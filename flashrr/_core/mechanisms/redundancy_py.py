@@ -3,6 +3,9 @@ there and in docs/hotr.md): Rails' mirrored halves with time-sliced roles,
 TTFlash's 4+1 rotated parity, and HotR Fig. 1(b)'s interference-free Optimal."""
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import NamedTuple
+
 import numpy as np
 
 from collections import deque
@@ -13,7 +16,25 @@ from ..options.static_die_py import PLACE_MOD, PLACE_RAID5, StaticDie, ppn_die, 
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism
 
-RED_RAILS, RED_TTFLASH, RED_OPTIMAL = 1, 2, 3
+
+
+class RedundancyMode(IntEnum):
+    """The scheme (redundancy.pxd's RED_* constants)."""
+
+    RAILS = 1
+    TTFLASH = 2
+    OPTIMAL = 3
+
+
+RED_RAILS, RED_TTFLASH, RED_OPTIMAL = RedundancyMode.RAILS, RedundancyMode.TTFLASH, RedundancyMode.OPTIMAL
+
+
+class RedundancySpec(NamedTuple):
+    """Rails, TTFlash or Optimal: ``mode`` (:class:`RedundancyMode`) and Rails'
+    ``rails_period_ns`` (the time a half keeps one role; 1 for the others)."""
+
+    mode: int
+    rails_period_ns: int
 
 
 class Redundancy(Mechanism):

@@ -2,13 +2,46 @@
 are in its docstring and in docs/cocktail.md)."""
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import NamedTuple
+
 import numpy as np
 
 from ..layout import SB_CLOSED, SB_OPEN_GC, Layout
 from ..device.ftl_py import Ftl
 from ..roles_py import Mechanism
 
-MODE_REDFTL, MODE_IPR, MODE_BUDGET = 1, 2, 3
+
+
+class StreamMode(IntEnum):
+    """Which pages go to which stream (streams.pxd's MODE_* constants)."""
+
+    REDFTL = 1  # by read count against the victim's: redFTL
+    IPR = 2  # above the mean of the victim's valid pages: IPR
+    BUDGET = 3  # by remaining read budget: Reallocation's matching
+
+
+MODE_REDFTL, MODE_IPR, MODE_BUDGET = StreamMode.REDFTL, StreamMode.IPR, StreamMode.BUDGET
+
+
+class StreamSpec(NamedTuple):
+    """One destination stream (>= 1): ``mult`` (its RR threshold multiplier),
+    ``cap_pages`` (usable pages per block), ``n_open`` (open blocks) and ``max_live``
+    (live blocks per lane, -1 no cap)."""
+
+    mult: int
+    cap_pages: int
+    n_open: int
+    max_live: int
+
+
+class RRStreamsSpec(NamedTuple):
+    """RR destination streams: ``mode`` (:class:`StreamMode`), ``count_max`` (page
+    counter saturation) and ``streams`` (a :class:`StreamSpec` per stream 1..)."""
+
+    mode: int
+    count_max: int
+    streams: tuple
 
 
 class Streams(Mechanism):

@@ -3,10 +3,22 @@ in docs/phasedrr.md): three 1-bit-per-page working sets per candidate block, the
 classes of Eqs. 1-3 and the phase logic of Algorithm 1."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..layout import CAUSE_RR, Layout
 from ..roles_py import Mechanism
+
+
+class WorkingSetsSpec(NamedTuple):
+    """PhasedRR's working sets: ``delta_reads`` (block reads per unit), ``phase_mult``
+    (WS I, WS II, WS III, Phase II, Phase III lengths in units of delta_reads) and
+    ``max_blocks`` (candidate blocks tracked at once)."""
+
+    delta_reads: int
+    phase_mult: tuple
+    max_blocks: int
 
 WS_BITS = 7  # bits 1, 2, 4: WS I, II, III
 QUEUED = 8  # the page was queued for a move in this block cycle

@@ -2,11 +2,28 @@
 and in docs/cocktail.md), and the per-block composition counters."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, Layout
 from ..device.ftl_py import Ftl
 from ..roles_py import Mechanism
+
+
+class WritePoolSpec(NamedTuple):
+    """Cocktail's write pool: capacity bounds ``cap_min``..``cap_max`` (blocks), Eq. 2's
+    ``ratio_ppm`` (r x 10^6), ``n_fixed`` (0: n = the capacity), ``gc_internal`` (GC
+    pages take Algorithm 2), ``reset_per_page`` (capacity reset check per internal page,
+    else per migration) and ``key_reads`` (pick by read count instead of Eq. 2)."""
+
+    cap_min: int
+    cap_max: int
+    ratio_ppm: int
+    n_fixed: int
+    gc_internal: bool
+    reset_per_page: bool
+    key_reads: bool
 
 F_WR, F_RR = 0, 1
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from ...config import ConfigError
+from ..._core.mechanisms.write_pool_py import WritePoolSpec
 from ...policy import Policy, register_policy
 
 GC_WRITES = ("internal", "separate")
@@ -93,5 +94,5 @@ class Cocktail(Policy):
         if self._bounds is None:
             raise ConfigError("cocktail: bind(config, seed) must be called before the engine is built")
         lo, hi = self._bounds
-        return (lo, hi, round(self.ratio * 1_000_000), self.n or 0, self.gc_writes == "internal",
-                self.cap_reset == "page", self.target_key == "reads")
+        return WritePoolSpec(lo, hi, round(self.ratio * 1_000_000), self.n or 0, self.gc_writes == "internal",
+                             self.cap_reset == "page", self.target_key == "reads")

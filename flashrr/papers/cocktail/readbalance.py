@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 from ...config import ConfigError
+from ..._core.mechanisms.streams_py import RRStreamsSpec, StreamMode, StreamSpec
 from ...policy import Policy, register_policy
 
-MODE_REDFTL, MODE_IPR = 1, 2
 
 
 def _positive_int(name, label, v):
@@ -71,7 +71,7 @@ class RedFTL(_Streams):
 
     def rr_streams_spec(self):
         N = self._geo().pages_per_block
-        return (MODE_REDFTL, 255, tuple((m, N, self.n_open, -1) for m in self.mults))
+        return RRStreamsSpec(StreamMode.REDFTL, 255, tuple(StreamSpec(m, N, self.n_open, -1) for m in self.mults))
 
 
 @register_policy
@@ -112,5 +112,5 @@ class IPR(_Streams):
 
     def rr_streams_spec(self):
         g = self._geo()
-        return (MODE_IPR, 65535, ((self.mult, self.block_pages(g.pages_per_block), 1,
-                                   self.max_blocks(g.blocks_per_plane)),))
+        return RRStreamsSpec(StreamMode.IPR, 65535, (StreamSpec(self.mult, self.block_pages(g.pages_per_block), 1,
+                                                                self.max_blocks(g.blocks_per_plane)),))

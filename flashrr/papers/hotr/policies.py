@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from ..._core.mechanisms.hot_replicas_py import ReplicationSpec
 from ...policy import Policy, register_policy
 
 STAGING_MODES = ("dedicated", "overprovision")
@@ -129,8 +130,8 @@ class HotR(Policy):
         return self.capacity() * ENTRY_BYTES if self._capacity is not None else 0
 
     def replication_spec(self):
-        return (self.hot_threshold, self.capacity(), self.staging_dies, self.staging == "overprovision",
-                self.erase_blocks)
+        return ReplicationSpec(self.hot_threshold, self.capacity(), self.staging_dies,
+                               self.staging == "overprovision", self.erase_blocks)
 
     def extra_metrics(self) -> dict:
         return {"cost_factor": self._cost, "staging_pages": self.capacity()}

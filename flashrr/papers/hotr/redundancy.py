@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 
 from ...config import ConfigError
+from ..._core.mechanisms.redundancy_py import RedundancyMode, RedundancySpec
 from ...policy import Policy, register_policy
 
-RED_RAILS, RED_TTFLASH, RED_OPTIMAL = 1, 2, 3
 
 
 class _Redundant(Policy):
@@ -62,7 +62,7 @@ class Rails(_Redundant):
     other half.  ``rails_period_ns`` default 1 s (Rails' period is not in HotR; assumed)."""
 
     name = "rails"
-    mode = RED_RAILS
+    mode = RedundancyMode.RAILS
     scale = (2, 1)
 
     def __init__(self, rails_period_ns: int = 1_000_000_000):
@@ -75,7 +75,7 @@ class Rails(_Redundant):
         return {"rails_period_ns": self.rails_period_ns}
 
     def redundancy_spec(self):
-        return (RED_RAILS, self.rails_period_ns)
+        return RedundancySpec(RedundancyMode.RAILS, self.rails_period_ns)
 
 
 @register_policy
@@ -85,11 +85,11 @@ class TTFlash(_Redundant):
     read old data/parity first (1 page: read-modify-write; 2-3 pages: reconstruct-write)."""
 
     name = "ttflash"
-    mode = RED_TTFLASH
+    mode = RedundancyMode.TTFLASH
     scale = (5, 4)
 
     def redundancy_spec(self):
-        return (RED_TTFLASH, 1)
+        return RedundancySpec(RedundancyMode.TTFLASH, 1)
 
 
 @register_policy
@@ -102,7 +102,7 @@ class Optimal(Policy):
     place_kinds = ()
 
     def redundancy_spec(self):
-        return (RED_OPTIMAL, 1)
+        return RedundancySpec(RedundancyMode.OPTIMAL, 1)
 
     def extra_metrics(self) -> dict:
         return {"cost_factor": 1.0}

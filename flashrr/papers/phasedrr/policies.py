@@ -26,6 +26,9 @@ interpretation.
 from __future__ import annotations
 
 from ...config import ConfigError
+from ..._core.mechanisms.early_moves_py import EarlyMode, EarlyMovesSpec
+from ..._core.mechanisms.streams_py import RRStreamsSpec, StreamMode, StreamSpec
+from ..._core.mechanisms.working_sets_py import WorkingSetsSpec
 from ...policy import Policy, register_policy
 
 DEFAULT_PHASE_MULT = (1, 2, 4, 2, 1)
@@ -89,7 +92,7 @@ class PhasedRR(Policy):
         return self.pool_blocks(config) * ws_bytes_per_block(config.geometry.pages_per_block)
 
     def working_sets_spec(self):
-        return (self.delta_reads, self.phase_mult, self.max_blocks)
+        return WorkingSetsSpec(self.delta_reads, self.phase_mult, self.max_blocks)
 
 
 # ------------------------------------------------------------------ the paper's counter-based baselines
@@ -126,7 +129,7 @@ class _CounterEarlyRR(Policy):
         return (0.0, 0.0, 0.0)
 
     def early_moves_spec(self):
-        return (self.mode, self.start_reads) + self._rl()
+        return EarlyMovesSpec(self.mode, self.start_reads, *self._rl())
 
 
 @register_policy
@@ -138,7 +141,7 @@ class RlRR(_CounterEarlyRR):
     ``alpha`` (0.1), ``gamma`` (0.9), ``epsilon`` (0.05, drawn from the run seed)."""
 
     name = "rl-rr"
-    mode = 1
+    mode = EarlyMode.RL_RR
 
     def __init__(self, start_reads: int = DEFAULT_START_READS, charge_metadata: bool = True, alpha: float = 0.1,
                  gamma: float = 0.9, epsilon: float = 0.05):
@@ -155,7 +158,6 @@ class RlRR(_CounterEarlyRR):
         return (self.alpha, self.gamma, self.epsilon)
 
 
-MODE_BUDGET = 3  # flashrr/_core/mechanisms/streams.pyx: destination by remaining read budget
 MAX_DEST = 8  # open blocks per stream and lane the streams mechanism holds
 
 
@@ -178,7 +180,7 @@ class Reallocation(_CounterEarlyRR):
     ``n_dest > 0`` the superblock size must be 1."""
 
     name = "reallocation"
-    mode = 2
+    mode = EarlyMode.REALLOCATION
 
     def __init__(self, start_reads: int = DEFAULT_START_READS, charge_metadata: bool = True, n_dest: int = 4):
         super().__init__(start_reads, charge_metadata)
@@ -205,4 +207,4 @@ class Reallocation(_CounterEarlyRR):
             return None
         if self._pages_per_block is None:
             raise ConfigError("reallocation: bind(config, seed) must be called before the engine is built")
-        return (MODE_BUDGET, 65535, ((1, self._pages_per_block, self.n_dest, -1),))
+        return RRStreamsSpec(StreamMode.BUDGET, 65535, (StreamSpec(1, self._pages_per_block, self.n_dest, -1),))
