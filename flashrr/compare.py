@@ -425,7 +425,10 @@ def composable_pairs(policies=CROSS_PAPER_POLICIES) -> tuple:
 def pairs_figure(df: pd.DataFrame, path=None):
     """RR count against mean read latency for the single schemes and their composable
     pairs, all on one device and trace (one :func:`compare` frame): singles as dots,
-    pairs as crosses, Baseline in grey, each pair labelled.  Writes ``path`` when given."""
+    pairs as crosses, Baseline in grey.  Rows with the same point share one label, the
+    first row's name and how many more (a scheme that does nothing on the device, such
+    as Shuffler on single-block superblocks, leaves its partner's point unchanged).
+    Writes ``path`` when given."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -439,9 +442,12 @@ def pairs_figure(df: pd.DataFrame, path=None):
                         (base, dict(marker="s", color="0.45", label="Baseline"))):
         sub = df[mask]
         ax.scatter(sub["rr_count"], sub["read_latency_mean_ns"] / _NS_PER_US, s=24, **style)
-        for label, row in sub.iterrows():
-            ax.annotate(str(label), (row["rr_count"], row["read_latency_mean_ns"] / _NS_PER_US),
-                        textcoords="offset points", xytext=(3, 2), fontsize=5.5)
+    same: dict = {}
+    for label, row in df.iterrows():
+        same.setdefault((row["rr_count"], row["read_latency_mean_ns"]), []).append(str(label))
+    for (x, y), labels in same.items():
+        text = labels[0] + (f" (+{len(labels) - 1} same)" if len(labels) > 1 else "")
+        ax.annotate(text, (x, y / _NS_PER_US), textcoords="offset points", xytext=(3, 2), fontsize=6)
     ax.set_xlabel("RR count")
     ax.set_ylabel("mean read latency (us)")
     ax.set_yscale("log")
