@@ -209,6 +209,55 @@ def test_sigint_then_resume_completes_without_rerunning_finished_runs(tmp_path, 
     assert sorted((r["hold"] != "", r["seed"]) for r in started_again) == [(True, s) for s in seeds]
 
 
+def test_workers_exit_when_the_sweep_process_is_killed(tmp_path, trace_file, fault_policies):
+    """SIGKILL to the sweep process while both workers hold a run (waiting on a file that
+    stays): the workers cannot be told, so they end themselves within seconds."""
+    log, out, hold = tmp_path / "starts.log", tmp_path / "out", tmp_path / "hold"
+    hold.write_text("")
+    spec_path = tmp_path / "spec.toml"
+    device = "".join(f"{k} = {json.dumps(v)}\n" for k, v in TINY.items())
+    spec_path.write_text(f'imports = ["{FAULTS}"]\nseeds = [0, 1]\ntraces = ["{trace_file}"]\n'
+                         f"[[device]]\n{device}[policies]\nfault-slow = "
+                         f"{{ delay_s = 0.0, log = {json.dumps(str(log))}, hold = {json.dumps(str(hold))} }}\n")
+    (tmp_path / "driver.py").write_text(DRIVER)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "driver.py"), str(spec_path), "--out", str(out),
+                             "--jobs", "2", "--no-progress"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while len(_log(log)) < 2:
+            assert proc.poll() is None, "the sweep ended before its runs started"
+            assert time.monotonic() < deadline, "the held runs did not start within 90 s"
+            time.sleep(0.05)
+        workers = {int(r["pid"]) for r in _log(log)}
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers):
+            assert time.monotonic() < deadline, f"workers {sorted(p for p in workers if _alive(p))} outlived the sweep"
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        hold.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and has not exited (a zombie waiting to be reaped has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: fall back to a signal 0 probe
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
 def test_ctrl_c_while_a_run_is_being_stored_is_delivered_after_the_write():
     from flashrr.sweep.driver import _sigint_deferred
 

@@ -13,7 +13,9 @@ Local pool (:func:`run_local`)
     and a fresh pool takes over.  A run with a strike is retried alone; if it
     kills its worker again while alone, it is recorded as failed
     (:data:`WORKER_DIED`) and the sweep goes on.  Workers ignore SIGINT; on
-    Ctrl-C (KeyboardInterrupt in the parent) the parent terminates them.
+    Ctrl-C (KeyboardInterrupt in the parent) the parent terminates them, and a
+    worker whose parent is killed outright ends itself within a second
+    (``worker.PARENT_POLL_S``).
 
 Dask (:func:`run_dask`)
     Connects a ``distributed.Client`` to an existing scheduler, submits every

@@ -88,12 +88,29 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+#: How often a local pool worker checks that the sweep that started it is still there (s).
+PARENT_POLL_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Watchdog of a local pool worker: exit at once when the sweep process that started
+    it is gone.  A parent killed by a signal (SIGTERM, SIGKILL) cannot stop its workers,
+    and a worker waiting for its next task, or inside a long run, would outlive it."""
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
 def init_local_worker() -> None:
     """Initializer of local pool processes.  Ctrl-C is left to the parent, which stops
-    them.  tqdm (used by the trace readers) gets a process-local lock instead of its
-    default named semaphore, which a worker terminated by the parent could not release
-    (the interpreter would then warn about a leaked semaphore at exit)."""
+    them; a watchdog thread ends the worker if the parent dies without doing so.  tqdm
+    (used by the trace readers) gets a process-local lock instead of its default named
+    semaphore, which a worker terminated by the parent could not release (the
+    interpreter would then warn about a leaked semaphore at exit)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True,
+                     name="flashrr-parent-watchdog").start()
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
