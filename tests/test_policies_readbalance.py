@@ -122,3 +122,13 @@ def test_charges_on_the_cocktail_preset():
     for bad in (lambda: IPR(density=0), lambda: IPR(mult=0), lambda: RedFTL(n_open=9), lambda: RedFTL(mults=(2,))):
         with pytest.raises(ValueError):
             bad()
+
+
+def test_rr_streams_refuse_coarse_page_counters(engine):
+    """The streams send pages by their own read counts: one counter per LPN, or the run is
+    refused before it starts (both engines, through the shared engine builder)."""
+    class CoarseRedFTL(RedFTL):
+        page_counter_group = 8
+
+    with pytest.raises(flashrr.EngineError, match=r"rr_streams need one page counter per logical page"):
+        flashrr.simulate(_plane(8, 40), page_trace([0, 1, 2]), CoarseRedFTL(), engine=engine)

@@ -20,7 +20,7 @@ import importlib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from .invariants import STATIC_WITH_POLICY_PLACEMENT, EngineError
+from .invariants import STALL_WITH_EARLY_MOVES, STATIC_WITH_POLICY_PLACEMENT, EngineError
 from .options.static_die_py import PLACE_LANE, PLACE_MOD  # plain ints, the same in static_die.pxd
 
 CHAINED_ROLES = ("read_observer", "request_observer", "erase_observer", "write_observer")
@@ -111,9 +111,14 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
     ``mechanisms`` (hook -> object), the chain heads ``readers``,
     ``requesters``, ``erasers``, ``writers``, the exclusive slots
     ``redirector``, ``placer``, ``migration_placer``, ``write_path``, and
-    ``counters`` (name -> (mechanism, index)) for the mechanisms' own counters."""
+    ``counters`` (``[(names, mechanism)]``) for the mechanisms' own counters.  It refuses
+    what no engine can run: two claims on an exclusive role, RR streams without one
+    page counter per LPN, request observers with ``gc.write_stall``, and a device
+    placement beside a mechanism that places user pages itself."""
     L = ctx.layout
     chosen = declared(hooks)
+    if any(e.hook == "rr_streams" for e, _ in chosen) and hooks.page_counter_group != 1:
+        raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
     made = []
     claims = []
     for e, spec in chosen:
@@ -124,7 +129,7 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
         claims.append((f"mechanism {e.hook!r}", roles))
     check_roles(claims)
     out = SimpleNamespace(mechanisms={}, readers=None, requesters=None, erasers=None, writers=None,
-                          redirector=None, placer=None, migration_placer=None, write_path=None, counters={})
+                          redirector=None, placer=None, migration_placer=None, write_path=None, counters=[])
     tails = {}
     for e, m, roles, placer in made:
         out.mechanisms[e.hook] = m
@@ -143,8 +148,8 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             out.migration_placer = m
         if "write_path" in roles:
             out.write_path = m
-        for i, name in enumerate(e.counters):
-            out.counters[name] = (m, i)
+        if e.counters:
+            out.counters.append((e.counters, m))
     if L.static_die or L.static_lane:
         if out.placer is None:
             cls = getattr(importlib.import_module(f"flashrr._core.options.static_die{'_py' if reference else ''}"),
@@ -152,12 +157,14 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             out.placer = cls(ctx, PLACE_LANE if L.static_lane else PLACE_MOD)
         elif not any(e.placer for e, _, roles, _ in made if "user_placer" in roles):
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
+    if L.gc_write_stall and out.requesters is not None:
+        raise EngineError(STALL_WITH_EARLY_MOVES)
     return out
 
 
 def counter_values(slots: SimpleNamespace) -> dict:
     """``{name: value}`` of the counters the switched-on mechanisms report."""
-    return {name: int(m.counter_values()[i]) for name, (m, i) in slots.counters.items()}
+    return {name: int(v) for names, m in slots.counters for name, v in zip(names, m.counter_values())}
 
 
 def reset_counters(slots: SimpleNamespace) -> None:

@@ -23,7 +23,6 @@ from .invariants import EngineError, InvariantError, check_precondition, check_r
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
-from .invariants import STALL_WITH_EARLY_MOVES
 from . import assembly
 
 cnp.import_array()
@@ -112,8 +111,6 @@ cdef class CompiledEngine:
             self.pv = PVTiming(L)
             self.ftl.pv = self.pv
             self.rc.pv = self.pv
-        if getattr(hooks, "rr_streams", None) is not None and g != 1:
-            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=A["counters"],
                               comp_die=A["comp_die"], block_reads=self.rc.array("block_reads"),
                               rr_threshold=self.rc.array("rr_threshold"), page_counters=self.page_counters,
@@ -126,8 +123,6 @@ cdef class CompiledEngine:
         self.rc.mig = s.migration_placer
         self.stall_on = L.gc_write_stall
         self.held = HeldWrites() if self.stall_on else None
-        if self.stall_on and self.requesters is not None:
-            raise EngineError(STALL_WITH_EARLY_MOVES)
         self._alloc_request_buffers(64)
         self.last_arrival = 0
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
-from .invariants import STALL_WITH_EARLY_MOVES, check_state
+from .invariants import check_state
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
@@ -49,8 +49,6 @@ class ReferenceEngine:
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=self.c, comp_die=None,
                               block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
                               page_counters=self.page_counters, page_counts=self.page_counters.counts, seed=seed)
-        if getattr(hooks, "rr_streams", None) is not None and self.page_counters.group != 1:
-            raise EngineError("rr_streams need one page counter per logical page (page_counter_group = 1)")
         s = self.slots = assembly.build(ctx, hooks, reference=True)
         self.readers, self.requesters, self.writers = s.readers, s.requesters, s.writers
         self.redirector, self.placer = s.redirector, s.placer
@@ -58,8 +56,6 @@ class ReferenceEngine:
         self.write_path = s.write_path
         self.rc.mig = s.migration_placer
         self.held = HeldWrites() if L.gc_write_stall else None
-        if self.held is not None and self.requesters is not None:
-            raise EngineError(STALL_WITH_EARLY_MOVES)
         self.check = check
         self.n_filled = 0
         self.last_arrival = 0

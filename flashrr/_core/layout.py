@@ -193,7 +193,7 @@ def die_channels(layout: Layout) -> np.ndarray:
     return out
 
 
-def lanes_by_die(layout: "Layout") -> np.ndarray:
+def lanes_by_die(layout: Layout) -> np.ndarray:
     """``int32 [n_dies, lanes_per_die]``: the lanes of each die, in lane order.  The
     config guarantees every lane sits on one die (sb_dies = sb_chips = sb_channels = 1),
     so every die holds ``planes_per_die / sb_planes`` lanes."""

@@ -10,8 +10,7 @@ from collections import OrderedDict, deque
 
 import numpy as np
 
-from ..layout import CAUSE_MOVE, CAUSE_USER, Layout
-from ..layout import die_channels
+from ..layout import CAUSE_MOVE, CAUSE_USER, Layout, die_channels
 from ..options.static_die_py import ppn_die, program_blocked
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism

@@ -10,8 +10,7 @@ import numpy as np
 
 from collections import deque
 
-from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout
-from ..layout import die_channels
+from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout, die_channels
 from ..options.static_die_py import PLACE_MOD, PLACE_RAID5, StaticDie, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism
