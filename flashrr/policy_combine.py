@@ -67,6 +67,23 @@ def combined_class(name: str) -> type:
                                                           "__doc__": f"The parts {', '.join(parts)} together."})
 
 
+def _declared_entries(part: Policy):
+    """The registry entries of the mechanisms ``part`` switches on.  A policy declares
+    mechanism ``X`` by overriding ``X_spec``, or by a ``mechanism_specs()`` key (a hook
+    name or its own entry); its spec may need ``bind`` first, so the declaration is
+    what counts here, and the engine builder checks the specs when the run starts."""
+    from ._core import assembly
+
+    by_hook = {e.hook: e for e in assembly.registry()}
+    for e in by_hook.values():
+        if getattr(type(part), f"{e.hook}_spec", None) is not getattr(Policy, f"{e.hook}_spec", None):
+            yield e
+    for key in part.mechanism_specs():
+        e = key if isinstance(key, assembly.MechanismEntry) else by_hook.get(key)
+        if e is not None:  # an unknown name is the engine builder's error to give
+            yield e
+
+
 class CombinedPolicy(Policy):
     """Base of the classes :func:`combined_class` makes; see the module docstring."""
 
@@ -85,7 +102,6 @@ class CombinedPolicy(Policy):
         self.parts = [make_policy(p, **routed[p]) for p in self.part_names]
         self.page_counter_group = self._counter_group()
         self.place_kinds = tuple(dict.fromkeys(k for p in self.parts for k in p.place_kinds))
-        self._exclusive_hook("place_migration", "migration_placer")
         self._exclusive_hook("choose_gc_victim", "gc_victim_chooser")
         self._check_mechanisms()
 
@@ -108,29 +124,19 @@ class CombinedPolicy(Policy):
                                f"exclusive role {role!r} ({hook}); they cannot run together")
 
     def _check_mechanisms(self) -> None:
-        """A part declares mechanism ``X`` by overriding ``X_spec`` (its spec may need
-        ``bind`` first, so the overrides are what is checked here; the engine builder
-        checks the specs again when the run starts)."""
+        """Mechanisms and Python hooks of the parts against each other: one owner per
+        mechanism, per exclusive role (``place_migration`` fills the migration placer)
+        and for the device."""
         from ._core import assembly
 
         claims, owner = [], {}
         for p in self.parts:
-            for e in assembly.registry():
-                method = f"{e.hook}_spec"
-                if getattr(type(p), method, None) is getattr(Policy, method, None):
-                    continue
+            for e in _declared_entries(p):
                 if e.hook in owner:
                     raise CombineError(f"policy {self.name!r}: {owner[e.hook]!r} and {p.name!r} both switch on the "
                                        f"mechanism {e.hook!r}")
                 owner[e.hook] = p.name
                 claims.append((f"{p.name!r} (mechanism {e.hook!r})", e.roles))
-            for e in p.mechanism_specs():
-                hook = getattr(e, "hook", e)
-                if hook in owner:
-                    raise CombineError(f"policy {self.name!r}: {owner[hook]!r} and {p.name!r} both switch on the "
-                                       f"mechanism {hook!r}")
-                owner[hook] = p.name
-                claims.append((f"{p.name!r} (mechanism {hook!r})", getattr(e, "roles", ())))
             if p in self._overrides("place_migration"):
                 claims.append((f"{p.name!r} (place_migration)", ("migration_placer",)))
         try:
