@@ -351,6 +351,7 @@ COMBINED_PAIRS = [
     ("shuffler+phasedrr", None), ("page+phasedrr", None), ("phasedrr+rl-rr", None), ("shuffler+rl-rr", None),
     ("hotr+phasedrr", None), ("hotr+reallocation", "block"), ("cocktail+phasedrr", "block"),
     ("hotr+cocktail", "block"), ("redftl+phasedrr", "block"), ("ipr+hotr", "block"), ("page+rl-rr", None),
+    ("phasedrr+read-exposure", None), ("rl-rr+read-exposure", None), ("phasedrr+optimal", None),
 ]
 
 
