@@ -5,11 +5,14 @@
 
 One row per policy with the headline metrics (:data:`METRICS`) and, for each
 metric, its change against the first row in % (column ``<metric>_pct``).
-Each policy runs on the device preset of the paper that proposed it
-(:data:`PAPER_PRESET`) unless ``preset`` names one device for all; a row can
-also name its device itself, ``POLICY@PRESET`` (``baseline@cocktail``).  The
-runs go through the sweep's executors (:func:`flashrr.sweep.runner.run_local`,
-a process pool), with the sweep's progress bar.
+Every policy runs on one device, :data:`COMMON_PRESET` unless ``preset``
+names another; ``preset=PAPER_DEVICES`` puts each policy on the device preset
+of the paper that proposed it (:data:`PAPER_PRESET`), and a row can name its
+device itself, ``POLICY@PRESET`` (``baseline@cocktail``).
+:func:`compare_per_paper` gives one table per paper instead: each scheme
+against Baseline on that paper's device.  The runs go through the sweep's
+executors (:func:`flashrr.sweep.runner.run_local`, a process pool), with the
+sweep's progress bar.
 
 Defaults (:data:`DEFAULT_POLICIES`, :data:`DEFAULT_TRACE`,
 :data:`DEFAULT_REPEAT`) are the main job of the README: the Shuffler paper's
@@ -40,8 +43,17 @@ PAPER_PRESET = {
     "cocktail": "cocktail", "redftl": "cocktail", "ipr": "cocktail",
     "hotr": "hotr", "rails": "hotr", "ttflash": "hotr", "optimal": "hotr",
 }
-#: Policies of ``flashrr compare`` without ``--policies``: Baseline and one scheme per paper.
-DEFAULT_POLICIES = ("baseline", "shuffler", "phasedrr", "cocktail", "hotr")
+#: The one device of ``flashrr compare`` without ``--preset``: the Shuffler paper's (TOS 2026, Table 1),
+#: with superblocks of several blocks for Shuffler to balance, read reclaim at 10,000 reads, and the
+#: 64 MiB read/write cache.  Cocktail's schemes are block-level and refuse it (docs/compare.md).
+COMMON_PRESET = "shuffler"
+#: ``preset`` value that puts each policy on its paper's device (:data:`PAPER_PRESET`).
+PAPER_DEVICES = "paper"
+#: Policies of ``flashrr compare`` without ``--policies``: Baseline, the schemes of the papers that run on
+#: :data:`COMMON_PRESET` (one each), and one combination of two of them.
+DEFAULT_POLICIES = ("baseline", "shuffler", "phasedrr", "hotr", "shuffler+phasedrr")
+#: Schemes of ``flashrr compare --per-paper`` without ``--policies``: one per paper, each against Baseline.
+PER_PAPER_POLICIES = ("shuffler", "phasedrr", "cocktail", "hotr")
 #: The Shuffler paper's ali1 (Table 2) with extents on superpage (32 KiB) boundaries, as its reproduction uses.
 DEFAULT_TRACE = "synth:ali1?align_bytes=32768&footprint_page_bytes=8192"
 #: Replays of the trace: Baseline does about 28 RRs per replay of DEFAULT_TRACE on the shuffler preset.
@@ -121,7 +133,9 @@ def paper_preset(policy: str) -> str:
 
 def plan_rows(policies, preset: str | None = None, params: dict | None = None) -> list:
     """The rows of a comparison, validated: each policy known, each preset known, labels unique and every
-    ``params`` key naming a row.  ``policies`` is a list or a comma-separated string."""
+    ``params`` key naming a row.  ``policies`` is a list or a comma-separated string; ``preset`` is the
+    device of every row without ``@`` (None: :data:`COMMON_PRESET`; :data:`PAPER_DEVICES`: each policy's
+    paper preset)."""
     from . import policies as _builtin  # noqa: F401  (registers the built-in policies)
     from .config import SimConfig
     from .policy import policy_class
@@ -140,7 +154,8 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
         except ValueError as e:
             raise CompareError(f"policies: {str(e).removeprefix('policy: ')}") from None
         if not at:
-            dev = preset if preset is not None else paper_preset(name)
+            dev = (COMMON_PRESET if preset is None else paper_preset(name)
+                   if isinstance(preset, str) and preset == PAPER_DEVICES else preset)
         if not isinstance(dev, SimConfig) and not (dev in DEVICE_PRESETS or str(dev).endswith(".toml")):
             raise CompareError(f"{label}: unknown device preset {dev!r}; expected one of "
                                f"{', '.join(DEVICE_PRESETS)} or a .toml path")
@@ -227,33 +242,75 @@ def table(summaries: list, labels: list) -> pd.DataFrame:
     return df
 
 
+def _check_run_args(trace, repeat) -> None:
+    if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1:
+        raise CompareError(f"repeat: expected a positive integer, got {repeat!r}")
+    if not isinstance(trace, str) or not trace.strip():
+        raise CompareError(f"trace: expected a trace file or 'synth:PRESET?…' spec, got {trace!r}")
+
+
+def _summaries(rows, trace: str, repeat: int, seed: int, jobs, progress: bool, engine: str, hint: str = "") -> list:
+    """The run summary of each row, in row order; CompareError naming every run that failed."""
+    tasks = _tasks(rows, trace, int(repeat), int(seed), engine)
+    outcomes = _execute(tasks, jobs, progress)
+    failed = [f"{row.label} on {row.device_name}: {(out.error or 'unknown error').strip().splitlines()[-1]}"
+              for row, out in zip(rows, outcomes) if not out.ok]
+    if failed:
+        raise CompareError(f"compare: {len(failed)} of {len(rows)} runs failed: " + "; ".join(failed) + hint)
+    return [o.summary for o in outcomes]
+
+
 def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str | None = None,
             repeat: int = DEFAULT_REPEAT, params: dict | None = None, seed: int = 0, jobs: int | None = None,
             progress: bool = False, engine: str = "compiled") -> pd.DataFrame:
     """Run each of ``policies`` on ``trace`` and return one row per policy (index: the label given).
 
     ``policies``: names, or ``POLICY@PRESET`` to pick a row's device; a comma-separated string works
-    too.  ``preset``: one device preset for every row without ``@`` (default: each policy's paper
-    preset, :data:`PAPER_PRESET`).  ``params``: ``{policy or label: {key: value}}``.  ``repeat``:
-    replays of the trace.  ``jobs``: worker processes (default: the CPUs available; 0 or 1 runs here).
+    too.  ``preset``: one device for every row without ``@``: a preset name, a .toml path or a
+    SimConfig (default :data:`COMMON_PRESET`), or :data:`PAPER_DEVICES` for each policy's paper
+    preset.  ``params``: ``{policy or label: {key: value}}``.  ``repeat``: replays of the trace.
+    ``jobs``: worker processes (default: the CPUs available; 0 or 1 runs here).
 
     Columns: ``policy``, ``device``, ``trace``, ``repeat``, ``requests``, every metric of
     :data:`METRICS` (latencies in ns, as in the run summary), ``sim_wall_s`` and, per metric,
     ``<metric>_pct``: its change against the first row in % (:func:`pct_change`).
     Raises :class:`CompareError` for bad input, before anything runs, and when a run fails.
     """
-    if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1:
-        raise CompareError(f"repeat: expected a positive integer, got {repeat!r}")
-    if not isinstance(trace, str) or not trace.strip():
-        raise CompareError(f"trace: expected a trace file or 'synth:PRESET?…' spec, got {trace!r}")
+    _check_run_args(trace, repeat)
     rows = plan_rows(policies, preset, params)
-    tasks = _tasks(rows, trace, int(repeat), int(seed), engine)
-    outcomes = _execute(tasks, jobs, progress)
-    failed = [f"{row.label} on {row.device_name}: {(out.error or 'unknown error').strip().splitlines()[-1]}"
-              for row, out in zip(rows, outcomes) if not out.ok]
-    if failed:
-        raise CompareError(f"compare: {len(failed)} of {len(rows)} runs failed: " + "; ".join(failed))
-    return table([o.summary for o in outcomes], [r.label for r in rows])
+    hint = (f" (rows without @PRESET ran on {COMMON_PRESET!r}; --per-paper, --preset or POLICY@PRESET "
+            "picks other devices)" if preset is None else "")
+    summaries = _summaries(rows, trace, repeat, seed, jobs, progress, engine, hint)
+    return table(summaries, [r.label for r in rows])
+
+
+def per_paper_rows(policies=PER_PAPER_POLICIES, params: dict | None = None) -> dict:
+    """``{paper preset: rows}`` for :func:`compare_per_paper`: per paper (in order of first mention),
+    Baseline on that paper's device, then each listed scheme of that paper.  ``baseline`` in
+    ``policies`` is left out (every block has its own); ``params`` as in :func:`compare`, by policy."""
+    if isinstance(policies, str):
+        policies = policies.split(",")
+    names = [str(p).strip() for p in policies if str(p).strip() != "baseline"]
+    if any("@" in n for n in names):
+        raise CompareError("policies: --per-paper runs each scheme on its paper's device; drop the @PRESET")
+    rows = plan_rows(names, PAPER_DEVICES, params)  # validates names, presets and params
+    blocks: dict = {}
+    for row in rows:
+        blocks.setdefault(row.preset, [Row("baseline", "baseline", row.preset, {})]).append(row)
+    return blocks
+
+
+def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str = DEFAULT_TRACE, repeat: int = DEFAULT_REPEAT,
+                      params: dict | None = None, seed: int = 0, jobs: int | None = None, progress: bool = False,
+                      engine: str = "compiled") -> dict:
+    """Each of ``policies`` against Baseline on its own paper's device: ``{paper preset: frame}``, one
+    :func:`compare` frame per paper (first row Baseline on that device), all runs in one pool.
+    Arguments as in :func:`compare`; a combined scheme needs parts of one paper."""
+    _check_run_args(trace, repeat)
+    blocks = per_paper_rows(policies, params)
+    rows = [r for block in blocks.values() for r in block]
+    summaries = iter(_summaries(rows, trace, repeat, seed, jobs, progress, engine))
+    return {dev: table([next(summaries) for _ in block], [r.label for r in block]) for dev, block in blocks.items()}
 
 
 # ------------------------------------------------------------------------------------------------ output
@@ -271,9 +328,13 @@ def _fmt_pct(v: float) -> str:
     return "n/a" if not np.isfinite(v) else "0%" if v == 0 else f"{v:+.1f}%"
 
 
-def format_table(df: pd.DataFrame) -> str:
-    """The frame as text: one line per policy with its metrics, then a line with each metric's change
-    against the first row in % (latencies in us)."""
+def _trace_line(df: pd.DataFrame, ref: str) -> str:
+    first = df.iloc[0]
+    return (f"trace {first['trace']} x {first['repeat']} replays ({first['requests']:,} requests per run); "
+            f"second line of a row: change against {ref}")
+
+
+def _table_lines(df: pd.DataFrame) -> list:
     head = ["policy", "device"] + [h for _, h in METRICS]
     lines = []
     for i, (label, r) in enumerate(df.iterrows()):
@@ -285,13 +346,31 @@ def format_table(df: pd.DataFrame) -> str:
     def line(cells):
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
-    first = df.iloc[0]
-    out = [f"trace {first['trace']} x {first['repeat']} replays ({first['requests']:,} requests per run); "
-           f"second line of a row: change against {df.index[0]}"]
+    return [line(head), line(["-" * w for w in widths])] + [line(x).rstrip() for x in lines]
+
+
+def format_table(df: pd.DataFrame) -> str:
+    """The frame as text: one line per policy with its metrics, then a line with each metric's change
+    against the first row in % (latencies in us)."""
+    out = [_trace_line(df, df.index[0])]
     if df["device"].nunique() > 1:
         out.append("rows ran on different devices: a change mixes device and scheme (docs/compare.md)")
-    out += [line(head), line(["-" * w for w in widths])]
-    return "\n".join(out + [line(x).rstrip() for x in lines])
+    return "\n".join(out + _table_lines(df))
+
+
+#: Title of each paper preset's block in :func:`format_per_paper`.
+PAPER_TITLE = {"shuffler": "Shuffler (TOS 2026)", "phasedrr": "PhasedRR (MSST 2024)",
+               "cocktail": "Cocktail (TCAD 2023)", "hotr": "HotR"}
+
+
+def format_per_paper(blocks: dict) -> str:
+    """:func:`compare_per_paper`'s frames as text: the trace once, then per paper a title line and its
+    table, each scheme's change against Baseline on that paper's device."""
+    first = next(iter(blocks.values()))
+    out = [_trace_line(first, "baseline on the same device")]
+    for dev, df in blocks.items():
+        out += ["", f"{PAPER_TITLE.get(dev, dev)}: its schemes on its device ({dev})"] + _table_lines(df)
+    return "\n".join(out)
 
 
 def _save(fig, path):

@@ -74,13 +74,20 @@ def test_pct_change_inverts_a_relative_change(ref, pct):
     assert pct_change(ref * (1 + pct / 100), ref) == pytest.approx(pct, rel=1e-9, abs=1e-6)
 
 
+def test_rows_without_a_device_run_on_the_common_device():
+    from flashrr.compare import COMMON_PRESET
+
+    rows = plan_rows("baseline,phasedrr,hotr,shuffler+phasedrr,baseline@cocktail")
+    assert [r.preset for r in rows] == [COMMON_PRESET] * 4 + ["cocktail"]
+
+
 def test_each_policy_runs_on_its_papers_preset():
     # The papers' device tables: Shuffler TOS'26 (Baseline first defined there), PhasedRR MSST'24,
     # Cocktail TCAD'23, HotR.
     want = {"baseline": "shuffler", "page-8": "shuffler", "shuffler": "shuffler", "phasedrr": "phasedrr",
             "rl-rr": "phasedrr", "reallocation": "phasedrr", "cocktail": "cocktail", "redftl": "cocktail",
             "ipr": "cocktail", "hotr": "hotr", "rails": "hotr", "ttflash": "hotr", "optimal": "hotr"}
-    rows = plan_rows(list(want))
+    rows = plan_rows(list(want), preset="paper")
     assert {r.policy: r.preset for r in rows} == want
     assert {r.preset for r in plan_rows(list(want), preset="cocktail")} == {"cocktail"}
     r = plan_rows("baseline,baseline@cocktail,shuffler", preset="shuffler-32")
@@ -152,15 +159,43 @@ def test_run_on_defaults_shows_read_reclaim():
     assert s["policy"] == "baseline" and s["rr_count"] >= 24, s["rr_count"]
 
 
-@pytest.mark.slow
-def test_compare_on_defaults_shows_rrs_and_differences():
-    """The README's main job, `flashrr compare` with no arguments (about 30-80 s on 2 cores)."""
-    r = CliRunner().invoke(main, ["compare", "--json"])
+def test_per_paper_blocks_put_each_scheme_beside_baseline_on_its_papers_device(small_device):
+    from flashrr.compare import compare_per_paper, format_per_paper, per_paper_rows
+
+    blocks = per_paper_rows("baseline,shuffler,cocktail,page-8,redftl")
+    assert {dev: [r.label for r in rows] for dev, rows in blocks.items()} == {
+        "shuffler": ["baseline", "shuffler", "page-8"], "cocktail": ["baseline", "cocktail", "redftl"]}
+    assert all(r.preset == dev for dev, rows in blocks.items() for r in rows)
+    with pytest.raises(CompareError, match="drop the @PRESET"):
+        per_paper_rows("shuffler@cocktail")
+    tables = compare_per_paper("shuffler,hotr", trace=TINY, repeat=1, jobs=0)
+    assert list(tables) == ["shuffler", "hotr"]
+    for dev, df in tables.items():
+        assert list(df["device"]) == [dev, dev] and df.index[0] == "baseline"
+        alone = flashrr.simulate(flashrr.SimConfig.preset(dev), TINY, policy="baseline", seed=0)
+        assert df.at["baseline", "read_latency_mean_ns"] == alone.summary["read_latency_mean_ns"]
+    text = format_per_paper(tables)
+    assert text.count("change against baseline on the same device") == 1
+    assert "Shuffler (TOS 2026): its schemes on its device (shuffler)" in text and "HotR" in text
+
+
+def test_cli_per_paper_writes_one_chart_per_paper_and_refuses_a_preset(tmp_path):
+    runner = CliRunner()
+    base = ["compare", "--per-paper", "--policies", "shuffler,cocktail", "--trace", TINY, "--jobs", "0",
+            "--repeat", "1"]
+    r = runner.invoke(main, base + ["--json", "--plot", str(tmp_path / "c.png")])
     assert r.exit_code == 0, r.output
-    rows = {x["label"]: x for x in json.loads(r.output)}
-    assert list(rows) == list(flashrr.compare.DEFAULT_POLICIES)
-    assert rows["baseline"]["rr_count"] >= 24
-    assert len({x["read_latency_mean_ns"] for x in rows.values()}) == len(rows)
+    rows = json.loads(r.output.split("wrote")[0])
+    assert [(x["label"], x["paper"]) for x in rows] == [("baseline", "shuffler"), ("shuffler", "shuffler"),
+                                                        ("baseline", "cocktail"), ("cocktail", "cocktail")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c-cocktail.png", "c-shuffler.png"]
+    r = runner.invoke(main, base + ["--preset", "shuffler"])
+    assert r.exit_code != 0 and "drop --preset" in r.output
+
+
+def test_a_scheme_that_refuses_the_common_device_says_where_it_can_run():
+    with pytest.raises(CompareError, match=r"cocktail on shuffler: .*block-level.*--per-paper"):
+        flashrr.compare("baseline,cocktail", trace=TINY, repeat=1, jobs=0)
 
 
 def _texts_inside_canvas(fig):

@@ -1,0 +1,68 @@
+"""The README's main-job tables are what the commands print on this commit (cog's check of the
+blocks docs/regen.py writes), and the main job compares like with like: one device, on which
+Baseline performs RRs and every default scheme changes something."""
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs"))
+import regen  # noqa: E402  (docs/regen.py)
+
+
+def table_rows(text: str) -> dict:
+    """``{policy: {heading: cell}}`` of the first row of each policy in a ``flashrr compare`` table,
+    cut at the columns its dashed rule marks."""
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("---"))
+    spans, pos = [], 0
+    for dashes in lines[rule].split("  "):
+        start = lines[rule].index(dashes, pos)
+        spans.append((start, start + len(dashes)))
+        pos = start + len(dashes)
+
+    def cells(line):
+        return [line[a:b].strip() for a, b in spans]
+
+    head = cells(lines[rule - 1])
+    rows = {}
+    for line in lines[rule + 1:]:
+        if not line.strip():
+            break
+        c = cells(line)
+        if c[0]:
+            rows[c[0]] = dict(zip(head, c))
+    return rows
+
+
+def number(cell: str) -> float:
+    return float(cell.replace(",", ""))
+
+
+def test_readme_tables_are_what_the_commands_print():
+    assert regen.run_cog([regen.README], check=True) == 0, "README.md is stale: run python docs/regen.py"
+
+
+def test_main_job_runs_every_scheme_on_one_device_where_each_acts():
+    from flashrr.compare import COMMON_PRESET, DEFAULT_POLICIES
+
+    rows = table_rows(regen.cli_output("flashrr compare"))
+    assert list(rows) == list(DEFAULT_POLICIES)
+    assert {r["device"] for r in rows.values()} == {COMMON_PRESET}
+    base = rows.pop("baseline")
+    assert number(base["RRs"]) > 0
+    for name, r in rows.items():
+        if name == "hotr":  # HotR redirects reads blocked by programs; it leaves reclaim alone
+            assert number(r["redirected reads"]) > 0 and number(base["redirected reads"]) == 0
+        else:
+            assert number(r["RRs"]) < number(base["RRs"]), name
+
+
+@pytest.mark.parametrize("paper", ["shuffler", "cocktail", "hotr"])
+def test_per_paper_blocks_show_each_scheme_acting_on_its_papers_device(paper):
+    text = regen.cli_output("flashrr compare --per-paper")
+    block = text.split(f"on its device ({paper})\n", 1)[1]
+    rows = table_rows(block)
+    assert list(rows) == ["baseline", paper] and {r["device"] for r in rows.values()} == {paper}
+    assert number(rows[paper]["read mean (us)"]) < number(rows["baseline"]["read mean (us)"])
