@@ -12,9 +12,11 @@ Rules (see ``docs/traces.md``):
   against every format and the format that accepts the largest share (at
   least half) wins; the file name breaks ties.  A file no format accepts gets
   a :class:`TraceError` naming the file and listing the formats.
-* **Compression.**  gzip and zstd files are recognised by their first bytes
-  (whatever their name) and decompressed on the fly.  ``write_trace``
-  compresses when the name ends in ``.gz`` or ``.zst``.
+* **Compression.**  gzip, zstd, bzip2 and xz files are recognised by their
+  first bytes (whatever their name) and decompressed on the fly; one that
+  ends early is a TraceError naming the file and saying it is truncated.
+  ``write_trace`` compresses when the name ends in ``.gz``, ``.zst``,
+  ``.bz2`` or ``.xz``.
 * **Speed.**  The file is parsed in blocks of whole lines (4 MiB) by a
   vectorised parser (pyarrow's CSV reader).  Only when it cannot vouch for a
   block (a malformed field, a wrong field count, a value out of range) is that
@@ -38,9 +40,11 @@ Rules (see ``docs/traces.md``):
 """
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import io
+import lzma
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +71,11 @@ BLOCK_BYTES = 1 << 21       # block size inside a block the fast path refuses
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_COMPRESSED_SUFFIXES = (".gz", ".zst")
+_BZIP2_MAGIC = b"BZh"
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_COMPRESSED_SUFFIXES = (".gz", ".zst", ".bz2", ".xz")
+# what a corrupt or truncated compressed file raises while it is read
+_DECOMPRESS_ERRORS = (OSError, EOFError, zstandard.ZstdError, lzma.LZMAError)
 _TEXT_SUFFIXES = (".csv", ".txt", ".trace", ".log")
 
 
@@ -185,10 +193,16 @@ def _read_errors(path: Path):
     """I/O and decompression errors as a TraceError naming the file."""
     try:
         yield
-    except (OSError, EOFError, zstandard.ZstdError) as e:
+    except _DECOMPRESS_ERRORS as e:
         if isinstance(e, TraceError):
             raise
-        raise TraceError(f"{path}: cannot read the file: {e}") from e
+        raise TraceError(_cannot_read(path, e)) from e
+
+
+def _cannot_read(path: Path, e: BaseException) -> str:
+    if isinstance(e, EOFError):  # every decompressor's word for input that stops inside the data
+        return f"{path}: cannot read the file: the compressed data ends early (truncated file?): {e}"
+    return f"{path}: cannot read the file: {e}"
 
 
 def _prepare(path: Path, fmt: str | None) -> tuple[list, TraceFormat | None]:
@@ -206,7 +220,7 @@ def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None 
     """Write ``trace`` (a Trace, or a TraceSource written chunk by chunk) to
     ``path`` in format ``fmt`` (None: from the file name, see
     :func:`format_from_filename`) and return the number of requests written.
-    A name ending in ``.gz`` or ``.zst`` is compressed.  The file is written
+    A name ending in ``.gz``, ``.zst``, ``.bz2`` or ``.xz`` is compressed.  The file is written
     to a temporary name and renamed, so a failed write leaves no partial file.
     Times are rounded to the format's resolution and requests widened to whole
     sectors where the format stores sectors (see :mod:`flashrr.trace.formats`)."""
@@ -247,12 +261,18 @@ def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None 
 
 @contextlib.contextmanager
 def _compressed_writer(path: Path, raw: BinaryIO) -> Iterator[BinaryIO]:
-    """``raw`` wrapped in a gzip or zstd compressor when ``path`` ends in ``.gz`` or ``.zst``."""
+    """``raw`` wrapped in a compressor when ``path`` ends in ``.gz``, ``.zst``, ``.bz2`` or ``.xz``."""
     if path.name.endswith(".gz"):
         with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
             yield out
     elif path.name.endswith(".zst"):
         with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
+            yield out
+    elif path.name.endswith(".bz2"):
+        with bz2.BZ2File(raw, mode="wb", compresslevel=9) as out:
+            yield out
+    elif path.name.endswith(".xz"):
+        with lzma.LZMAFile(raw, mode="wb", preset=6) as out:
             yield out
     else:
         yield raw
@@ -264,8 +284,8 @@ def sniff_format(path) -> str:
     _stat_source(path)
     try:
         sample = _sample_lines(path)
-    except (OSError, EOFError, zstandard.ZstdError) as e:
-        raise TraceError(f"{path}: cannot read the file: {e}") from e
+    except _DECOMPRESS_ERRORS as e:
+        raise TraceError(_cannot_read(path, e)) from e
     if not sample:
         raise TraceError(f"{path}: the file is empty; no format to tell")
     return _sniff(path, sample).name
@@ -363,7 +383,7 @@ def _open_source(path: Path, progress: bool = False, desc: str | None = None) ->
     with open(path, "rb") as f, tqdm(total=os.fstat(f.fileno()).st_size, unit="B", unit_scale=True,
                                      unit_divisor=1024, desc=desc or path.name, disable=not progress,
                                      delay=PROGRESS_DELAY_S, leave=False) as bar:
-        magic = f.read(4)
+        magic = f.read(len(_XZ_MAGIC))
         f.seek(0)
         src = io.BufferedReader(_Counting(f, bar), buffer_size=1 << 20) if progress else f
         if magic.startswith(_GZIP_MAGIC):
@@ -371,6 +391,12 @@ def _open_source(path: Path, progress: bool = False, desc: str | None = None) ->
                 yield g
         elif magic.startswith(_ZSTD_MAGIC):
             yield io.BufferedReader(_ZstdReader(src), buffer_size=1 << 20)
+        elif magic.startswith(_BZIP2_MAGIC):
+            with bz2.BZ2File(src, mode="rb") as b:
+                yield b
+        elif magic.startswith(_XZ_MAGIC):
+            with lzma.LZMAFile(src, mode="rb") as x:
+                yield x
         else:
             yield src
 

@@ -41,6 +41,9 @@ systor17-additional-sample.systor.csv.gz            ben-manes/caffeine @ b479ff7
 tencent-cbs-sample.tencent.csv.gz                   ben-manes/caffeine @ b479ff7d...:    bzip2 decompressed, gzip compressed;
                                                     .../snia_tencent_block/cloud_        the CSV bytes are unchanged
                                                     storage-sample.bz2
+tencent-cbs-sample.tencent.csv.bz2                  ben-manes/caffeine @ b479ff7d...:    none (the original .bz2 file, byte for
+                                                    .../snia_tencent_block/cloud_        byte)
+                                                    storage-sample.bz2
 tpcc-small.mqsim.txt                                CMU-SAFARI/MQSim @ 7ec40e3b...:      none (the original bytes)
                                                     traces/tpcc-small.trace
 ==================================================  ===================================  ==========================================
@@ -276,6 +279,9 @@ SAMPLES = [
            lambda s: expect_systor(_text_of(SYSTOR_ADD_PATH)(s))),
     Sample("tencent-cbs-sample.tencent.csv.gz", *CAFFEINE, TENCENT_PATH,
            lambda s: gzip_bytes(bz2.decompress(s.read(*CAFFEINE, TENCENT_PATH))),
+           lambda s: expect_tencent(_text_of(TENCENT_PATH)(s))),
+    Sample("tencent-cbs-sample.tencent.csv.bz2", *CAFFEINE, TENCENT_PATH,
+           lambda s: s.read(*CAFFEINE, TENCENT_PATH),
            lambda s: expect_tencent(_text_of(TENCENT_PATH)(s))),
     Sample("tpcc-small.mqsim.txt", *MQSIM, TPCC_PATH,
            lambda s: s.read(*MQSIM, TPCC_PATH),
