@@ -79,8 +79,8 @@ def test_unsniffable_file_names_file_and_lists_formats(tmp_path):
 
 
 def test_unknown_format_argument(tmp_path):
-    with pytest.raises(TraceError, match="unknown trace format 'csv'"):
-        read_trace(MQSIM_SAMPLE, fmt="csv", cache=False)
+    with pytest.raises(TraceError, match="unknown trace format 'parquet'"):
+        read_trace(MQSIM_SAMPLE, fmt="parquet", cache=False)
 
 
 # ---------------------------------------------------------------------------
