@@ -139,11 +139,11 @@ def test_compressed_binary_sample_reads_the_same(tmp_path):
 # Naming and sniffing
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,fmt", [("a.oracleGeneral", "oracleGeneral"), ("a.oracleGeneral.bin", "oracleGeneral"),
-                                      ("a.oracleGeneral.zst", "oracleGeneral"), ("x.bin.oracleGeneral", "oracleGeneral"),
-                                      ("a.oracleGeneralOpNS.bin", "oracleGeneralOpNS"),
-                                      ("a.oracleSysTwrNS", "oracleSysTwrNS"), ("w.vscsi", "vscsi"),
-                                      ("w.vscsi.gz", "vscsi")])
+@pytest.mark.parametrize("name,fmt", [
+    ("a.oracleGeneral", "oracleGeneral"), ("a.oracleGeneral.bin", "oracleGeneral"),
+    ("a.oracleGeneral.zst", "oracleGeneral"), ("x.bin.oracleGeneral", "oracleGeneral"),
+    ("a.oracleGeneralOpNS.bin", "oracleGeneralOpNS"), ("a.oracleSysTwrNS", "oracleSysTwrNS"),
+    ("w.vscsi", "vscsi"), ("w.vscsi.gz", "vscsi")])
 def test_binary_formats_are_told_by_libcachesim_names(tmp_path, name, fmt):
     p = tmp_path / name
     p.write_bytes(b"")

@@ -555,7 +555,7 @@ def _parse_records(path: Path, tf, skip_bad: bool, progress: bool, log: _SkipLog
             size = done * rs + len(data) % rs
             raise TraceError(f"{path}: {size} bytes{' (decompressed)' if _is_compressed(path) else ''} is not a "
                              f"whole number of {rs}-byte {tf.name} records ({done} records and "
-                             f"{len(data) % rs} bytes over); truncated or not a {tf.name} file?")
+                             f"{len(data) % rs} bytes over): the file is cut short or not in this format")
 
 
 def _read_at_least(stream: BinaryIO, n: int) -> bytes:
