@@ -353,11 +353,12 @@ def test_pipeline_passes_reading_options(tmp_path):
 
 def test_cli_converts_vscsi_to_mqsim(tmp_path, converted):
     out = tmp_path / "cp.mqsim"
-    res = CliRunner().invoke(trace_cli, ["convert", str(VSCSI_SAMPLE), str(out)])
+    res = CliRunner().invoke(trace_cli, ["convert", "--no-cache", str(VSCSI_SAMPLE), str(out)])
     assert res.exit_code == 0, res.output
     assert "10,000 requests (vscsi -> mqsim)" in res.output
     assert read_trace(out, cache=False) == read_trace(VSCSI_SAMPLE, cache=False)
-    res = CliRunner().invoke(trace_cli, ["convert", "--from", "oracleGeneral", f"{CSV_SAMPLE}", str(out)])
+    res = CliRunner().invoke(trace_cli, ["convert", "--no-cache", "--from", "oracleGeneral", f"{CSV_SAMPLE}",
+                                         str(out)])
     # text read as records: the first record's id is ASCII bytes, far beyond any address
     assert res.exit_code != 0 and "cloudphysics-io-sample.csv record 1 (byte 0): field 'obj_id'" in res.output
 
