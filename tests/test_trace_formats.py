@@ -19,6 +19,8 @@ from strategies import grid_traces
 
 DATA = Path(__file__).parent / "data"
 MQSIM_SAMPLE = DATA / "wsrch-small.mqsim.txt"
+# formats of one fixed line layout (libCacheSim's are tested in test_trace_formats_libcachesim.py)
+LINE_FORMATS = ("msr", "systor", "alibaba", "tencent", "spc", "mqsim", "blkparse")
 
 
 def _read(path, **kw):
@@ -40,19 +42,21 @@ def _fast(path: Path, fmt: str):
 # ---------------------------------------------------------------------------
 
 def test_registry_names_and_writability():
-    assert FORMAT_NAMES == ("msr", "systor", "alibaba", "tencent", "spc", "mqsim", "blkparse")
+    assert FORMAT_NAMES == LINE_FORMATS + ("csv", "oracleGeneral", "oracleGeneralOpNS", "oracleSysTwrNS", "vscsi")
     assert WRITABLE_FORMATS == ("msr", "systor", "alibaba", "tencent", "spc", "mqsim")
     assert not FORMATS["blkparse"].writable
     assert get_format("MQSim") is FORMATS["mqsim"]
+    assert get_format("ORACLEGENERAL") is FORMATS["oracleGeneral"]
 
 
 def test_unknown_format_lists_the_known_ones():
     with pytest.raises(TraceError, match=r"unknown trace format 'nope'; known formats: msr, systor, alibaba, "
-                                         r"tencent, spc, mqsim, blkparse"):
+                                         r"tencent, spc, mqsim, blkparse, csv, oracleGeneral, oracleGeneralOpNS, "
+                                         r"oracleSysTwrNS, vscsi"):
         get_format("nope")
 
 
-@pytest.mark.parametrize("name", FORMAT_NAMES)
+@pytest.mark.parametrize("name", LINE_FORMATS)
 def test_every_format_documents_its_fields(name):
     f = FORMATS[name]
     assert f.fields and all(col and meaning for col, meaning in f.fields)
@@ -301,7 +305,7 @@ BAD_LINES = {
 }
 
 
-@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
 def test_bad_line_names_file_line_and_field(tmp_path, fmt):
     good, bad, why = BAD_LINES[fmt]
     p = tmp_path / "bad_trace.txt"
@@ -310,7 +314,7 @@ def test_bad_line_names_file_line_and_field(tmp_path, fmt):
         read_trace(p, fmt=fmt, cache=False)
 
 
-@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
 def test_bad_line_is_skipped_and_counted(tmp_path, fmt):
     good, bad, _ = BAD_LINES[fmt]
     p = tmp_path / "bad_trace.txt"

@@ -2,7 +2,9 @@
 missing files, the parse cache and the progress bar."""
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import os
 import shutil
 from pathlib import Path
@@ -77,8 +79,8 @@ def test_unsniffable_file_names_file_and_lists_formats(tmp_path):
 
 
 def test_unknown_format_argument(tmp_path):
-    with pytest.raises(TraceError, match="unknown trace format 'csv'"):
-        read_trace(MQSIM_SAMPLE, fmt="csv", cache=False)
+    with pytest.raises(TraceError, match="unknown trace format 'parquet'"):
+        read_trace(MQSIM_SAMPLE, fmt="parquet", cache=False)
 
 
 # ---------------------------------------------------------------------------
@@ -120,14 +122,20 @@ def test_format_from_filename():
 # Compression
 # ---------------------------------------------------------------------------
 
-def test_gzip_and_zstd_inputs_are_transparent(tmp_path):
+_COMPRESSORS = {".gz": gzip.compress, ".zst": zstandard.ZstdCompressor().compress, ".bz2": bz2.compress,
+                ".xz": lzma.compress}
+
+
+def test_compressed_inputs_are_transparent(tmp_path):
     data = MQSIM_SAMPLE.read_bytes()
     plain = read_trace(MQSIM_SAMPLE, cache=False)
-    (tmp_path / "w.mqsim.gz").write_bytes(gzip.compress(data))
-    (tmp_path / "w.mqsim.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
-    (tmp_path / "misnamed.txt").write_bytes(gzip.compress(data))  # recognised by content
-    for name in ("w.mqsim.gz", "w.mqsim.zst", "misnamed.txt"):
-        assert read_trace(tmp_path / name, cache=False) == plain
+    names = []
+    for suffix, compress in _COMPRESSORS.items():
+        (tmp_path / f"w.mqsim{suffix}").write_bytes(compress(data))
+        (tmp_path / f"misnamed{suffix}.txt").write_bytes(compress(data))  # recognised by content
+        names += [f"w.mqsim{suffix}", f"misnamed{suffix}.txt"]
+    for name in names:
+        assert read_trace(tmp_path / name, cache=False) == plain, name
 
 
 def test_multi_frame_zstd(tmp_path):
@@ -137,16 +145,48 @@ def test_multi_frame_zstd(tmp_path):
     np.testing.assert_array_equal(trace.time_ns, [0, 100])
 
 
-@pytest.mark.parametrize("suffix,compress", [(".gz", gzip.compress),
-                                             (".zst", zstandard.ZstdCompressor().compress)])
-def test_truncated_compressed_file_is_an_error(tmp_path, suffix, compress):
+def test_multi_stream_bzip2(tmp_path):
+    (tmp_path / "m.bz2").write_bytes(bz2.compress(b"100 0 8 8 1\n") + bz2.compress(b"200 0 16 8 0\n"))
+    trace = read_trace(tmp_path / "m.bz2", fmt="mqsim", cache=False)
+    np.testing.assert_array_equal(trace.time_ns, [0, 100])
+
+
+@pytest.mark.parametrize("suffix", sorted(_COMPRESSORS))
+@pytest.mark.parametrize("cache", [False, True])
+def test_truncated_compressed_file_is_an_error(tmp_path, suffix, cache):
     p = tmp_path / f"cut.mqsim{suffix}"
-    p.write_bytes(compress(MQSIM_SAMPLE.read_bytes())[:4000])
+    p.write_bytes(_COMPRESSORS[suffix](MQSIM_SAMPLE.read_bytes())[:4000])
     with pytest.raises(TraceError, match=rf"cut\.mqsim\{suffix}: cannot read the file"):
+        read_trace(p, cache=cache)
+
+
+@pytest.mark.parametrize("suffix", [".bz2", ".xz"])
+def test_truncated_bzip2_and_xz_say_the_data_ends_early(tmp_path, suffix):
+    p = tmp_path / f"cut.mqsim{suffix}"
+    p.write_bytes(_COMPRESSORS[suffix](MQSIM_SAMPLE.read_bytes())[:4000])
+    with pytest.raises(TraceError, match=rf"cut\.mqsim\{suffix}: .*ends early \(truncated"):
         read_trace(p, cache=False)
 
 
-@pytest.mark.parametrize("suffix,magic", [(".gz", b"\x1f\x8b"), (".zst", b"\x28\xb5\x2f\xfd")])
+def test_corrupt_xz_is_an_error_naming_the_file(tmp_path):
+    data = bytearray(lzma.compress(MQSIM_SAMPLE.read_bytes()))
+    data[100:140] = bytes(40)
+    p = tmp_path / "bad.mqsim.xz"
+    p.write_bytes(bytes(data))
+    with pytest.raises(TraceError, match=r"bad\.mqsim\.xz: cannot read the file"):
+        read_trace(p, cache=False)
+
+
+def test_tencent_sample_as_distributed_in_bzip2_reads():
+    """caffeine ships the Tencent CBS sample as .bz2; it reads to the same
+    requests as the gzip copy of the same CSV bytes."""
+    got = read_trace(DATA / "tencent-cbs-sample.tencent.csv.bz2", cache=False)
+    assert len(got) == 50_000
+    assert got == read_trace(DATA / "tencent-cbs-sample.tencent.csv.gz", cache=False)
+
+
+@pytest.mark.parametrize("suffix,magic", [(".gz", b"\x1f\x8b"), (".zst", b"\x28\xb5\x2f\xfd"), (".bz2", b"BZh"),
+                                          (".xz", b"\xfd7zXZ\x00")])
 def test_compressed_output(tmp_path, suffix, magic):
     p = tmp_path / f"out.msr.csv{suffix}"
     write_trace(SMALL, p)

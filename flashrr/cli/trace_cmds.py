@@ -181,7 +181,7 @@ def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache, device):
               help="Use and update the .flashrr-cache.parquet file next to IN.")
 @click.option("--device", default=None, help=_DEVICE_HELP)
 def convert_cmd(src, dst, to, from_, skip_bad, cache, device):
-    """Convert trace IN to OUT in another format (.gz/.zst compress).  IN is a
+    """Convert trace IN to OUT in another format (.gz/.zst/.bz2/.xz compress).  IN is a
     file or synth:PRESET with an optional pipeline (e.g.
     'usr_0.csv?fold=modulo&repeat=8' with --device); it is written in chunks."""
     fmt = _out_format(dst, to)
@@ -195,7 +195,7 @@ def convert_cmd(src, dst, to, from_, skip_bad, cache, device):
 
 @trace.command("synth")
 @click.argument("preset")
-@click.option("-o", "--output", "out", required=True, help="Output file (.gz/.zst compress).")
+@click.option("-o", "--output", "out", required=True, help="Output file (.gz/.zst/.bz2/.xz compress).")
 @click.option("-n", "--requests", "n_requests", type=click.IntRange(min=1), default=None,
               help="Number of requests (default: the preset's).")
 @click.option("--seed", type=int, default=None, help="Random seed (default: the generator's).")

@@ -4,9 +4,9 @@ A parsed trace is stored as ``<source>.flashrr-cache.parquet``: four columns
 (``time_ns``, ``offset``, ``size`` int64 and ``is_write`` bool), sorted by
 time and rebased to 0 ns, in row groups of :data:`ROW_GROUP_ROWS` requests.
 The file's key-value metadata ``flashrr`` holds a JSON record: the cache key
-(source size and mtime_ns, format, ``skip_bad``, :data:`CACHE_VERSION`), the
-trace name, the read report (bad lines skipped, first messages, requests out
-of order) and the totals of :class:`~flashrr.trace.source.SourceInfo`
+(source size and mtime_ns, format, ``skip_bad``, reading options,
+:data:`CACHE_VERSION`), the trace name, the read report (bad lines skipped,
+first messages, requests out of order) and the totals of :class:`~flashrr.trace.source.SourceInfo`
 (requests, writes, duration, lowest offset, highest byte touched), so a replay
 knows the highest LPN before it reads a request.
 
@@ -55,7 +55,7 @@ META_KEY = b"flashrr"
 COLUMNS = ("time_ns", "offset", "size", "is_write")
 SCHEMA = pa.schema([("time_ns", pa.int64()), ("offset", pa.int64()), ("size", pa.int64()),
                     ("is_write", pa.bool_())])
-KEY_FIELDS = ("version", "fmt", "skip_bad", "source_size", "source_mtime_ns")
+KEY_FIELDS = ("version", "fmt", "skip_bad", "source_size", "source_mtime_ns", "options")
 
 
 class PrivateDir:

@@ -5,7 +5,10 @@ to recognise a line of the format (sniffing), a vectorised parser for whole
 files (pyarrow's CSV reader), a line-by-line parser that is the reference for
 what a valid line is and that explains the first bad one, and a writer.
 Everything about files (opening, compression, progress, caching, sorting,
-error messages with the path) lives in :mod:`flashrr.trace.io`.
+error messages with the path) lives in :mod:`flashrr.trace.io`.  libCacheSim's
+formats (``csv`` with a header, the binary ``oracleGeneral`` family and
+``vscsi``) and their reading options live in
+:mod:`flashrr.trace.formats_libcachesim` and are registered in :data:`FORMATS`.
 
 Column facts (units are exactly as the trace publishers document them):
 
@@ -97,6 +100,10 @@ class RawColumns:
     def __len__(self) -> int:
         return len(self.time)
 
+    def select(self, mask: np.ndarray) -> "RawColumns":
+        """The requests where ``mask`` is True, in order."""
+        return RawColumns(self.time[mask], self.offset[mask], self.size[mask], self.is_write[mask])
+
     @classmethod
     def concat(cls, parts: list["RawColumns"]) -> "RawColumns":
         if not parts:
@@ -135,15 +142,16 @@ def _int_token(tok: str) -> int | None:
     return None
 
 
-def _seconds_token_ns(tok: str) -> int | None:
-    """A decimal number of seconds as integer ns (rounded half to even), or None."""
+def _seconds_token_ns(tok: str, scale: int = 9) -> int | None:
+    """A decimal number of seconds as integer ns (rounded half to even), or
+    None; ``scale`` 6, 3 or 0 reads milliseconds, microseconds or ns instead."""
     t = tok.strip()
     if not _DEC_RE.match(t):
         return None
     d = Decimal(t)
-    if d.adjusted() > 18:  # far beyond int64 ns; avoid building a huge integer
+    if d.adjusted() + scale > 18:  # far beyond int64 ns; avoid building a huge integer
         return -_TOO_BIG if d < 0 else _TOO_BIG
-    return int(d.scaleb(9, context=_DEC_CONTEXT).to_integral_value(rounding=ROUND_HALF_EVEN))
+    return int(d.scaleb(scale, context=_DEC_CONTEXT).to_integral_value(rounding=ROUND_HALF_EVEN))
 
 
 def _bad(field: str, expected: str, tok: str) -> LineError:
@@ -183,21 +191,23 @@ class _IntTime:
 
 
 class _SecondsTime:
-    """Arrival time as decimal seconds; read exactly to the ns."""
+    """Arrival time as a decimal number of seconds (``scale`` 9), or of ms,
+    us or ns (``scale`` 6, 3, 0: the decimal digits of a ns); read exactly to
+    the ns."""
 
-    arrow_type = pa.decimal128(38, 9)
     unit_ns = 1
-    expected = "a time in seconds"
 
-    def __init__(self, integer_if_whole: bool = False):
-        self.integer_if_whole = integer_if_whole
+    def __init__(self, integer_if_whole: bool = False, scale: int = 9, unit_word: str = "seconds"):
+        self.integer_if_whole, self.scale = integer_if_whole, scale
+        self.arrow_type = pa.decimal128(38, scale)
+        self.expected = f"a time in {unit_word}"
 
     def parse(self, field: str, tok: str) -> int:
-        v = _seconds_token_ns(tok)
+        v = _seconds_token_ns(tok, self.scale)
         if v is None:
             raise _bad(field, self.expected, tok)
         if v < 0:
-            raise _bad(field, "a non-negative time in seconds", tok)
+            raise _bad(field, f"a non-negative {self.expected[2:]}", tok)
         if v > INT64_MAX:
             raise _bad(field, "a time below 9.2e9 s", tok)
         return v
@@ -278,7 +288,8 @@ def _to_numpy(col: pa.ChunkedArray, dtype) -> np.ndarray:
 
 
 def _decimal9_to_ns(col: pa.ChunkedArray) -> np.ndarray:
-    """decimal128(38, 9) values as int64 ns: the decimal's unscaled integer."""
+    """decimal128 values as int64: the decimal's unscaled integer (ns for
+    seconds at scale 9, ms at scale 6, ...)."""
     if col.null_count:
         raise FastPathFailed("empty or NA time")
     if sys.byteorder != "little":  # pragma: no cover - no big-endian CI
@@ -315,23 +326,26 @@ def _seconds_strings(time_ns: np.ndarray, integer_if_whole: bool) -> pa.Array:
 class _Layout:
     """Columns of a delimited format.  ``delimiter`` is ``','`` or ``' '``
     (any run of spaces and tabs).  ``offset_unit``/``size_unit`` are bytes per
-    unit; ``fill`` gives the value written into each unused column."""
+    unit; ``fill`` gives the value written into each unused column.  A format
+    without a time column has ``time_col`` None (every time is 0; the reader
+    spaces requests by the format's ``gap_ns``); one without an op column has
+    ``op_col`` None and ``op`` the write flag of every request."""
 
     columns: tuple[str, ...]
     delimiter: str
-    time_col: str
+    time_col: str | None
     time: object
     offset_col: str
     offset_unit: int
     size_col: str
     size_unit: int
-    op_col: str
+    op_col: str | None
     op: object
     fill: dict
     write_header: bool = False
 
-    def index(self, col: str) -> int:
-        return self.columns.index(col)
+    def index(self, col: str | None) -> int | None:
+        return None if col is None else self.columns.index(col)
 
     def describe_fields(self) -> str:
         sep = "," if self.delimiter == "," else " "
@@ -347,21 +361,28 @@ _UNIT_WORDS = {  # (what, bytes per unit) -> (syntax phrase, range phrase)
 }
 
 
+def _unit_words(what: str, unit: int) -> tuple[str, str]:
+    if (what, unit) in _UNIT_WORDS:
+        return _UNIT_WORDS[what, unit]
+    return (f"an integer block number ({unit}-byte blocks)", "a non-negative block number") if what == "offset" \
+        else (f"an integer block count ({unit}-byte blocks)", "a positive block count")
+
+
 def _delimited_line_parser(lay: _Layout) -> Callable[[str], tuple[int, int, int, bool]]:
     n = len(lay.columns)
     it, io_, is_, iop = lay.index(lay.time_col), lay.index(lay.offset_col), lay.index(lay.size_col), \
         lay.index(lay.op_col)
-    off_exp, off_range = _UNIT_WORDS["offset", lay.offset_unit]
-    size_exp, size_range = _UNIT_WORDS["size", lay.size_unit]
+    off_exp, off_range = _unit_words("offset", lay.offset_unit)
+    size_exp, size_range = _unit_words("size", lay.size_unit)
     off_max = INT64_MAX // lay.offset_unit
     size_max = INT64_MAX // lay.size_unit
     comma = lay.delimiter == ","
 
-    def parse(line: str) -> tuple[int, int, int, bool]:
+    def parse(line: str) -> tuple[int, int, int, bool] | None:
         toks = line.split(",") if comma else line.split()
         if len(toks) != n:
             raise LineError(f"expected {lay.describe_fields()}, got {len(toks)}")
-        t = lay.time.parse(lay.time_col, toks[it])
+        t = 0 if it is None else lay.time.parse(lay.time_col, toks[it])
         off = _int_token(toks[io_])
         if off is None:
             raise _bad(lay.offset_col, off_exp, toks[io_])
@@ -372,7 +393,9 @@ def _delimited_line_parser(lay: _Layout) -> Callable[[str], tuple[int, int, int,
             raise _bad(lay.size_col, size_exp, toks[is_])
         if size <= 0 or size > size_max:
             raise _bad(lay.size_col, size_range if size <= 0 else "a size below 2**63 bytes", toks[is_])
-        w = lay.op.parse(lay.op_col, toks[iop])
+        w = lay.op if iop is None else lay.op.parse(lay.op_col, toks[iop])
+        if w is None:  # an operation that moves no data
+            return None
         return t, off * lay.offset_unit, size * lay.size_unit, w
 
     return parse
@@ -435,9 +458,12 @@ Opener = Callable[[], ContextManager[BinaryIO]]
 
 
 def _delimited_fast_parser(lay: _Layout) -> Callable[[Opener, int], RawColumns]:
-    used = [lay.time_col, lay.offset_col, lay.size_col, lay.op_col]
-    types = {lay.time_col: lay.time.arrow_type, lay.offset_col: pa.int64(), lay.size_col: pa.int64(),
-             lay.op_col: lay.op.arrow_type}
+    types = {lay.offset_col: pa.int64(), lay.size_col: pa.int64()}
+    if lay.time_col is not None:
+        types[lay.time_col] = lay.time.arrow_type
+    if lay.op_col is not None:
+        types[lay.op_col] = lay.op.arrow_type
+    used = list(types)
 
     def parse(open_stream: Opener, skip_rows: int) -> RawColumns:
         if lay.delimiter == ",":
@@ -465,15 +491,21 @@ def _delimited_fast_parser(lay: _Layout) -> Callable[[Opener, int], RawColumns]:
             if "Empty CSV file" in str(e):
                 return RawColumns.from_rows([], [], [], [])
             raise FastPathFailed(str(e)) from None
-        time = lay.time.decode(table.column(lay.time_col))
         offset = _int_column(table.column(lay.offset_col))
         size = _int_column(table.column(lay.size_col))
-        is_write = lay.op.decode(table.column(lay.op_col))
-        if len(time) and (time.min() < 0 or offset.min() < 0 or size.min() <= 0
-                          or offset.max() > INT64_MAX // lay.offset_unit
-                          or size.max() > INT64_MAX // lay.size_unit):
+        n = len(offset)
+        time = np.zeros(n, np.int64) if lay.time_col is None else lay.time.decode(table.column(lay.time_col))
+        if lay.op_col is None:
+            is_write, keep = np.full(n, bool(lay.op)), None
+        else:
+            is_write = lay.op.decode(table.column(lay.op_col))
+            keep = lay.op.keep(table.column(lay.op_col)) if hasattr(lay.op, "keep") else None
+        if n and (time.min() < 0 or offset.min() < 0 or size.min() <= 0
+                  or offset.max() > INT64_MAX // lay.offset_unit
+                  or size.max() > INT64_MAX // lay.size_unit):
             raise FastPathFailed("value out of range")
-        return RawColumns(time, offset * lay.offset_unit, size * lay.size_unit, is_write)
+        raw = RawColumns(time, offset * lay.offset_unit, size * lay.size_unit, is_write)
+        return raw if keep is None else raw.select(keep)
 
     return parse
 
@@ -548,6 +580,14 @@ class TraceFormat:
     * ``write(trace, stream, header=True)``: writes a trace (``header=False``:
       without the header line, for the later chunks of a streamed trace), or
       None for a read-only format.
+    * ``options``: names of the reading options the format takes (see
+      :data:`flashrr.trace.formats_libcachesim.OPTION_SPECS`); ``bind_fn(options,
+      sample, path)`` returns the format configured by them and by the file's
+      first lines (``sample``: (line number, text) pairs), e.g. from a header.
+    * ``header_test(line)``: whether a line is a header, for formats whose
+      header is not one fixed list of names (None: compare with ``header``).
+    * ``gap_ns``: for a format without times, the ns between consecutive
+      requests in file order (the parsers give time 0; the reader fills times).
     """
 
     name: str
@@ -562,13 +602,27 @@ class TraceFormat:
     sniff_line: Callable[[str], bool]
     write: Callable[..., None] | None = None
     delimiter: str | None = None
+    options: tuple = ()
+    bind_fn: Callable | None = None
+    header_test: Callable[[str], bool] | None = None
+    gap_ns: int | None = None
+
+    record_dtype = None  # text format (binary formats: flashrr.trace.formats_libcachesim.BinaryFormat)
 
     @property
     def writable(self) -> bool:
         return self.write is not None
 
+    def bind(self, options: dict | None, sample: list, path) -> "TraceFormat":
+        """This format configured by reading ``options`` and the file's first
+        lines; TraceError naming the file for an option the format does not take."""
+        options = check_options(self, options, path)
+        return self.bind_fn(options, sample, path) if self.bind_fn is not None else self
+
     def is_header(self, line: str) -> bool:
         """Is this line the format's header (column names, any case)?"""
+        if self.header_test is not None:
+            return self.header_test(line)
         if self.header is None or self.delimiter is None:
             return False
         toks = line.split(",") if self.delimiter == "," else line.split()
@@ -587,6 +641,18 @@ class TraceFormat:
         return f"TraceFormat({self.name!r}: {self.title})"
 
 
+def check_options(tf, options: dict | None, path) -> dict:
+    """``options`` checked against the options ``tf`` takes (TraceError naming
+    the file and the format otherwise)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(tf.options))
+    if unknown:
+        takes = ", ".join(tf.options) if tf.options else "none"
+        raise TraceError(f"{path}: format {tf.name!r} takes no option {', '.join(map(repr, unknown))} "
+                         f"(its options: {takes})")
+    return options
+
+
 def _delimited(name: str, title: str, lay: _Layout, meanings: dict, example: str, hint: str,
                header_on_read: bool = True) -> TraceFormat:
     parse_line = _delimited_line_parser(lay)
@@ -600,7 +666,8 @@ def _delimited(name: str, title: str, lay: _Layout, meanings: dict, example: str
 
     return TraceFormat(
         name=name, title=title, fields=tuple((c, meanings[c]) for c in lay.columns), example=example,
-        time_unit_ns=lay.time.unit_ns, header=lay.columns if header_on_read else None,
+        time_unit_ns=1 if lay.time is None else lay.time.unit_ns,
+        header=lay.columns if header_on_read else None,
         name_hint=re.compile(hint), parse_fast=_delimited_fast_parser(lay), parse_line=parse_line,
         sniff_line=sniff_line, write=_delimited_writer(lay), delimiter=lay.delimiter)
 
@@ -784,15 +851,20 @@ BLKPARSE = TraceFormat(
     sniff_line=lambda line: _BLK_EVENT_RE.match(line) is not None or _BLK_SUMMARY_RE.match(line) is not None)
 
 
-FORMATS: dict[str, TraceFormat] = {f.name: f for f in (MSR, SYSTOR, ALIBABA, TENCENT, SPC, MQSIM, BLKPARSE)}
+# libCacheSim's formats live in their own module, which builds on the helpers above.
+from .formats_libcachesim import LIBCACHESIM_FORMATS  # noqa: E402
+
+FORMATS: dict[str, TraceFormat] = {f.name: f for f in (MSR, SYSTOR, ALIBABA, TENCENT, SPC, MQSIM, BLKPARSE,
+                                                       *LIBCACHESIM_FORMATS)}
 FORMAT_NAMES: tuple[str, ...] = tuple(FORMATS)
 WRITABLE_FORMATS: tuple[str, ...] = tuple(n for n, f in FORMATS.items() if f.writable)
+_BY_LOWER_NAME = {n.lower(): f for n, f in FORMATS.items()}
 
 
 def get_format(name: str) -> TraceFormat:
     """The format called ``name`` (case-insensitive); TraceError listing the
     known formats otherwise."""
-    f = FORMATS.get(str(name).lower())
+    f = _BY_LOWER_NAME.get(str(name).lower())
     if f is None:
         raise TraceError(f"unknown trace format {name!r}; known formats: {', '.join(FORMAT_NAMES)}")
     return f

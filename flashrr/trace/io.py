@@ -8,13 +8,24 @@ file had to be sorted.  ``write_trace(trace, path, fmt)`` writes one.
 
 Rules (see ``docs/traces.md``):
 
-* **Format.**  ``fmt=None`` sniffs it: the first 32 non-empty lines are tried
-  against every format and the format that accepts the largest share (at
-  least half) wins; the file name breaks ties.  A file no format accepts gets
-  a :class:`TraceError` naming the file and listing the formats.
-* **Compression.**  gzip and zstd files are recognised by their first bytes
-  (whatever their name) and decompressed on the fly.  ``write_trace``
-  compresses when the name ends in ``.gz`` or ``.zst``.
+* **Format.**  ``fmt=None`` sniffs it: a file named as libCacheSim names its
+  binary traces (``.oracleGeneral.bin``, ``.vscsi``...) is in that format;
+  otherwise the first 32 non-empty lines are tried against every format and
+  the format that accepts the largest share (at least half) wins; the file
+  name breaks ties.  A file no format accepts gets a :class:`TraceError`
+  naming the file and listing the formats.
+* **Options.**  ``options`` are the reading options of formats that need
+  assumptions (``block_bytes``, ``op``, ``gap_ns``, ``time_unit``; see
+  :mod:`flashrr.trace.formats_libcachesim`); a format given an option it does
+  not take is a TraceError.
+* **Binary formats** are read in blocks of whole records (NumPy); a file
+  whose (decompressed) size is not a whole number of records is a TraceError
+  naming the file, its size and the record size.
+* **Compression.**  gzip, zstd, bzip2 and xz files are recognised by their
+  first bytes (whatever their name) and decompressed on the fly; one that
+  ends early is a TraceError naming the file and saying it is truncated.
+  ``write_trace`` compresses when the name ends in ``.gz``, ``.zst``,
+  ``.bz2`` or ``.xz``.
 * **Speed.**  The file is parsed in blocks of whole lines (4 MiB) by a
   vectorised parser (pyarrow's CSV reader).  Only when it cannot vouch for a
   block (a malformed field, a wrong field count, a value out of range) is that
@@ -31,16 +42,18 @@ Rules (see ``docs/traces.md``):
   Times are then rebased so the first request arrives at 0 ns.
 * **Cache.**  With ``cache=True`` a parsed trace is stored next to its source
   as ``<source>.flashrr-cache.parquet`` (see :mod:`flashrr.trace.cache`) and
-  reused while the source's size and mtime_ns, the format, ``skip_bad`` and
-  :data:`CACHE_VERSION` are unchanged.  The parse streams into the cache, so
-  :func:`open_trace` never holds the whole trace; it then reads the cache in
-  chunks.  An unwritable directory means a private temporary cache, silently.
+  reused while the source's size and mtime_ns, the format, ``skip_bad``, the
+  reading options and :data:`CACHE_VERSION` are unchanged.  The parse streams
+  into the cache, so :func:`open_trace` never holds the whole trace; it then
+  reads the cache in chunks.  An unwritable directory means a private temporary cache, silently.
 """
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import io
+import lzma
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +68,7 @@ from .core import Trace, TraceError
 from .source import MemorySource, TraceSource
 from .formats import (FORMAT_NAMES, FORMATS, INT64_MAX, WRITABLE_FORMATS, FastPathFailed, LineError, RawColumns,
                       TraceFormat, get_format)
+from .formats_libcachesim import BinaryFormat, binary_format_from_name
 
 __all__ = ["read_trace", "read_trace_report", "open_trace", "write_trace", "sniff_format", "format_from_filename",
            "cache_path", "ReadReport", "TraceNotFoundError", "CACHE_SUFFIX", "CACHE_VERSION"]
@@ -67,8 +81,12 @@ BLOCK_BYTES = 1 << 21       # block size inside a block the fast path refuses
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_COMPRESSED_SUFFIXES = (".gz", ".zst")
-_TEXT_SUFFIXES = (".csv", ".txt", ".trace", ".log")
+_BZIP2_MAGIC = b"BZh"
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_COMPRESSED_SUFFIXES = (".gz", ".zst", ".bz2", ".xz")
+# what a corrupt or truncated compressed file raises while it is read
+_DECOMPRESS_ERRORS = (OSError, EOFError, zstandard.ZstdError, lzma.LZMAError)
+_TEXT_SUFFIXES = (".csv", ".txt", ".trace", ".log", ".bin")
 
 
 class TraceNotFoundError(TraceError, FileNotFoundError):
@@ -104,7 +122,7 @@ class ReadReport:
 # ---------------------------------------------------------------------------
 
 def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
-               progress: bool = False) -> Trace:
+               progress: bool = False, options: dict | None = None) -> Trace:
     """Read a trace file into a :class:`Trace` (see the module docstring for the rules).
 
     ``fmt``: a name from :data:`flashrr.trace.formats.FORMAT_NAMES` or None to
@@ -112,19 +130,21 @@ def read_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool
     :func:`read_trace_report` to get their count).  ``cache``: use and update
     the ``.flashrr-cache.parquet`` file next to the source.  ``progress``: show a
     tqdm progress bar (by bytes of the file) on stderr for long reads.
+    ``options``: reading options of the format (``{"block_bytes": 4096}``...).
     """
-    return read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache, progress=progress)[0]
+    return read_trace_report(path, fmt=fmt, skip_bad=skip_bad, cache=cache, progress=progress, options=options)[0]
 
 
 def read_trace_report(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
-                      progress: bool = False) -> tuple[Trace, ReadReport]:
+                      progress: bool = False, options: dict | None = None) -> tuple[Trace, ReadReport]:
     """Like :func:`read_trace`, and also return the :class:`ReadReport`."""
     if cache:
-        source, report = open_trace(path, fmt=fmt, skip_bad=skip_bad, cache=True, progress=progress)
+        source, report = open_trace(path, fmt=fmt, skip_bad=skip_bad, cache=True, progress=progress,
+                                    options=options)
         return source.to_trace(), report
     path = Path(path)
     with _read_errors(path):
-        sample, tf = _prepare(path, fmt)
+        sample, tf = _prepare(path, fmt, options)
         if tf is None:
             return _empty_trace(path), ReadReport(str(path), fmt and get_format(fmt).name, 0)
         log = _SkipLog()
@@ -134,7 +154,7 @@ def read_trace_report(path, fmt: str | None = None, skip_bad: bool = False, cach
 
 
 def open_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
-               progress: bool = False) -> tuple[TraceSource, ReadReport]:
+               progress: bool = False, options: dict | None = None) -> tuple[TraceSource, ReadReport]:
     """A trace file as a :class:`~flashrr.trace.source.TraceSource` read from
     its parse cache in chunks, and the :class:`ReadReport`.
 
@@ -145,11 +165,12 @@ def open_trace(path, fmt: str | None = None, skip_bad: bool = False, cache: bool
     path = Path(path)
     with _read_errors(path):
         st = _stat_source(path)
-        sample, tf = _prepare(path, fmt)
+        sample, tf = _prepare(path, fmt, options)
         if tf is None:
             return MemorySource(_empty_trace(path)), ReadReport(str(path), fmt and get_format(fmt).name, 0)
         key = {"version": CACHE_VERSION, "fmt": tf.name, "skip_bad": bool(skip_bad),
-               "source_size": st.st_size, "source_mtime_ns": st.st_mtime_ns}
+               "source_size": st.st_size, "source_mtime_ns": st.st_mtime_ns,
+               "options": {k: options[k] for k in sorted(options)} if options else None}
         meta = load_cache_meta(cache_path(path), key) if cache else None
         if meta is not None:
             return CachedTrace(cache_path(path), meta), _report(path, meta, True)
@@ -185,28 +206,37 @@ def _read_errors(path: Path):
     """I/O and decompression errors as a TraceError naming the file."""
     try:
         yield
-    except (OSError, EOFError, zstandard.ZstdError) as e:
+    except _DECOMPRESS_ERRORS as e:
         if isinstance(e, TraceError):
             raise
-        raise TraceError(f"{path}: cannot read the file: {e}") from e
+        raise TraceError(_cannot_read(path, e)) from e
 
 
-def _prepare(path: Path, fmt: str | None) -> tuple[list, TraceFormat | None]:
-    """The sample lines and the format (given or sniffed); no format for an empty file."""
+def _cannot_read(path: Path, e: BaseException) -> str:
+    if isinstance(e, EOFError):  # every decompressor's word for input that stops inside the data
+        return f"{path}: cannot read the file: the compressed data ends early (truncated file?): {e}"
+    return f"{path}: cannot read the file: {e}"
+
+
+def _prepare(path: Path, fmt: str | None, options: dict | None = None) -> tuple[list, TraceFormat | None]:
+    """The sample lines and the format (given or sniffed, bound to ``options``
+    and the first lines); no format for an empty text file.  A binary format
+    comes with no sample."""
     _stat_source(path)
+    tf = get_format(fmt) if fmt is not None else binary_format_from_name(path)
+    if isinstance(tf, BinaryFormat):
+        return [], tf.bind(options, [], path)
     sample = _sample_lines(path)
     if not sample:
-        if fmt is not None:
-            get_format(fmt)
         return sample, None
-    return sample, (get_format(fmt) if fmt is not None else _sniff(path, sample))
+    return sample, (tf or _sniff(path, sample)).bind(options, sample, path)
 
 
 def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None = None) -> int:
     """Write ``trace`` (a Trace, or a TraceSource written chunk by chunk) to
     ``path`` in format ``fmt`` (None: from the file name, see
     :func:`format_from_filename`) and return the number of requests written.
-    A name ending in ``.gz`` or ``.zst`` is compressed.  The file is written
+    A name ending in ``.gz``, ``.zst``, ``.bz2`` or ``.xz`` is compressed.  The file is written
     to a temporary name and renamed, so a failed write leaves no partial file.
     Times are rounded to the format's resolution and requests widened to whole
     sectors where the format stores sectors (see :mod:`flashrr.trace.formats`)."""
@@ -247,12 +277,18 @@ def write_trace(trace, path, fmt: str | None = None, chunk_requests: int | None 
 
 @contextlib.contextmanager
 def _compressed_writer(path: Path, raw: BinaryIO) -> Iterator[BinaryIO]:
-    """``raw`` wrapped in a gzip or zstd compressor when ``path`` ends in ``.gz`` or ``.zst``."""
+    """``raw`` wrapped in a compressor when ``path`` ends in ``.gz``, ``.zst``, ``.bz2`` or ``.xz``."""
     if path.name.endswith(".gz"):
         with gzip.GzipFile(filename=path.name[:-3], mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
             yield out
     elif path.name.endswith(".zst"):
         with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as out:
+            yield out
+    elif path.name.endswith(".bz2"):
+        with bz2.BZ2File(raw, mode="wb", compresslevel=9) as out:
+            yield out
+    elif path.name.endswith(".xz"):
+        with lzma.LZMAFile(raw, mode="wb", preset=6) as out:
             yield out
     else:
         yield raw
@@ -262,10 +298,13 @@ def sniff_format(path) -> str:
     """The name of the format the first lines of ``path`` are in (TraceError if none)."""
     path = Path(path)
     _stat_source(path)
+    binary = binary_format_from_name(path)
+    if binary is not None:
+        return binary.name
     try:
         sample = _sample_lines(path)
-    except (OSError, EOFError, zstandard.ZstdError) as e:
-        raise TraceError(f"{path}: cannot read the file: {e}") from e
+    except _DECOMPRESS_ERRORS as e:
+        raise TraceError(_cannot_read(path, e)) from e
     if not sample:
         raise TraceError(f"{path}: the file is empty; no format to tell")
     return _sniff(path, sample).name
@@ -363,7 +402,7 @@ def _open_source(path: Path, progress: bool = False, desc: str | None = None) ->
     with open(path, "rb") as f, tqdm(total=os.fstat(f.fileno()).st_size, unit="B", unit_scale=True,
                                      unit_divisor=1024, desc=desc or path.name, disable=not progress,
                                      delay=PROGRESS_DELAY_S, leave=False) as bar:
-        magic = f.read(4)
+        magic = f.read(len(_XZ_MAGIC))
         f.seek(0)
         src = io.BufferedReader(_Counting(f, bar), buffer_size=1 << 20) if progress else f
         if magic.startswith(_GZIP_MAGIC):
@@ -371,6 +410,12 @@ def _open_source(path: Path, progress: bool = False, desc: str | None = None) ->
                 yield g
         elif magic.startswith(_ZSTD_MAGIC):
             yield io.BufferedReader(_ZstdReader(src), buffer_size=1 << 20)
+        elif magic.startswith(_BZIP2_MAGIC):
+            with bz2.BZ2File(src, mode="rb") as b:
+                yield b
+        elif magic.startswith(_XZ_MAGIC):
+            with lzma.LZMAFile(src, mode="rb") as x:
+                yield x
         else:
             yield src
 
@@ -402,7 +447,7 @@ def _empty_trace(path: Path) -> Trace:
 def _trace_name(path: Path, fmt_name: str | None) -> str:
     """The file name without compression, text and format extensions."""
     name = path.name
-    for suffixes in (_COMPRESSED_SUFFIXES, _TEXT_SUFFIXES, tuple(f".{f}" for f in FORMAT_NAMES)):
+    for suffixes in (_COMPRESSED_SUFFIXES, _TEXT_SUFFIXES, tuple(f".{f.lower()}" for f in FORMAT_NAMES)):
         for s in suffixes:
             if name.lower().endswith(s) and len(name) > len(s):
                 name = name[: -len(s)]
@@ -422,7 +467,8 @@ def _sniff(path: Path, sample: list[tuple[int, str]]) -> TraceFormat:
         listing = "; ".join(f"{f.name} ({f.title})" for f in FORMATS.values())
         first = lines[0] if len(lines[0]) <= 120 else lines[0][:117] + "..."
         raise TraceError(f"{path}: cannot tell the trace format from its first lines (line {sample[0][0]}: "
-                         f"{first!r}); pass a format, one of: {listing}")
+                         f"{first!r}); pass a format, one of: {listing} (binary formats are told only by "
+                         f"name or suffix, e.g. x.oracleGeneral.bin, x.vscsi)")
     tied = [FORMATS[n] for n, s in scores.items() if s == best]
     lower = path.name.lower()
     hinted = [f for f in tied if f.name_hint.search(lower)]
@@ -463,7 +509,76 @@ def _parse(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool,
 
 def _parse_iter(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool, log: _SkipLog,
                 force_slow: bool = False) -> Iterator[RawColumns]:
-    """Parse ``path`` block by block, yielding columns in file order.
+    """Parse ``path`` block by block, yielding columns in file order (see
+    :func:`_parse_text` and :func:`_parse_records`); a format without times
+    gets ``tf.gap_ns`` between requests in file order."""
+    if isinstance(tf, BinaryFormat):
+        blocks = _parse_records(path, tf, skip_bad, progress, log)
+    else:
+        blocks = _parse_text(path, tf, sample, skip_bad, progress, log, force_slow)
+    if tf.gap_ns is None:
+        yield from blocks
+        return
+    n = 0
+    for raw in blocks:
+        if (n + len(raw)) * tf.gap_ns > INT64_MAX:
+            raise TraceError(f"{path}: {n + len(raw)} requests {tf.gap_ns} ns apart pass 2**63 ns; "
+                             "choose a smaller gap_ns")
+        yield RawColumns(np.arange(n, n + len(raw), dtype=np.int64) * tf.gap_ns, raw.offset, raw.size,
+                         raw.is_write)
+        n += len(raw)
+
+
+def _parse_records(path: Path, tf, skip_bad: bool, progress: bool, log: _SkipLog) -> Iterator[RawColumns]:
+    """The fixed-size records of a binary format, block by block (NumPy, no
+    per-record Python); TraceError if the file ends inside a record."""
+    with _open_source(path, progress) as stream:
+        data = _read_at_least(stream, 2 * 40)
+        tf = tf.pick(data, path)
+        rs = tf.record_dtype.itemsize
+        block = max(1, FAST_BLOCK_BYTES // rs) * rs
+        done = 0  # records before ``data``
+        while True:
+            if len(data) < block:
+                data += _read_at_least(stream, block - len(data))
+            whole = len(data) - len(data) % rs
+            if whole:
+                rec = np.frombuffer(data, dtype=tf.record_dtype, count=whole // rs)
+                raw, k, ex = tf.records(rec, done, path, skip_bad)
+                log.add(k, ex)
+                yield raw
+                done += whole // rs
+            if len(data) < block:  # the stream has ended
+                break
+            data = data[whole:]
+        if len(data) % rs:
+            size = done * rs + len(data) % rs
+            raise TraceError(f"{path}: {size} bytes{' (decompressed)' if _is_compressed(path) else ''} is not a "
+                             f"whole number of {rs}-byte {tf.name} records ({done} records and "
+                             f"{len(data) % rs} bytes over): the file is cut short or not in this format")
+
+
+def _read_at_least(stream: BinaryIO, n: int) -> bytes:
+    """``n`` bytes from the stream, fewer only at its end."""
+    parts, got = [], 0
+    while got < n:
+        b = stream.read(n - got)
+        if not b:
+            break
+        parts.append(b)
+        got += len(b)
+    return b"".join(parts)
+
+
+def _is_compressed(path: Path) -> bool:
+    with open(path, "rb") as f:
+        magic = f.read(len(_XZ_MAGIC))
+    return any(magic.startswith(m) for m in (_GZIP_MAGIC, _ZSTD_MAGIC, _BZIP2_MAGIC, _XZ_MAGIC))
+
+
+def _parse_text(path: Path, tf: TraceFormat, sample, skip_bad: bool, progress: bool, log: _SkipLog,
+                force_slow: bool = False) -> Iterator[RawColumns]:
+    """Parse a text file block by block, yielding columns in file order.
 
     The file is cut into blocks of whole lines (about FAST_BLOCK_BYTES each),
     each parsed by the vectorised fast path; a block the fast path refuses is

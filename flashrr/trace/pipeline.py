@@ -17,7 +17,10 @@ Keys (:data:`PIPELINE_KEYS`), applied in this fixed order whatever their order
 in the text:
 
 1. reading (trace files only): ``format=NAME`` (skip sniffing),
-   ``skip_bad=1`` (skip and count malformed lines);
+   ``skip_bad=1`` (skip and count malformed lines), and the reading options
+   of formats that need assumptions (``block_bytes=N``, ``op=read|write``,
+   ``gap_ns=N``, ``time_unit=s|ms|us|ns``; see
+   :mod:`flashrr.trace.formats_libcachesim`), which the format read must take;
 2. subsets of the trace as read: ``start_s=S`` and ``duration_s=D`` keep the
    requests arriving in ``[S, S + D)`` seconds after the first request
    (either may be left out: from 0, to the end), rebased to start at 0; then
@@ -109,12 +112,18 @@ def _bool_value(raw: str) -> bool:
 
 
 def _format_value(raw: str) -> str:
-    from .formats import FORMAT_NAMES
+    from .formats import get_format
 
-    t = raw.strip().lower()
-    if t not in FORMAT_NAMES:
-        raise ValueError
-    return t
+    try:
+        return get_format(raw.strip()).name
+    except TraceError:
+        raise ValueError from None
+
+
+def _reading_option(name: str):
+    from .formats_libcachesim import OPTION_SPECS, parse_option
+
+    return (lambda raw: parse_option(name, raw)), OPTION_SPECS[name][1], str, None
 
 
 def _spacing_value(raw: str) -> str:
@@ -142,6 +151,7 @@ def _seconds_text(ns: int) -> str:
 PIPELINE_KEYS = {
     "format": (_format_value, "a trace format name", str, None),
     "skip_bad": (_bool_value, "1 or 0 (true/false)", lambda v: "1", False),
+    **{name: _reading_option(name) for name in ("block_bytes", "op", "gap_ns", "time_unit")},
     "start_s": (_seconds_ns, "a number of seconds >= 0", _seconds_text, 0),
     "duration_s": (_positive_seconds_ns, "a number of seconds > 0 (at least 1 ns)", _seconds_text, None),
     "first": (_int_value, "a positive integer (requests)", str, None),
@@ -151,7 +161,8 @@ PIPELINE_KEYS = {
     "scale_time": (_float_value, "a finite number > 0 (time factor)", repr, 1.0),
     "repeat": (_int_value, "a positive integer (replays)", str, 1),
 }
-_FILE_ONLY = ("format", "skip_bad")
+READING_OPTIONS = ("block_bytes", "op", "gap_ns", "time_unit")
+_FILE_ONLY = ("format", "skip_bad") + READING_OPTIONS
 _SYNTH_EXTRA_NAMES = ("n_requests", "seed")
 # generator keys of a model: spec -> (parser, what a valid value is)
 _MODEL_KEYS = {"n_requests": (_int_value, "a positive integer (requests)"),
@@ -193,6 +204,11 @@ class TraceSpec:
     @property
     def skip_bad(self) -> bool:
         return bool(self.steps.get("skip_bad", False))
+
+    @property
+    def options(self) -> dict:
+        """The format's reading options the spec gives."""
+        return {k: self.steps[k] for k in READING_OPTIONS if k in self.steps}
 
     def query(self) -> str:
         """The pipeline keys in canonical order and form (without ``?``)."""
@@ -372,12 +388,13 @@ def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSo
 
 
 def open_base(spec: TraceSpec, *, fmt: str | None = None, skip_bad: bool = False, cache: bool = True,
-              progress: bool = False, base_dir=None):
+              progress: bool = False, base_dir=None, options: dict | None = None):
     """``(source, report)`` of the trace the spec's base names, before the
     pipeline: a file read through its parse cache (``report`` is its
     :class:`~flashrr.trace.io.ReadReport`), or a generated synthetic trace
-    (``report`` None).  The spec's ``format``/``skip_bad`` win over the
-    arguments; relative paths resolve against ``base_dir`` when given."""
+    (``report`` None).  The spec's ``format``/``skip_bad`` and reading
+    options win over the arguments; relative paths resolve against
+    ``base_dir`` when given."""
     if spec.kind == "model":
         from .model import ModelError, ModelSource, load_model
 
@@ -415,7 +432,7 @@ def open_base(spec: TraceSpec, *, fmt: str | None = None, skip_bad: bool = False
     if base_dir is not None and not path.is_absolute():
         path = Path(base_dir) / path
     return open_trace(path, fmt=spec.fmt or fmt, skip_bad=spec.skip_bad or skip_bad, cache=cache,
-                      progress=progress)
+                      progress=progress, options={**(options or {}), **spec.options} or None)
 
 
 def open_trace_spec(text, config=None, **kwargs) -> tuple[TraceSource, object]:

@@ -29,6 +29,16 @@ cloudphysics-io.mqsim.txt.gz                        1a1a11a/libCacheSim @ aa0fc4
                                                                                          device 0, start = lbn (512-byte sectors),
                                                                                          size = length / 512, type 0 for SCSI
                                                                                          WRITE(10) (0x2a), 1 for READ(10) (0x28)
+cloudphysics-io-sample.vscsi                        1a1a11a/libCacheSim @ aa0fc409...:   the first 10,000 records (32 bytes each),
+                                                    data/cloudPhysicsIO.vscsi            bytes unchanged
+cloudphysics-io-sample.oracleGeneral.bin            1a1a11a/libCacheSim @ aa0fc409...:   the first 10,000 records (24 bytes each),
+                                                    data/cloudPhysicsIO.oracleGeneral.   bytes unchanged; checked to hold the same
+                                                    bin                                  requests as the vscsi records (time =
+                                                                                         ts // 1,000,000 s, obj_id = lbn,
+                                                                                         obj_size = len of the first vscsi
+                                                                                         request of that lbn)
+cloudphysics-io-sample.csv                          1a1a11a/libCacheSim @ aa0fc409...:   the header and the first 10,000 records,
+                                                    data/cloudPhysicsIO.csv              bytes unchanged
 msr-hm_0-sample.msr.csv.gz                          ben-manes/caffeine @ b479ff7d...:    none (gzip of the original bytes)
                                                     .../snia_cambridge/msr-cambridge1-
                                                     sample.csv
@@ -40,6 +50,9 @@ systor17-additional-sample.systor.csv.gz            ben-manes/caffeine @ b479ff7
                                                     sample.csv.gz
 tencent-cbs-sample.tencent.csv.gz                   ben-manes/caffeine @ b479ff7d...:    bzip2 decompressed, gzip compressed;
                                                     .../snia_tencent_block/cloud_        the CSV bytes are unchanged
+                                                    storage-sample.bz2
+tencent-cbs-sample.tencent.csv.bz2                  ben-manes/caffeine @ b479ff7d...:    none (the original .bz2 file, byte for
+                                                    .../snia_tencent_block/cloud_        byte)
                                                     storage-sample.bz2
 tpcc-small.mqsim.txt                                CMU-SAFARI/MQSim @ 7ec40e3b...:      none (the original bytes)
                                                     traces/tpcc-small.trace
@@ -191,6 +204,66 @@ def expect_cloudphysics(src: Sources) -> Columns:
                    rec["len"].astype(np.int64), rec["cmd"] == SCSI_WRITE10)
 
 
+# The same trace in libCacheSim's own formats, cut to the first records.
+CP_ORACLE = "data/cloudPhysicsIO.oracleGeneral.bin"
+CP_CUT = 10_000  # records kept of each
+ORACLE_GENERAL = np.dtype([("real_time", "<u4"), ("obj_id", "<u8"), ("obj_size", "<u4"),
+                           ("next_access_vtime", "<i8")])
+
+
+def _oracle_records(src: Sources) -> np.ndarray:
+    raw = src.read(*LIBCACHESIM, CP_ORACLE)
+    rec = np.frombuffer(raw, dtype=ORACLE_GENERAL)
+    vs = _cloudphysics_records(src)
+    # An oracleGeneral object keeps one size: the length of its lbn's first vscsi request.
+    lbns, first = np.unique(vs["lbn"], return_index=True)
+    first_len = vs["len"][first][np.searchsorted(lbns, vs["lbn"])]
+    if (len(raw) % ORACLE_GENERAL.itemsize or len(rec) != len(vs)
+            or not np.array_equal(rec["real_time"], vs["ts"] // 1_000_000)
+            or not np.array_equal(rec["obj_id"], vs["lbn"]) or not np.array_equal(rec["obj_size"], first_len)):
+        raise SystemExit(f"{CP_ORACLE} does not hold the requests of {CP_VSCSI}")
+    return rec
+
+
+def build_cp_vscsi(src: Sources) -> bytes:
+    _cloudphysics_records(src)  # checks the whole file
+    return src.read(*LIBCACHESIM, CP_VSCSI)[:CP_CUT * VSCSI1.itemsize]
+
+
+def build_cp_oracle(src: Sources) -> bytes:
+    return _oracle_records(src)[:CP_CUT].tobytes()
+
+
+def build_cp_csv(src: Sources) -> bytes:
+    _cloudphysics_records(src)  # checks the CSV against the binary records
+    lines = src.read(*LIBCACHESIM, CP_CSV).split(b"\n")
+    return b"\n".join(lines[:CP_CUT + 1]) + b"\n"
+
+
+def _cp_columns(rec: np.ndarray, time_ns: np.ndarray, is_write: np.ndarray) -> Columns:
+    return Columns(time_ns - time_ns.min(), rec["lbn"].astype(np.int64) * SECTOR, rec["len"].astype(np.int64),
+                   is_write)
+
+
+def expect_cp_vscsi(src: Sources) -> Columns:
+    rec = _cloudphysics_records(src)[:CP_CUT]
+    return _cp_columns(rec, rec["ts"].astype(np.int64) * 1000, rec["cmd"] == SCSI_WRITE10)
+
+
+def expect_cp_oracle(src: Sources) -> Columns:
+    # oracleGeneral has no op: flashrr reads every request as a read (its default, op=read)
+    rec = _oracle_records(src)[:CP_CUT]
+    t = rec["real_time"].astype(np.int64) * 1_000_000_000
+    return Columns(t - t.min(), rec["obj_id"].astype(np.int64) * SECTOR, rec["obj_size"].astype(np.int64),
+                   np.zeros(len(rec), bool))
+
+
+def expect_cp_csv(src: Sources) -> Columns:
+    # version,time,op,size,lbn: time in whole seconds, op a SCSI code in hex
+    rec = _cloudphysics_records(src)[:CP_CUT]
+    return _cp_columns(rec, (rec["ts"] // 1_000_000).astype(np.int64) * 1_000_000_000, rec["cmd"] == SCSI_WRITE10)
+
+
 # ---------------------------------------------------------------------------
 # Samples kept as they are (only the compression may change)
 # ---------------------------------------------------------------------------
@@ -265,6 +338,9 @@ TPCC_PATH = "traces/tpcc-small.trace"
 
 SAMPLES = [
     Sample("cloudphysics-io.mqsim.txt.gz", *LIBCACHESIM, CP_VSCSI, build_cloudphysics, expect_cloudphysics),
+    Sample("cloudphysics-io-sample.vscsi", *LIBCACHESIM, CP_VSCSI, build_cp_vscsi, expect_cp_vscsi),
+    Sample("cloudphysics-io-sample.oracleGeneral.bin", *LIBCACHESIM, CP_ORACLE, build_cp_oracle, expect_cp_oracle),
+    Sample("cloudphysics-io-sample.csv", *LIBCACHESIM, CP_CSV, build_cp_csv, expect_cp_csv),
     Sample("msr-hm_0-sample.msr.csv.gz", *CAFFEINE, MSR_PATH,
            lambda s: gzip_bytes(s.read(*CAFFEINE, MSR_PATH)),
            lambda s: expect_msr(_text_of(MSR_PATH)(s))),
@@ -276,6 +352,9 @@ SAMPLES = [
            lambda s: expect_systor(_text_of(SYSTOR_ADD_PATH)(s))),
     Sample("tencent-cbs-sample.tencent.csv.gz", *CAFFEINE, TENCENT_PATH,
            lambda s: gzip_bytes(bz2.decompress(s.read(*CAFFEINE, TENCENT_PATH))),
+           lambda s: expect_tencent(_text_of(TENCENT_PATH)(s))),
+    Sample("tencent-cbs-sample.tencent.csv.bz2", *CAFFEINE, TENCENT_PATH,
+           lambda s: s.read(*CAFFEINE, TENCENT_PATH),
            lambda s: expect_tencent(_text_of(TENCENT_PATH)(s))),
     Sample("tpcc-small.mqsim.txt", *MQSIM, TPCC_PATH,
            lambda s: s.read(*MQSIM, TPCC_PATH),
