@@ -153,3 +153,46 @@ def test_figure_csv_has_the_plotted_values_and_marks_the_overloaded_run(tmp_path
     assert list(zip(over["trace"], over["scheme"])) == [("nexus5", cocktail.SCHEMES["cocktail-separate"])]
     assert plotted["paper_normalized"].dropna().round(4).unique().tolist() == [round(1 - 0.1082, 4)]
     plt.close(fig)
+
+
+def _compare_frame(policies, rr_counts) -> pd.DataFrame:
+    """A frame shaped like :func:`flashrr.compare.compare`'s (no simulation: made-up values)."""
+    from flashrr.compare import METRIC_KEYS
+
+    rows = [{"label": p, "policy": p, "device": "dev", "trace": "t", "repeat": 1, "requests": 100,
+             **{k: 10.0 + i for k in METRIC_KEYS}, "rr_count": rr}
+            for i, (p, rr) in enumerate(zip(policies, rr_counts))]
+    return pd.DataFrame(rows).set_index("label")
+
+
+def test_compare_bars_take_scheme_colours_a_log_axis_past_20x_and_hatch_overload():
+    from flashrr.compare import plot
+
+    df = _compare_frame(["baseline", "cocktail", "hotr"], [10.0, 5.0, 3000.0])
+    df["die_idle_fraction_min"] = [0.5, 0.5, 0.01]
+    fig = plot(df)
+    rr = next(ax for ax in fig.axes if ax.get_title() and "RR" in ax.get_title() and ax.patches)
+    colours = [to_hex(p.get_facecolor()) for p in rr.patches if p.get_fill()]
+    assert colours == [palette.colour(p) for p in df["policy"]]
+    assert rr.get_yscale() == "log"
+    hatched = [p for p in rr.patches if p.get_hatch() == plots.OVERLOAD_HATCH]
+    assert len(hatched) == 1 and hatched[0].get_height() == pytest.approx(3000.0)
+    flat = [ax for ax in fig.axes if ax.patches and ax is not rr]
+    assert all(ax.get_yscale() == "linear" for ax in flat)  # the other metrics span 10..12
+    plt.close(fig)
+
+
+def test_cross_paper_and_pairs_points_take_scheme_colours():
+    from flashrr.compare import cross_paper_figure, pairs_figure
+
+    df = _compare_frame(["baseline", "shuffler", "phasedrr", "cocktail"], [10.0, 8.0, 6.0, 4.0])
+    fig = cross_paper_figure(df)
+    points = [to_hex(c.get_facecolor()[0]) for c in fig.axes[0].collections]
+    assert points == [palette.colour(p) for p in df["policy"]]
+    plt.close(fig)
+    pairs = _compare_frame(["baseline", "shuffler", "cocktail", "shuffler+cocktail"], [10.0, 8.0, 4.0, 3.0])
+    fig = pairs_figure(pairs)
+    singles = fig.axes[0].collections[0]
+    assert [to_hex(c) for c in singles.get_facecolor()] == [palette.colour("shuffler"), palette.colour("cocktail")]
+    assert to_hex(fig.axes[0].collections[2].get_facecolor()[0]) == palette.BASELINE_GREY
+    plt.close(fig)
