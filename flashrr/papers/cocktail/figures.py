@@ -14,14 +14,13 @@ import pandas as pd
 from ...reproduce import palette, plots
 from ...reproduce.figures import Figure, bar_flags, need, normalized, paper_marks, tail_cdf_figure, with_paper
 from ...reproduce.trace_specs import workload_spec
+from .claims import CLAIMS
 from .plan import MAIN, SCHEMES, label, last_rr_snapshot
 
 BARS = MAIN + [SCHEMES["cocktail-separate"]]
 
 
 def _bars(runs, fid, metrics, ylabels, titles=None, extra=None, with_real=False):
-    from .claims import CLAIMS
-
     fig, axes = plots.figure(nrows=len(metrics), width_in=9.0)
     frames = []
     for i, (metric, ylabel) in enumerate(zip(metrics, ylabels)):

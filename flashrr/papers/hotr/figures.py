@@ -14,6 +14,7 @@ from ...reproduce import plots
 from ...reproduce.figures import Figure, need, overload_flags, paper_marks, with_paper
 from ...result import hist_percentile
 from .plan import FLASH, GROUPS, SCHEMES
+from .stated import CHANGES
 
 ALL = list(SCHEMES.values())
 PERCENTILES = (95, 97, 98, 99, 99.5)
@@ -53,8 +54,6 @@ def _overloaded(runs, like: pd.DataFrame, group: str = "main", flash: str = "tlc
 
 
 def _marks(fid: str, metric: str) -> dict:
-    from .claims import CHANGES
-
     return paper_marks(CHANGES, fid, "Baseline", metric)
 
 

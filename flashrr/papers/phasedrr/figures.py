@@ -20,6 +20,7 @@ import pandas as pd
 from ...reproduce import plots
 from ...reproduce.figures import Figure, bar_figure, need, overload_table, paper_marks
 from .plan import DEVICE, SCHEMES, WITH_OVERHEAD, WITHOUT_OVERHEAD
+from .stated import PAPER_CHANGES
 
 ALL = list(SCHEMES.values())
 ARM_NS_PER_OP = 10.0
@@ -29,8 +30,6 @@ ACCURACY_CLASSES = (("HTT", "ws_htt", "ws_htt_hot"), ("HTR", "ws_htr", "ws_htr_h
 
 
 def _bars(runs, fid, metrics, ylabels, titles=None, scale=None, with_real=False):
-    from .claims import PAPER_CHANGES
-
     marks = {m: paper_marks(PAPER_CHANGES, fid, "Baseline", m) for m in metrics}
     return bar_figure(runs, "main", DEVICE, metrics, ylabels, "Baseline", ALL, titles, scale, with_real, marks)
 

@@ -21,6 +21,7 @@ from ...reproduce import plots
 from ...reproduce.figures import (Figure, bar_figure, bar_flags, need, normalized, overload_table, paper_marks,
                                   tail_cdf_figure)
 from ...reproduce.sweep_runs import pivot
+from .claims import CLAIMS
 from .plan import SCHEMES
 
 ALL = list(SCHEMES.values())
@@ -28,8 +29,6 @@ THREE = ["Baseline", "Page", "Shuffler"]
 
 
 def _marks(fid: str, ref: str, metric: str) -> dict:
-    from .claims import CLAIMS
-
     return paper_marks(CLAIMS, fid, ref, metric)
 
 
