@@ -233,7 +233,8 @@ def fig09(runs):
     hot = sp[sp["overloaded"]]
     if len(hot):
         ax.plot([order.index(f) for f in hot["flash"]], hot["speedup"], "o", markersize=9, fillstyle="none",
-                color=plots.OVERLOAD_EDGE, label=f"overloaded (a die busy > {plots.BUSY_LIMIT:.0%})")
+                color=plots.OVERLOAD_EDGE, label=f"overloaded: a die busy > {plots.BUSY_LIMIT:.0%}\n"
+                "(every flash type replays the trace at TLC's calibrated time scale)")
         for f, v, trace in zip(hot["flash"], hot["speedup"], hot["trace"]):
             ax.annotate(f"{trace}: overloaded", (order.index(f), v), textcoords="offset points", xytext=(-6, 0),
                         ha="right", va="center", fontsize=6, color=plots.OVERLOAD_EDGE)
