@@ -16,7 +16,12 @@ The report has, at the top, one summary row per paper (:func:`claim_counts`):
   ``|flashrr_value - paper_value| <= |paper_value| / 2``, out of the claims
   with a size.  Such a claim always points the paper's way.
 
-and then, per paper: its claims table (paper, flashrr, holds, magnitude), every
+then a chart per paper of its headline claims, the paper's change beside flashrr's
+(:mod:`~flashrr.reproduce.headline_chart`; inline SVG in the page, and
+``OUT/<paper>/headline_claims.svg`` for the Markdown), and then, per paper: its
+claims table (paper, flashrr, holds, magnitude, and the overloaded runs when
+``claims.csv`` names them; in the page it sorts by a clicked header and filters
+by typed text, through the inline script ``report_tables.js``), every
 figure of its figure registry (relative image paths, so ``index.html`` opens
 from disk without a server or network; a figure whose PNG is missing is named
 as missing), the plan it ran (device and trace settings, from
