@@ -386,8 +386,10 @@ def _save(fig, path):
 
 
 def plot(df: pd.DataFrame, path=None):
-    """A small multi-panel bar chart of ``df`` (one panel per metric, one bar per row), written to
-    ``path`` (PNG, or any format matplotlib infers from the suffix) when given; returns the figure."""
+    """A small multi-panel bar chart of ``df`` (one panel per metric, one bar per row, in its scheme's
+    colour; a panel whose values span more than 20x on a log axis; an overloaded run hatched when ``df``
+    has ``die_idle_fraction_min``), written to ``path`` (PNG, or any format matplotlib infers from the
+    suffix) when given; returns the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -395,23 +397,33 @@ def plot(df: pd.DataFrame, path=None):
 
     from matplotlib.ticker import EngFormatter
 
+    from .reproduce import palette, plots
+
     shown = [(k, h) for k, h in METRICS if k not in ("policy_metadata_bytes",)]
     ncols = 5
     nrows = math.ceil(len(shown) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(2.3 * ncols, 2.4 * nrows), layout="constrained", squeeze=False)
     labels = [f"{i}\n({d})" for i, d in zip(df.index, df["device"])]
-    colors = [f"C{i % 10}" for i in range(len(df))]
+    colors = [palette.colour(p, i) for i, p in enumerate(df["policy"])]
+    over = (plots.overloaded(df["die_idle_fraction_min"]) if "die_idle_fraction_min" in df.columns
+            else np.zeros(len(df), dtype=bool))
+    x = np.arange(len(df))
     for ax, (key, head) in zip(axes.flat, shown):
         vals = df[key].to_numpy(dtype=float) / (_NS_PER_US if key.endswith("_ns") else 1)
-        ax.bar(range(len(df)), vals, color=colors)
+        ax.bar(x, vals, color=colors)
+        plots.mark_overloaded(ax, x[over], vals[over])
         ax.set_title(head, fontsize=8)
-        ax.set_xticks(range(len(df)), labels, rotation=60, ha="right", fontsize=6)
+        ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=6)
         ax.tick_params(axis="y", labelsize=6)
-        ax.yaxis.set_major_formatter(EngFormatter(sep=""))  # 5M, not a 1e6 offset label
+        if plots.wide_span(vals):
+            plots.log_axis(ax, vals, room=2.0)
+        else:
+            ax.yaxis.set_major_formatter(EngFormatter(sep=""))  # 5M, not a 1e6 offset label
     for ax in list(axes.flat)[len(shown):]:
         ax.set_axis_off()
     first = df.iloc[0]
-    fig.suptitle(f"{first['trace']} x {first['repeat']}", fontsize=8)
+    fig.suptitle(f"{first['trace']} x {first['repeat']}" + (f"; {plots.OVERLOAD_NOTE}" if over.any() else ""),
+                 fontsize=8)
     return _save(fig, path)
 
 
@@ -434,24 +446,28 @@ _PAPER_OF = {"shuffler": "Shuffler", "phasedrr": "PhasedRR", "cocktail": "Cockta
 
 def cross_paper_figure(df: pd.DataFrame, path=None):
     """Read latency against RR count, one point per row of a :func:`compare` frame (all on one device
-    and trace): mean read latency on the left, p99.99 on the right, points coloured by the paper whose
-    device preset the policy comes from.  Writes ``path`` when given; returns the figure."""
+    and trace): mean read latency on the left, p99.99 on the right, each point in its scheme's colour
+    (:mod:`flashrr.reproduce.palette`) and shaped by the paper whose device preset the policy comes
+    from.  Writes ``path`` when given; returns the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .reproduce import palette
+
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.2), layout="constrained")
     papers = ["Baseline" if p == "baseline" else _PAPER_OF.get(PAPER_PRESET.get(p, ""), "other")
               for p in df["policy"]]
-    colours = {name: ("black" if name == "Baseline" else f"C{i}") for i, name in enumerate(dict.fromkeys(papers))}
+    markers = {name: "sov^D*"[i % 6] for i, name in enumerate(dict.fromkeys(papers))}
     for ax, key, title in ((axes[0], "read_latency_mean_ns", "mean read latency (us)"),
                            (axes[1], "read_latency_p9999_ns", "p99.99 read latency (us)")):
         x = df["rr_count"].to_numpy(dtype=float)
         y = df[key].to_numpy(dtype=float) / _NS_PER_US
         names: dict = {}  # rows with the same point share one label
-        for xi, yi, label, paper in zip(x, y, df.index, papers):
-            ax.scatter(xi, yi, color=colours[paper], s=22, label=paper, zorder=2 if paper != "Baseline" else 3)
+        for i, (xi, yi, label, paper, policy) in enumerate(zip(x, y, df.index, papers, df["policy"])):
+            ax.scatter(xi, yi, color=palette.colour(policy, i), marker=markers[paper], edgecolor="black",
+                       linewidth=0.3, s=26, zorder=2 if paper != "Baseline" else 3)
             names.setdefault((xi, yi), []).append(str(label))
         right = x.min() + 0.7 * (x.max() - x.min())
         for (xi, yi), labels in names.items():
@@ -462,9 +478,8 @@ def cross_paper_figure(df: pd.DataFrame, path=None):
         ax.set_ylabel(title)
         ax.set_yscale("log")
         ax.margins(x=0.08, y=0.15)
-    handles, labels = axes[0].get_legend_handles_labels()
-    uniq = dict(zip(labels, handles))
-    axes[1].legend(uniq.values(), uniq.keys(), fontsize=7, title="paper", title_fontsize=7)
+    shapes = [plt.Line2D([], [], marker=m, linestyle="", color="0.3", label=name) for name, m in markers.items()]
+    axes[1].legend(handles=shapes, fontsize=7, title="paper (colour: scheme)", title_fontsize=7)
     first = df.iloc[0]
     fig.suptitle(f"Every scheme on one device ({first['device']}) and trace ({first['trace']} x "
                  f"{first['repeat']})", fontsize=9)
@@ -513,12 +528,15 @@ def pairs_figure(df: pd.DataFrame, path=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .reproduce import palette
+
     fig, ax = plt.subplots(figsize=(9.0, 5.6), layout="constrained")
     pair = df.index.str.contains("+", regex=False)
     base = df.index == "baseline"
-    for mask, style in ((~pair & ~base, dict(marker="o", color="C0", label="one scheme")),
-                        (pair, dict(marker="x", color="C3", label="two schemes combined")),
-                        (base, dict(marker="s", color="0.45", label="Baseline"))):
+    singles = [palette.colour(p, i) for i, p in enumerate(df.index[~pair & ~base])]
+    for mask, style in ((~pair & ~base, dict(marker="o", color=singles, label="one scheme (its colour)")),
+                        (pair, dict(marker="x", color=palette.SERIES_COLOURS[0], label="two schemes combined")),
+                        (base, dict(marker="s", color=palette.BASELINE_GREY, label="Baseline"))):
         sub = df[mask]
         ax.scatter(sub["rr_count"], sub["read_latency_mean_ns"] / _NS_PER_US, s=24, **style)
     same: dict = {}

@@ -117,13 +117,17 @@ def claims_head(title: str, context, method: str) -> list:
 
 def claims_markdown(table: pd.DataFrame, head: list) -> str:
     """The claims table as Markdown under the lines ``head`` (see :func:`claims_head`),
-    with a count of the claims that hold."""
-    lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |",
-             "|---|---|---:|---:|---|---|---|---|"]
+    with a count of the claims that hold; with an ``overloaded`` column (the runs
+    whose busiest die was busy over 95%, :mod:`flashrr.reproduce.overload`), a
+    last column naming them."""
+    over = "overloaded" in table.columns
+    lines = ["| figure | claim | paper | flashrr | unit | aggregate | holds | magnitude |"
+             + (" overloaded runs |" if over else ""), "|---|---|---:|---:|---|---|---|---|" + ("---|" if over else "")]
     for r in table.itertuples(index=False):
         paper, mine = format_claim_values(r.paper_value, r.flashrr_value, r.unit)
         lines.append(f"| {r.figure} | {r.claim} | {paper} | {mine} | {r.unit} | {r.aggregate} | {r.holds} "
-                     f"| {r.magnitude} |")
+                     f"| {r.magnitude} |" + (f" {r.overloaded if isinstance(r.overloaded, str) else ''} |"
+                                             if over else ""))
     n_yes = int((table["holds"] == True).sum())  # noqa: E712  (column holds bools and "n/a")
     n_similar = int(table["magnitude"].isin(["similar", "stronger"]).sum())
     return "\n".join(list(head) + lines + ["", f"Direction holds for {n_yes} of {len(table)} claims; for "

@@ -30,35 +30,87 @@ def need(ok, figure: str, what: str) -> None:
         raise FigureDataError(f"{figure}: cannot be drawn: {what}")
 
 
+def overload_flags(df: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
+    """Whether any run of ``df`` (tidy runs with ``trace`` and ``scheme``) behind each
+    cell of ``like`` (traces x schemes) was overloaded
+    (:func:`~flashrr.reproduce.plots.overloaded`); False where no run carries
+    ``die_idle_fraction_min``."""
+    flags = pd.DataFrame(False, index=like.index, columns=like.columns)
+    if df.empty or "die_idle_fraction_min" not in df.columns:
+        return flags
+    hit = df.assign(over=plots.overloaded(df["die_idle_fraction_min"]))
+    hit = hit.pivot_table(index="trace", columns="scheme", values="over", aggfunc="max", sort=False)
+    return hit.reindex_like(flags).fillna(False).astype(bool)
+
+
+def overload_table(runs, group: str, device: str | None, table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`overload_flags` of the runs of ``group`` on ``device`` behind ``table``."""
+    df = runs.frame(group)
+    if device is not None and not df.empty:
+        df = df[df["device"] == device]
+    return overload_flags(df, table)
+
+
 def normalized(runs, group: str, metric: str, device: str | None, ref: str, schemes, with_real: bool = False):
     """(table normalised to the ``ref`` column, ``ref``'s absolute values, long
-    data with ``normalized``) of ``metric`` as traces x ``schemes``; ``with_real``
-    appends the rows of group :data:`REAL_GROUP` (the real samples), if it ran."""
+    data with ``normalized`` and ``overloaded``) of ``metric`` as traces x
+    ``schemes``; ``with_real`` appends the rows of group :data:`REAL_GROUP` (the
+    real samples), if it ran."""
     t = runs.table(group, metric, device, schemes)
     need(not t.empty and ref in t.columns, f"{metric} of group {group!r}",
          f"no {metric} runs of {ref} on device {device!r} (is group {group!r} in the runs?)")
+    over = overload_table(runs, group, device, t)
     if with_real:
         real = runs.table(REAL_GROUP, metric, device, schemes)
         if not real.empty:
-            t = pd.concat([t, real.reindex(columns=t.columns)])
+            real = real.reindex(columns=t.columns)
+            t = pd.concat([t, real])
+            over = pd.concat([over, overload_table(runs, REAL_GROUP, device, real)])
     norm = t.div(t[ref].where(t[ref] != 0), axis=0)
     long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=metric)
     long["normalized"] = norm.reset_index().melt(id_vars="trace", value_name="n")["n"].to_numpy()
+    long["overloaded"] = over.reset_index().melt(id_vars="trace", value_name="o")["o"].to_numpy()
     return norm, t[ref], long
 
 
-def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None, scale=None, with_real=False):
+def bar_flags(long: pd.DataFrame, norm: pd.DataFrame) -> pd.DataFrame:
+    """The ``overloaded`` column of :func:`normalized`'s long data as a table like ``norm``."""
+    return long.pivot_table(index="trace", columns="scheme", values="overloaded", aggfunc="max",
+                            sort=False).reindex_like(norm).fillna(False).astype(bool)
+
+
+def paper_marks(claims, figure: str, ref: str, metric: str | None = None) -> dict:
+    """``{scheme: 1 + paper change / 100}``: the paper's mean change against ``ref``
+    of every :class:`~flashrr.reproduce.claims.Claim` of ``figure`` (and ``metric``,
+    when given) that states one as a change (a mean over traces, not a bound), on
+    the scale of bars normalised to ``ref``."""
+    return {c.scheme: 1.0 + c.paper_pct / 100.0 for c in claims
+            if c.figure == figure and c.ref == ref and c.agg == "mean" and np.isfinite(c.paper_pct)
+            and c.expect in ("lower", "higher", "parity")
+            and (metric is None or c.metric == metric)}
+
+
+def with_paper(long: pd.DataFrame, marks: dict | None) -> pd.DataFrame:
+    """``long`` data (a ``scheme`` column) with the paper's value of each scheme, NaN where it gives none."""
+    return long.assign(paper_normalized=long["scheme"].map(marks or {}).astype(float))
+
+
+def bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles=None, scale=None, with_real=False,
+               marks=None):
     """One panel of bars normalised to ``ref`` per metric (reference's absolute
     value under each trace, divided by ``scale[i]`` if given); data in long form
-    with columns trace, scheme, value, normalized, metric, device.  ``with_real``:
-    the real samples' bars follow the traces' (:func:`normalized`)."""
+    with columns trace, scheme, value, normalized, overloaded, paper_normalized,
+    metric, device.  ``with_real``: the real samples' bars follow the traces'
+    (:func:`normalized`).  ``marks``: metric -> :func:`paper_marks`."""
     tables = [normalized(runs, group, metric, device, ref, schemes, with_real) for metric in metrics]
     fig, axes = plots.figure(ncols=1, nrows=len(metrics), width_in=8.0)
     frames = []
     for i, (metric, ylabel, (norm, absolute, long)) in enumerate(zip(metrics, ylabels, tables)):
         shown = absolute / scale[i] if scale else absolute
-        plots.normalized_bars(axes[i, 0], norm, ref, shown, ylabel=ylabel, title=(titles or [""] * len(metrics))[i])
-        frames.append(long.assign(metric=metric, device=device).rename(columns={metric: "value"}))
+        paper = (marks or {}).get(metric)
+        plots.normalized_bars(axes[i, 0], norm, ref, shown, ylabel=ylabel, title=(titles or [""] * len(metrics))[i],
+                              overload=bar_flags(long, norm), paper=paper)
+        frames.append(with_paper(long, paper).assign(metric=metric, device=device).rename(columns={metric: "value"}))
     return fig, pd.concat(frames, ignore_index=True)
 
 

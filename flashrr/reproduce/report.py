@@ -16,7 +16,12 @@ The report has, at the top, one summary row per paper (:func:`claim_counts`):
   ``|flashrr_value - paper_value| <= |paper_value| / 2``, out of the claims
   with a size.  Such a claim always points the paper's way.
 
-and then, per paper: its claims table (paper, flashrr, holds, magnitude), every
+then a chart per paper of its headline claims, the paper's change beside flashrr's
+(:mod:`~flashrr.reproduce.headline_chart`; inline SVG in the page, and
+``OUT/<paper>/headline_claims.svg`` for the Markdown), and then, per paper: its
+claims table (paper, flashrr, holds, magnitude, and the overloaded runs when
+``claims.csv`` names them; in the page it sorts by a clicked header and filters
+by typed text, through the inline script ``report_tables.js``), every
 figure of its figure registry (relative image paths, so ``index.html`` opens
 from disk without a server or network; a figure whose PNG is missing is named
 as missing), the plan it ran (device and trace settings, from
@@ -36,9 +41,14 @@ import pandas as pd
 
 from . import PAPERS
 from .claims import format_claim_values
+from .headline_chart import headline_svg
+from .overload import COLUMN as OVERLOADED
 from .runner import reproduce
 
 WITHIN_FRACTION = 0.5  # "within half the paper's magnitude"
+HEADLINE_SVG = "headline_claims.svg"
+TABLE_SCRIPT = (Path(__file__).with_name("report_tables.js")).read_text()
+"""Sorts a claims table by a clicked header and filters its rows by a typed text (inline, no network)."""
 
 
 @dataclass
@@ -87,6 +97,7 @@ class Section:
     wall_s: float | None
     not_drawn: dict = field(default_factory=dict)  # figure id -> why it could not be drawn
     failed_runs: int = 0  # runs that failed (listed in <paper>/failed_runs.csv)
+    headline: str = ""  # SVG chart of the headline claims, paper vs flashrr ("" when none)
 
 
 def read_section(out, run: PaperRun) -> Section:
@@ -113,7 +124,8 @@ def read_section(out, run: PaperRun) -> Section:
         figures.append((fid, fig.title, f"{run.paper}/{fig.stem}.png", png.exists()))
     wall = run.wall_s if run.wall_s is not None else meta.get("timings_s", {}).get("total_s")
     return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall,
-                   meta.get("figures_not_drawn") or {}, int(meta.get("failed_runs") or 0))
+                   meta.get("figures_not_drawn") or {}, int(meta.get("failed_runs") or 0),
+                   headline_svg(claims, title))
 
 
 def _safe_section(out, run: PaperRun) -> Section:
@@ -136,12 +148,20 @@ def _plan_value(v) -> str:
     return str(v)
 
 
+def _claim_head(table: pd.DataFrame) -> tuple:
+    return CLAIM_HEAD + (("overloaded runs",) if OVERLOADED in table.columns else ())
+
+
 def _claim_rows(table: pd.DataFrame) -> list:
-    """(figure, claim, paper, flashrr, unit, holds, magnitude) strings per claim."""
+    """(figure, claim, paper, flashrr, unit, holds, magnitude[, overloaded runs]) strings per claim."""
     rows = []
     for r in table.itertuples(index=False):
         paper, ours = format_claim_values(float(r.paper_value), float(r.flashrr_value), r.unit)
-        rows.append((r.figure, r.claim, paper, ours, r.unit, str(r.holds), str(r.magnitude)))
+        row = (r.figure, r.claim, paper, ours, r.unit, str(r.holds), str(r.magnitude))
+        if OVERLOADED in table.columns:
+            over = getattr(r, OVERLOADED)
+            row += (over if isinstance(over, str) else "",)
+        rows.append(row)
     return rows
 
 
@@ -189,6 +209,8 @@ def report_markdown(sections: list, quick: bool | None = None) -> str:
     if quick is not None:
         lines += [f"Mode: {'--quick' if quick else 'full'}; total wall time {total:.0f} s.", ""]
     lines += _md_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections]) + ["", DEFINITIONS, ""]
+    lines += [f"![{s.paper}: headline claims, paper vs flashrr]({s.paper}/{HEADLINE_SVG})" for s in sections
+              if s.headline] + [""]
     for s in sections:
         lines += [f"## {s.paper}: {s.title}", "", f"Wall time: {_fmt_wall(s.wall_s)}.", ""]
         if s.run.status != "ok":
@@ -198,7 +220,7 @@ def report_markdown(sections: list, quick: bool | None = None) -> str:
         if s.failed_runs:
             lines += [f"**{_failed_runs_note(s)}**", ""]
         if s.claims is not None:
-            lines += ["### Claims", ""] + _md_table(CLAIM_HEAD, _claim_rows(s.claims)) + [""]
+            lines += ["### Claims", ""] + _md_table(_claim_head(s.claims), _claim_rows(s.claims)) + [""]
         lines += ["### Figures", ""]
         for fid, title, rel, exists in s.figures:
             lines += [f"![{title}]({rel})", ""] if exists else [f"*{_missing_figure(s, fid, title, rel)}*", ""]
@@ -215,6 +237,9 @@ def _html_table(head, rows, cls="") -> str:
 
 
 CSS = ("body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}"
+       ".headlines{display:flex;flex-wrap:wrap;gap:0.5em}.headline{margin:0;flex:1 1 22em}"
+       ".headline svg{width:100%;height:auto}th{cursor:pointer}input.filter{margin-top:0.5em}"
+       "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
        "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;font-size:90%}"
        "img{max-width:100%;border:1px solid #eee}.failed{color:#a00}pre{background:#f6f6f6;padding:0.5em;"
        "overflow-x:auto}figure{margin:1em 0}")
@@ -230,6 +255,10 @@ def report_html(sections: list, quick: bool | None = None) -> str:
         parts.append(f"<p>Mode: {'--quick' if quick else 'full'}.</p>")
     parts.append(_html_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections], "summary"))
     parts.append(f"<p>{e(DEFINITIONS.replace('*', '').replace('`', ''))}</p>")
+    charts = [f'<figure class="headline">{s.headline}<figcaption>{e(s.paper)}: headline claims, paper (white) '
+              f'vs flashrr</figcaption></figure>' for s in sections if s.headline]
+    if charts:
+        parts.append('<div class="headlines">' + "".join(charts) + "</div>")
     for s in sections:
         parts.append(f'<section class="paper" id="{e(s.paper)}"><h2>{e(s.paper)}: {e(s.title)}</h2>')
         parts.append(f"<p>Wall time: {e(_fmt_wall(s.wall_s))}.</p>")
@@ -240,7 +269,7 @@ def report_html(sections: list, quick: bool | None = None) -> str:
         if s.failed_runs:
             parts.append(f'<p class="failed">{e(_failed_runs_note(s))}</p>')
         if s.claims is not None:
-            parts.append("<h3>Claims</h3>" + _html_table(CLAIM_HEAD, _claim_rows(s.claims), "claims"))
+            parts.append("<h3>Claims</h3>" + _html_table(_claim_head(s.claims), _claim_rows(s.claims), "claims"))
         parts.append("<h3>Figures</h3>")
         for fid, title, rel, exists in s.figures:
             if exists:
@@ -255,7 +284,7 @@ def report_html(sections: list, quick: bool | None = None) -> str:
                          + _html_table(("setting", "value"), [(k, _plan_value(v)) for k, v in s.plan.items()],
                                        "settings"))
         parts.append("</section>")
-    parts.append("</body></html>")
+    parts.append(f"<script>{TABLE_SCRIPT}</script></body></html>")
     return "\n".join(parts)
 
 
@@ -265,6 +294,12 @@ def write_report(out, runs: list, quick: bool | None = None) -> tuple:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = [_safe_section(out, r) for r in runs]
+    for s in sections:
+        chart = out / s.paper / HEADLINE_SVG
+        if s.headline:
+            chart.write_text(s.headline)
+        else:
+            chart.unlink(missing_ok=True)
     md, page = out / "report.md", out / "index.html"
     md.write_text(report_markdown(sections, quick))
     page.write_text(report_html(sections, quick))

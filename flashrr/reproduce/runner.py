@@ -3,7 +3,7 @@
 For a paper with sweeps it runs (or resumes) the sweeps the wanted figures need
 into ``OUT/store``, then writes into ``OUT``: ``runs.csv`` (one row per run), the
 figures (``<stem>.{png,pdf,csv}``), ``claims.csv`` and ``claims.md`` (a full run
-only) and ``reproduce.json`` (the plan, the wall time of every step in s, the
+only; each claim names its overloaded runs) and ``reproduce.json`` (the plan, the wall time of every step in s, the
 figures that could not be drawn and the count of failed runs).  A paper without
 sweeps runs its own function (``Paper.reproduce``).
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import overload
 from .claims import write_claims
 from .figures import make_figures
 from .paper import Paper
@@ -70,8 +71,12 @@ def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, p
 
 
 def write_paper_claims(paper: Paper, runs, out) -> pd.DataFrame:
-    """Compute ``paper``'s claims table from ``runs`` and write ``claims.csv`` and ``claims.md`` into ``out``."""
+    """Compute ``paper``'s claims table from ``runs`` and write ``claims.csv`` and ``claims.md`` into ``out``;
+    the table names each claim's overloaded runs (:func:`~flashrr.reproduce.overload.mark_claims`)."""
     table = paper.claims(runs)
+    if getattr(runs, "frames", None) is not None:
+        table = overload.mark_claims(table, overload.overloaded_runs(runs.frames),
+                                     {fid: f.groups for fid, f in paper.figures.items()})
     write_claims(table, out, paper.claims_markdown(table, runs))
     return table
 

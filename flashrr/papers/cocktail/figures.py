@@ -11,24 +11,26 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...reproduce import plots
-from ...reproduce.figures import Figure, need, normalized, tail_cdf_figure
+from ...reproduce import palette, plots
+from ...reproduce.figures import Figure, bar_flags, need, normalized, paper_marks, tail_cdf_figure, with_paper
 from ...reproduce.trace_specs import workload_spec
+from .claims import CLAIMS
 from .plan import MAIN, SCHEMES, label, last_rr_snapshot
 
 BARS = MAIN + [SCHEMES["cocktail-separate"]]
 
 
-def _bars(runs, metrics, ylabels, titles=None, extra=None, with_real=False):
+def _bars(runs, fid, metrics, ylabels, titles=None, extra=None, with_real=False):
     fig, axes = plots.figure(nrows=len(metrics), width_in=9.0)
     frames = []
     for i, (metric, ylabel) in enumerate(zip(metrics, ylabels)):
         norm, base, long = normalized(runs, "main", metric, None, "Baseline", BARS, with_real)
-        plots.normalized_bars(axes[i, 0], norm, "Baseline", base, ylabel=ylabel, title=(titles or [""] * 9)[i])
+        marks = paper_marks(CLAIMS, fid, "Baseline", metric)
+        plots.normalized_bars(axes[i, 0], norm, "Baseline", base, ylabel=ylabel, title=(titles or [""] * 9)[i],
+                              overload=bar_flags(long, norm), paper=marks)
         if extra is not None:
             extra(axes[i, 0], metric, runs.table("main", metric, schemes=BARS), norm)
-        frames.append(long.rename(columns={metric: "value"}).assign(metric=metric))
-    axes[0, 0].legend(fontsize=6, frameon=False, ncol=5)
+        frames.append(with_paper(long, marks).rename(columns={metric: "value"}).assign(metric=metric))
     return fig, pd.concat(frames, ignore_index=True)
 
 
@@ -50,8 +52,8 @@ def fig04(runs):
         shown = np.minimum(counts, cap)
         hot = shown > cap / 2
         x = np.arange(len(counts))
-        ax.scatter(x[~hot], shown[~hot], s=1, color="#4c72b0")
-        ax.scatter(x[hot], shown[hot], s=1, color="#c44e52")
+        ax.scatter(x[~hot], shown[~hot], s=1, color=palette.SERIES_COLOURS[0])
+        ax.scatter(x[hot], shown[hot], s=1, color=palette.SERIES_COLOURS[1])
         ax.set_title(label(trace), fontsize=7)
         ax.set_xlabel("request id", fontsize=6)
         ax.set_ylabel("occurrences", fontsize=6)
@@ -106,7 +108,7 @@ def fig09(runs):
 def fig10(runs):
     """RR count normalised to Baseline; the real samples (group ``real``) follow the
     traces.  The claims use the traces only."""
-    return _bars(runs, ["rr_count"], ["RR count (norm.; Baseline under names)"], with_real=True)
+    return _bars(runs, "fig10", ["rr_count"], ["RR count (norm.; Baseline under names)"], with_real=True)
 
 
 def fig11(runs):
@@ -124,7 +126,7 @@ def fig11(runs):
             frac = (retry[s] / t["Baseline"]).to_numpy(float)
             ax.bar(np.arange(len(norm)) - 0.4 + width * (j + 0.5), frac, width, color="black", alpha=0.45)
 
-    fig, data = _bars(runs, ["io_latency_mean_ns"], ["avg response time (norm.; Baseline ns)"], extra=dark)
+    fig, data = _bars(runs, "fig11", ["io_latency_mean_ns"], ["avg response time (norm.; Baseline ns)"], extra=dark)
     r = retry.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
     return fig, pd.concat([data, r.assign(metric="retry_per_request_ns")], ignore_index=True)
 
@@ -137,12 +139,12 @@ def fig12(runs):
 
 
 def fig13(runs):
-    return _bars(runs, ["gc_count", "erase_count"], ["GC count (norm.)", "block erases (norm.)"],
+    return _bars(runs, "fig13", ["gc_count", "erase_count"], ["GC count (norm.)", "block erases (norm.)"],
                  titles=["(a) GC count (Baseline under names)", "(b) block erases, RR + GC (Baseline under names)"])
 
 
 def fig14(runs):
-    return _bars(runs, ["pages_moved_per_erase", "waf"], ["pages moved per erase (norm.)", "WAF (norm.)"],
+    return _bars(runs, "fig14", ["pages_moved_per_erase", "waf"], ["pages moved per erase (norm.)", "WAF (norm.)"],
                  titles=["(a) the paper's write amplification: pages moved per erase",
                          "(b) WAF: flash pages programmed per host page"])
 

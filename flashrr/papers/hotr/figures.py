@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ...reproduce import plots
-from ...reproduce.figures import Figure, need
+from ...reproduce.figures import Figure, need, overload_flags, paper_marks, with_paper
 from ...result import hist_percentile
-from .plan import FLASH, SCHEMES
+from .plan import FLASH, GROUPS, SCHEMES
+from .stated import CHANGES
 
 ALL = list(SCHEMES.values())
 PERCENTILES = (95, 97, 98, 99, 99.5)
@@ -27,7 +28,7 @@ def _clip(ax, table: pd.DataFrame, cap: float = OFF_SCALE) -> None:
     """Cut the y axis at ``cap`` and print the value of every bar above it (bar layout of
     :func:`plots.normalized_bars`)."""
     vals = table.to_numpy(dtype=float)
-    if not np.isfinite(vals).any() or np.nanmax(vals) <= cap:
+    if ax.get_yscale() == "log" or not np.isfinite(vals).any() or np.nanmax(vals) <= cap:
         return
     ax.set_ylim(0, cap)
     width = 0.8 / max(table.shape[1], 1)
@@ -35,12 +36,25 @@ def _clip(ax, table: pd.DataFrame, cap: float = OFF_SCALE) -> None:
         for j in range(table.shape[0]):
             v = vals[j, i]
             if np.isfinite(v) and v > cap:
-                ax.text(j - 0.4 + width * (i + 0.5), cap * 0.97, f"{v:.3g}", rotation=90, ha="center", va="top",
+                ax.text(j - 0.4 + width * (i + 0.5), cap * 0.86, f"{v:.3g}", rotation=90, ha="center", va="top",
                         fontsize=6)
 
 
-def _long(t: pd.DataFrame, name: str) -> pd.DataFrame:
-    return t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=name)
+def _long(t: pd.DataFrame, name: str, over: pd.DataFrame | None = None, marks: dict | None = None) -> pd.DataFrame:
+    long = t.reset_index().melt(id_vars="trace", var_name="scheme", value_name=name)
+    if over is not None:
+        long["overloaded"] = over.reindex_like(t).reset_index().melt(id_vars="trace")["value"].to_numpy()
+    return long if marks is None else with_paper(long, marks)
+
+
+def _overloaded(runs, like: pd.DataFrame, group: str = "main", flash: str = "tlc") -> pd.DataFrame:
+    """Which runs of ``group`` on ``flash`` behind ``like`` (traces x schemes) were overloaded."""
+    df = runs.frame(group)
+    return overload_flags(df[df["flash"] == flash] if not df.empty else df, like)
+
+
+def _marks(fid: str, metric: str) -> dict:
+    return paper_marks(CHANGES, fid, "Baseline", metric)
 
 
 def response_time(runs) -> pd.DataFrame:
@@ -73,14 +87,18 @@ def tail_table(runs) -> pd.DataFrame:
 
 
 def speedups(runs) -> pd.DataFrame:
-    """HotR's speedup over Baseline (RT_baseline / RT_HotR) per trace and flash type."""
+    """HotR's speedup over Baseline (RT_baseline / RT_HotR) per trace and flash type, and
+    whether the Baseline or HotR run behind it was overloaded."""
+    every = pd.concat([runs.frame(g) for g in GROUPS], ignore_index=True)
     rows = []
     for flash in FLASH:
         t = runs.table("io_latency_mean_ns", group="all", flash=flash, schemes=["Baseline", "HotR"])
         if t.empty or "HotR" not in t.columns:
             continue
+        over = overload_flags(every[every["flash"] == flash], t).any(axis=1)
         for trace, r in t.iterrows():
-            rows.append({"trace": trace, "flash": flash, "speedup": r["Baseline"] / r["HotR"]})
+            rows.append({"trace": trace, "flash": flash, "speedup": r["Baseline"] / r["HotR"],
+                         "overloaded": bool(over[trace])})
     need(rows, "fig09", "no Baseline and HotR runs on the flash-type devices")
     return pd.DataFrame(rows)
 
@@ -159,29 +177,33 @@ def fig01c(runs):
 
 def fig05(runs):
     norm = response_time(runs)
+    over, marks = _overloaded(runs, norm), _marks("fig05", "rt")
     fig, axes = plots.figure(width_in=7.0)
     plots.normalized_bars(axes[0, 0], norm, "Baseline", runs.table("io_latency_mean_ns")["Baseline"],
-                          ylabel="response time (norm.; Baseline ns)")
+                          ylabel="response time (norm.; Baseline ns)", overload=over, paper=marks)
     _clip(axes[0, 0], norm)
-    return fig, _long(norm, "normalized_response_time")
+    return fig, _long(norm, "normalized_response_time", over, marks)
 
 
 def fig06(runs):
     blocked = runs.table("blocked_share", schemes=["Baseline"])
     red = runs.table("redirected_share", schemes=["Rails", "HotR"])
     need(not blocked.empty and not red.empty, "fig06", "no Baseline, Rails or HotR runs")
+    over = _overloaded(runs, pd.concat([blocked, red], axis=1)).rename(columns={"Baseline": "Blocked"})
     t = pd.concat([blocked.rename(columns={"Baseline": "Blocked"}), red], axis=1)
     fig, axes = plots.figure(width_in=7.0)
-    plots.normalized_bars(axes[0, 0], t, None, ylabel="share of reads", percent=True)
-    return fig, _long(t, "share_of_reads")
+    plots.normalized_bars(axes[0, 0], t, None, ylabel="share of reads", percent=True, overload=over)
+    return fig, _long(t, "share_of_reads", over)
 
 
 def fig07(runs):
     clp = cost_latency(runs)
+    over, marks = _overloaded(runs, clp), _marks("fig07", "clp")
     fig, axes = plots.figure(width_in=7.0)
-    plots.normalized_bars(axes[0, 0], clp, "Baseline", None, ylabel="cost-latency product (norm.)")
+    plots.normalized_bars(axes[0, 0], clp, "Baseline", None, ylabel="cost-latency product (norm.)", overload=over,
+                          paper=marks)
     _clip(axes[0, 0], clp)
-    return fig, _long(clp, "cost_latency_product")
+    return fig, _long(clp, "cost_latency_product", over, marks)
 
 
 def fig08(runs):
@@ -201,15 +223,26 @@ def fig08(runs):
 def fig09(runs):
     sp = speedups(runs)
     fig, axes = plots.figure(width_in=6.0)
+    ax = axes[0, 0]
     order = [f for f in FLASH if f in set(sp["flash"])]
     series = {}
     for trace in runs.plan.traces:
         sub = sp[sp["trace"] == trace].set_index("flash").reindex(order)
         series[trace] = (list(range(len(order))), sub["speedup"].to_numpy())
-    plots.lines(axes[0, 0], series, xlabel="flash type", ylabel="HotR speedup over Baseline")
-    axes[0, 0].set_xticks(range(len(order)), [f.upper() for f in order])
-    axes[0, 0].axhline(1.0, color="black", linestyle="--", linewidth=0.6)
-    axes[0, 0].legend(fontsize=6, frameon=False)
+    plots.lines(ax, series, xlabel="flash type", ylabel="HotR speedup over Baseline")
+    hot = sp[sp["overloaded"]]
+    if len(hot):
+        ax.plot([order.index(f) for f in hot["flash"]], hot["speedup"], "o", markersize=9, fillstyle="none",
+                color=plots.OVERLOAD_EDGE, label=f"overloaded: a die busy > {plots.BUSY_LIMIT:.0%}\n"
+                "(every flash type replays the trace at TLC's calibrated time scale)")
+        for f, v, trace in zip(hot["flash"], hot["speedup"], hot["trace"]):
+            ax.annotate(f"{trace}: overloaded", (order.index(f), v), textcoords="offset points", xytext=(-6, 0),
+                        ha="right", va="center", fontsize=6, color=plots.OVERLOAD_EDGE)
+    if plots.wide_span(sp["speedup"]):
+        plots.log_axis(ax, sp["speedup"], room=2.0)
+    ax.set_xticks(range(len(order)), [f.upper() for f in order])
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.6)
+    ax.legend(fontsize=6, frameon=False)
     return fig, sp
 
 

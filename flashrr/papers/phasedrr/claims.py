@@ -20,15 +20,8 @@ from ...reproduce.claims import change_row, claims_head, claims_markdown, holds,
 from ...reproduce.sweep_runs import relative_change
 from .figures import ACCURACY_CLASSES, accuracy, overhead
 from .plan import DEVICE, SCHEMES, WITH_OVERHEAD, WITHOUT_OVERHEAD
+from .stated import CHANGE_CLAIMS, COUNTERPARTS
 
-COUNTERPARTS = ("Baseline", "RL-RR", "Reallocation")
-# (figure, name, metric, paper's change vs Baseline / RL-RR / Reallocation in %)
-CHANGE_CLAIMS = (
-    ("fig05", "read latency", "read_latency_mean_ns", (-24.5, -46.0, -30.3)),
-    ("fig05", "I/O latency", "io_latency_mean_ns", (-17.1, -46.9, -30.0)),
-    ("fig08", "block erases", "erase_count", (-4.5, -11.3, -2.5)),
-    ("fig06", "RR operations", "rr_episodes", (-0.7, -3.1, np.nan)),
-)
 PAPER_ACCURACY = {"HTT": 91.4, "HTR": 68.1, "TPD": 59.2, "overall": 73.8}
 PAPER_WS_KB = 80.0
 PAPER_WS_SHARE_PCT = 0.11

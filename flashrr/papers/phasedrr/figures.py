@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ...reproduce import plots
-from ...reproduce.figures import Figure, bar_figure, need
+from ...reproduce.figures import Figure, bar_figure, need, overload_table, paper_marks
 from .plan import DEVICE, SCHEMES, WITH_OVERHEAD, WITHOUT_OVERHEAD
+from .stated import PAPER_CHANGES
 
 ALL = list(SCHEMES.values())
 ARM_NS_PER_OP = 10.0
@@ -28,8 +29,9 @@ PAGES_PER_BLOCK = 256
 ACCURACY_CLASSES = (("HTT", "ws_htt", "ws_htt_hot"), ("HTR", "ws_htr", "ws_htr_hot"), ("TPD", "ws_tpd", "ws_tpd_hot"))
 
 
-def _bars(runs, metrics, ylabels, titles=None, scale=None, with_real=False):
-    return bar_figure(runs, "main", DEVICE, metrics, ylabels, "Baseline", ALL, titles, scale, with_real)
+def _bars(runs, fid, metrics, ylabels, titles=None, scale=None, with_real=False):
+    marks = {m: paper_marks(PAPER_CHANGES, fid, "Baseline", m) for m in metrics}
+    return bar_figure(runs, "main", DEVICE, metrics, ylabels, "Baseline", ALL, titles, scale, with_real, marks)
 
 
 def fig02(runs):
@@ -73,19 +75,19 @@ def fig04(runs):
 def fig05(runs):
     """Average read and I/O latency, normalised to Baseline; the real samples
     (group ``real``) follow the traces.  The claims use the traces only."""
-    return _bars(runs, ["read_latency_mean_ns", "io_latency_mean_ns"],
+    return _bars(runs, "fig05", ["read_latency_mean_ns", "io_latency_mean_ns"],
                  ["read latency (norm.)", "I/O latency (norm.)"],
                  ["(a) average read latency (Baseline µs under names)", "(b) average I/O latency (Baseline µs)"],
                  scale=[1e3, 1e3], with_real=True)
 
 
 def fig06(runs):
-    return _bars(runs, ["rr_episodes"], ["RR operations (norm.)"],
+    return _bars(runs, "fig06", ["rr_episodes"], ["RR operations (norm.)"],
                  ["blocks with at least one page moved by RR logic (Baseline count under names)"])
 
 
 def fig07(runs):
-    return _bars(runs, ["rr_page_moves_all"], ["RR page moves (norm.)"],
+    return _bars(runs, "fig07", ["rr_page_moves_all"], ["RR page moves (norm.)"],
                  ["idle + forced + mandatory RR page moves (Baseline count under names)"])
 
 
@@ -97,14 +99,16 @@ def fig08(runs):
     total = gc["Baseline"] + rr["Baseline"]
     ref = total.where(total != 0)
     fig, axes = plots.figure(width_in=8.0, height_in=3.0)
+    over = overload_table(runs, "main", DEVICE, gc)
     plots.stacked_bars(axes[0, 0], {"GC": gc.div(ref, axis=0), "RR": rr.div(ref, axis=0)}, absolute=total,
                        ylabel="erases (norm. to Baseline total)",
-                       title="solid: GC erases, hatched: RR erases (Baseline total under names)")
+                       title="dark: GC erases, light: RR erases (Baseline total under names)", overload=over)
     data = pd.concat([gc.reset_index().melt(id_vars="trace", var_name="scheme", value_name="erases_gc"),
                       rr.reset_index().melt(id_vars="trace", var_name="scheme", value_name="erases_rr")
                       .drop(columns=["trace", "scheme"])], axis=1)
     data["normalized_total"] = ((data["erases_gc"] + data["erases_rr"])
                                 / data["trace"].map(ref).to_numpy())
+    data["overloaded"] = over.reset_index().melt(id_vars="trace")["value"].to_numpy()
     return fig, data
 
 

@@ -18,16 +18,23 @@ import numpy as np
 import pandas as pd
 
 from ...reproduce import plots
-from ...reproduce.figures import Figure, bar_figure, need, normalized, tail_cdf_figure
+from ...reproduce.figures import (Figure, bar_figure, bar_flags, need, normalized, overload_table, paper_marks,
+                                  tail_cdf_figure)
 from ...reproduce.sweep_runs import pivot
+from .claims import CLAIMS
 from .plan import SCHEMES
 
 ALL = list(SCHEMES.values())
 THREE = ["Baseline", "Page", "Shuffler"]
 
 
-def _bar_figure(runs, group, device, metrics, ylabels, ref="Baseline", schemes=ALL, titles=None):
-    return bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles)
+def _marks(fid: str, ref: str, metric: str) -> dict:
+    return paper_marks(CLAIMS, fid, ref, metric)
+
+
+def _bar_figure(runs, fid, group, device, metrics, ylabels, ref="Baseline", schemes=ALL, titles=None):
+    marks = {m: _marks(fid, ref, m) for m in metrics}
+    return bar_figure(runs, group, device, metrics, ylabels, ref, schemes, titles, marks=marks)
 
 
 # ------------------------------------------------------------------------------------------ figures
@@ -45,7 +52,8 @@ def fig01(runs):
     fig, axes = plots.figure(ncols=2, width_in=10.0, height_in=2.8)
     frames = []
     plots.normalized_bars(axes[0, 0], lat.div(lat["Block"], axis=0), "Block", lat["Block"] / 1e3,
-                          ylabel="read latency (norm. to block)", title="(a) read latency (block, µs)")
+                          ylabel="read latency (norm. to block)", title="(a) read latency (block, µs)",
+                          paper=_marks("fig01", "Block", "read_latency_mean_ns"))
     plots.normalized_bars(axes[0, 1], waf, None, None, ylabel="WAF (100% = 1.0)", title="(b) WAF",
                           percent=True)
     for metric, t in (("read_latency_mean_ns", lat), ("waf", waf)):
@@ -126,7 +134,7 @@ def fig04(runs):
 
 
 def fig05(runs):
-    return _bar_figure(runs, "main", "shuffler", ["rr_count"], ["RR count (norm. to Baseline)"])
+    return _bar_figure(runs, "fig05", "main", "shuffler", ["rr_count"], ["RR count (norm. to Baseline)"])
 
 
 def fig06(runs, n_bins: int = 20):
@@ -175,19 +183,20 @@ def fig07(runs):
 
 
 def fig08(runs):
-    return _bar_figure(runs, "main", "shuffler", ["waf"], ["WAF (norm. to Baseline)"])
+    return _bar_figure(runs, "fig08", "main", "shuffler", ["waf"], ["WAF (norm. to Baseline)"])
 
 
 def fig09(runs):
-    return _bar_figure(runs, "main", "shuffler", ["erase_count"], ["block erases (norm.)"])
+    return _bar_figure(runs, "fig09", "main", "shuffler", ["erase_count"], ["block erases (norm.)"])
 
 
 def fig10(runs):
-    return _bar_figure(runs, "main", "shuffler", ["read_latency_mean_ns"], ["read latency (norm.)"])
+    return _bar_figure(runs, "fig10", "main", "shuffler", ["read_latency_mean_ns"], ["read latency (norm.)"])
 
 
 def fig11(runs):
-    return _bar_figure(runs, "main", "shuffler", ["write_latency_mean_ns"], ["write latency (norm.; Baseline ns)"])
+    return _bar_figure(runs, "fig11", "main", "shuffler", ["write_latency_mean_ns"],
+                       ["write latency (norm.; Baseline ns)"])
 
 
 def _ratio_figure(runs, group, device_metric_titles):
@@ -200,9 +209,11 @@ def _ratio_figure(runs, group, device_metric_titles):
     fig, axes = plots.figure(nrows=len(device_metric_titles), width_in=8.0)
     frames = []
     for i, (device, metric, title, t) in enumerate(tables):
-        plots.normalized_bars(axes[i, 0], t, None, None, ylabel="hit ratio", title=title, percent=True)
+        over = overload_table(runs, group, device, t)
+        plots.normalized_bars(axes[i, 0], t, None, None, ylabel="hit ratio", title=title, percent=True, overload=over)
         frames.append(t.reset_index().melt(id_vars="trace", var_name="scheme", value_name="value")
-                      .assign(metric=metric, device=device))
+                      .assign(metric=metric, device=device,
+                              overloaded=over.reset_index().melt(id_vars="trace")["value"].to_numpy()))
     return fig, pd.concat(frames, ignore_index=True)
 
 
@@ -219,11 +230,11 @@ def fig13(runs):
 
 
 def fig14(runs):
-    return _bar_figure(runs, "main", "shuffler", ["user_flash_transactions"], ["flash transactions (norm.)"])
+    return _bar_figure(runs, "fig14", "main", "shuffler", ["user_flash_transactions"], ["flash transactions (norm.)"])
 
 
 def fig15(runs):
-    return _bar_figure(runs, "sb32", "shuffler-32", ["rr_count", "read_latency_mean_ns"],
+    return _bar_figure(runs, "fig15", "sb32", "shuffler-32", ["rr_count", "read_latency_mean_ns"],
                        ["RR count (norm.)", "read latency (norm.)"],
                        titles=["(a) RR count (Baseline count under names)", "(b) read latency (Baseline ns)"])
 
@@ -242,7 +253,8 @@ def _cache_bars(runs, metric, ylabel):
     fig, axes = plots.figure(nrows=len(tables), width_in=8.0)
     frames = []
     for i, (d, norm, absolute, long) in enumerate(tables):
-        plots.normalized_bars(axes[i, 0], norm, "Baseline", absolute, ylabel=ylabel, title=d)
+        plots.normalized_bars(axes[i, 0], norm, "Baseline", absolute, ylabel=ylabel, title=d,
+                              overload=bar_flags(long, norm))
         frames.append(long.assign(metric=metric, device=d).rename(columns={metric: "value"}))
     return fig, pd.concat(frames, ignore_index=True)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...reproduce import plots
+from ...reproduce import palette, plots
 from ...reproduce.figures import Figure
 from .tables import TABLE5, paper_values
 
@@ -35,8 +35,8 @@ def fig06(runs):
     x = np.arange(len(first))
     for row, (col, name) in enumerate((("extra_pgm_us", "extra PGM (µs)"), ("extra_ers_us", "extra ERS (µs)"))):
         ax = axes[row, 0]
-        ax.plot(x, first[col], ".", markersize=1.2, color="#4c72b0")
-        ax.axhline(first[col].mean(), color="#c44e52", linewidth=0.8,
+        ax.plot(x, first[col], ".", markersize=1.2, color=palette.colour("Random"))
+        ax.axhline(first[col].mean(), color=palette.SERIES_COLOURS[1], linewidth=0.8,
                    label=f"mean {first[col].mean():,.2f} (paper {paper_values('Random')['paper_' + col]:,.2f})")
         ax.set_xlabel("superblock (dies in turn)", fontsize=7)
         ax.set_ylabel(name, fontsize=7)
