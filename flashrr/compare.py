@@ -233,6 +233,7 @@ def table(summaries: list, labels: list) -> pd.DataFrame:
         rec = {"label": label, "policy": s["policy"], "device": s["device"], "trace": s["trace"],
                "repeat": s["repeat"], "requests": s["requests"]}
         rec.update({k: s.get(k, 0) for k in METRIC_KEYS})
+        rec["die_idle_fraction_min"] = s["die_idle_fraction_min"]  # the busiest die's idle share (overload)
         rec["sim_wall_s"] = s["sim_wall_s"]
         recs.append(rec)
     df = pd.DataFrame(recs).set_index("label")
@@ -272,7 +273,8 @@ def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str |
     ``jobs``: worker processes (default: the CPUs available; 0 or 1 runs here).
 
     Columns: ``policy``, ``device``, ``trace``, ``repeat``, ``requests``, every metric of
-    :data:`METRICS` (latencies in ns, as in the run summary), ``sim_wall_s`` and, per metric,
+    :data:`METRICS` (latencies in ns, as in the run summary), ``die_idle_fraction_min`` (the
+    busiest die's idle share), ``sim_wall_s`` and, per metric,
     ``<metric>_pct``: its change against the first row in % (:func:`pct_change`).
     Raises :class:`CompareError` for bad input, before anything runs, and when a run fails.
     """
