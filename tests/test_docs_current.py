@@ -66,3 +66,17 @@ def test_per_paper_blocks_show_each_scheme_acting_on_its_papers_device(paper):
     rows = table_rows(block)
     assert list(rows) == ["baseline", paper] and {r["device"] for r in rows.values()} == {paper}
     assert number(rows[paper]["read mean (us)"]) < number(rows["baseline"]["read mean (us)"])
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_are_stored_executed_with_their_figures(path):
+    """docs/regen.py --notebooks ran every code cell in order, without error, and kept the
+    figures a paper notebook shows."""
+    import json
+
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1))
+    outputs = [o for c in cells for o in c["outputs"]]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    if path.stem != "new_policy":
+        assert sum("image/png" in o.get("data", {}) for o in outputs) >= 2
