@@ -128,9 +128,10 @@ def test_sweeps_and_compare_accept_combinations(tmp_path):
 
     rows = plan_rows("baseline,shuffler+phasedrr", preset="shuffler")
     assert [r.policy for r in rows] == ["baseline", "shuffler+phasedrr"]
-    assert plan_rows("phasedrr+rl-rr")[0].preset == "phasedrr"  # both parts from one paper: its device
+    assert plan_rows("shuffler+phasedrr")[0].preset == "shuffler"  # the common device, as any policy
+    assert plan_rows("phasedrr+rl-rr", preset="paper")[0].preset == "phasedrr"  # parts of one paper: its device
     with pytest.raises(CompareError, match="different papers.*POLICY@PRESET"):
-        plan_rows("shuffler+phasedrr")
+        plan_rows("shuffler+phasedrr", preset="paper")
     spec = load_spec({"traces": ["synth:lun0?n_requests=100"], "devices": ["shuffler"],
                       "policies": {"shuffler+phasedrr": {"phasedrr.delta_reads": [64, 128]}}})
     assert len(spec.policies) == 2
