@@ -18,11 +18,9 @@ probability per bit (dimensionless); a codeword of ``n`` bits holds
 
 Where each form comes from (docs/reliability.md lists every coefficient):
 
-* wear, a power law in P/E cycles: the form of Mielke et al., "Bit error rate
-  in NAND flash memories" (IRPS 2008), and of the wear term
-  ``epsilon + alpha * N**k`` that Pan, Dong and Zhang fit in "Exploiting memory
-  device wear-out dynamics to improve NAND flash memory system performance"
-  (FAST 2011).
+* wear, a power law in P/E cycles: Mielke et al., "Bit error rate in NAND
+  flash memories" (IRPS 2008).  Public simulator forks (SimpleSSD's error
+  model, an MQSim fork) use the same ``epsilon + alpha * N**k`` term.
 * retention, growing with the logarithm of time, faster on worn cells: Cai et
   al., "Flash correct-and-refresh" (ICCD 2012) and "Data retention in MLC NAND
   flash memory" (HPCA 2015).  The ``1 + pe`` and ``1 + t / t0`` shifts keep the
