@@ -6,6 +6,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ._core.assembly import registry_counter_names
 from ._core.counters import COUNTERS
 from ._core.layout import hist_bucket_bounds
 
@@ -87,9 +88,11 @@ class Result:
 
 
 def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float, extra: dict,
-                  die_busy_ns=None, end_ns: int = 0) -> dict:
-    """The summary row.  ``die_busy_ns`` (per die) and ``end_ns`` (when the last
-    booked operation ends) give the dies' idle fractions."""
+                  die_busy_ns=None, end_ns: int = 0, mechanism_counters: dict | None = None) -> dict:
+    """The summary row.  ``counters``: the device counters (``COUNTERS``);
+    ``mechanism_counters``: ``{name: value}`` of the switched-on mechanisms' own
+    counters.  ``die_busy_ns`` (per die) and ``end_ns`` (when the last booked
+    operation ends) give the dies' idle fractions."""
     c = counters
     reads, writes = c["reads"], c["writes"]
 
@@ -118,10 +121,15 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
         "user_flash_transactions": c["user_flash_transactions"], "blocked_reads": c["blocked_reads"],
         "retry_time_ns": c["retry_time_ns"], "policy_metadata_bytes": int(metadata_bytes),
     })
-    # every counter after the first 20 (which the columns above derive from) as it is, in the
-    # engines' order (flashrr/_core/counters.py): scheduler, RR accounting, then the mechanisms'
+    # every device counter after the first 20 (which the columns above derive from) as it is, in
+    # the engines' order (flashrr/_core/counters.py): scheduler, then RR accounting
     for name in COUNTERS[COUNTERS.index("busy_user_ns"):]:
         s[name] = c[name]
+    # the registry mechanisms' own counters in registry order (flashrr/_core/mechanisms/__init__.py),
+    # 0 when the mechanism is off, so that rows of different policies share these columns
+    mc = mechanism_counters or {}
+    for name in registry_counter_names():
+        s[name] = mc.get(name, 0)
     # every page moved by RR logic (docs/phasedrr.md): idle-time, forced and mandatory (hard-threshold) moves
     s["rr_page_moves_all"] = c["idle_moves"] + c["rr_forced_moves"] + c["rr_page_moves"]
     idle = 1.0 - np.asarray(die_busy_ns, dtype=float) / end_ns if end_ns and die_busy_ns is not None else None

@@ -133,7 +133,9 @@ class EngineDriver:
         return int(self.eng.state_view(0).l2p[lpn]) // self.N
 
     def counters(self):
-        return self.eng.results()["counters"]
+        """The device counters and the mechanisms' own, by name."""
+        r = self.eng.results()
+        return {**r["counters"], **r["mechanism_counters"]}
 
     def pool(self, lane=0):
         """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""

@@ -158,8 +158,8 @@ def test_erase_blocks_option(engine):
         book(0, 0, 2, 0, 3000, 5000, CAUSE_GC)  # an erase on the data die, 3000..8000
         eng.run(np.array([3100]), np.array([0]), np.array([4096]), np.array([0], np.uint8))
         eng.finish()
-        c = eng.results()["counters"]
-        out.append((c["redirected_reads"], c["read_latency_sum_ns"]))
+        r = eng.results()
+        out.append((r["mechanism_counters"]["redirected_reads"], r["counters"]["read_latency_sum_ns"]))
     assert out[0] == (0, 2 * READ_COST + (8000 + READ_COST - 3100))
     assert out[1] == (1, 3 * READ_COST)
 

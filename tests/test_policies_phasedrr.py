@@ -56,7 +56,8 @@ def _feed(eng, lpns, t0, gap, writes=None, page=4096):
 
 
 def _counters(eng):
-    return eng.results()["counters"]
+    r = eng.results()
+    return {**r["counters"], **r["mechanism_counters"]}
 
 
 def test_phase_bounds_follow_delta():

@@ -80,7 +80,7 @@ def test_ttflash_reconstruction_issues_exactly_four_reads(engine):
     eng.run(np.array([10]), np.array([4096]), np.array([4096]), np.array([0], np.uint8))
     eng.finish()
     r = eng.results()
-    c = r["counters"]
+    c = {**r["counters"], **r["mechanism_counters"]}
     assert c["reconstruction_reads"] == 4 and c["reconstructed_pages"] == 1 and c["redirected_reads"] == 1
     assert c["blocked_reads"] == 1 and c["flash_read_pages"] == 0
     assert c["read_latency_sum_ns"] == READ_COST  # the 4 peers are idle, each on its own channel

@@ -82,3 +82,18 @@ def test_the_summary_reports_every_engine_counter():
     derived = {"read_latency_sum_ns", "write_latency_sum_ns", "cache_read_hits", "cache_write_hits",
                "rr_page_moves", "erase_count"}
     assert [k for k in COUNTERS if k not in s and k not in derived] == []
+
+
+def test_the_summary_has_every_mechanism_counter_zero_when_off():
+    """Each counter a registry line names is a column of every run, 0 when its mechanism
+    is off, after the device counters and in registry order."""
+    import flashrr
+    from flashrr._core.assembly import registry_counter_names
+    from engine_helpers import page_trace, tiny_config
+
+    s = flashrr.simulate(tiny_config(), page_trace([0, 1, 0], writes=[True, False, False])).summary
+    names = registry_counter_names()
+    assert "ws_peak_bytes" in names and "pool_pages_wasted" in names and names.count("redirected_reads") == 1
+    assert {k: s[k] for k in names} == dict.fromkeys(names, 0)
+    cols = list(s)
+    assert cols[cols.index("gc_at_erase") + 1:cols.index("gc_at_erase") + 1 + len(names)] == list(names)

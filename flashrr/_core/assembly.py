@@ -39,9 +39,9 @@ class MechanismEntry:
     ``<module>_py``); ``cls``: the class in both; ``roles``: the roles it fills;
     ``placer``: for a mechanism that claims ``user_placer`` with a separate placer
     object, the name of its method that returns it (or None for a spec that places as
-    the device does: Optimal); ``counters``: names of the counters the mechanism reports
-    through its ``counter_values()`` method (one int each), added to the run's
-    summary."""
+    the device does: Optimal); ``counters``: names of the counters the mechanism keeps
+    and reports through its ``counter_values()`` method (one int each, in this order),
+    added to the run's summary."""
 
     hook: str
     module: str
@@ -149,6 +149,9 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
         if "write_path" in roles:
             out.write_path = m
         if e.counters:
+            if len(m.counter_values()) != len(e.counters):
+                raise EngineError(f"mechanism {e.hook!r}: counter_values() gives {len(m.counter_values())} values "
+                                  f"for the {len(e.counters)} counters of its registry line")
             out.counters.append((e.counters, m))
     if L.static_die or L.static_lane:
         if out.placer is None:
@@ -163,8 +166,19 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
 
 
 def counter_values(slots: SimpleNamespace) -> dict:
-    """``{name: value}`` of the counters the switched-on mechanisms report."""
-    return {name: int(v) for names, m in slots.counters for name, v in zip(names, m.counter_values())}
+    """``{name: value}`` of the counters the switched-on mechanisms report; a name two
+    of them report (the read redirectors' ``redirected_*``) is their sum."""
+    out = {}
+    for names, m in slots.counters:
+        for name, v in zip(names, m.counter_values()):
+            out[name] = out.get(name, 0) + int(v)
+    return out
+
+
+def registry_counter_names() -> tuple:
+    """Every counter name of the registry's lines, in registry order, each once: the
+    summary's mechanism columns (0 for a mechanism that is off)."""
+    return tuple(dict.fromkeys(name for e in registry() for name in e.counters))
 
 
 def reset_counters(slots: SimpleNamespace) -> None:

@@ -32,10 +32,8 @@ DEF NBUCKETS = 7424     # (64 - SUB_BITS + 1) << SUB_BITS
 assert _GC_OPEN_MAX == GC_MAX and _HIST_SUB_BITS == SUB_BITS and _HIST_BUCKETS == NBUCKETS
 assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_sum_ns"
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
-assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_WS_TPD_HOT] == "ws_tpd_hot"
-assert COUNTERS[C_REDIRECTED] == "redirected_reads" and COUNTERS[C_BUSY_STAGING] == "busy_staging_ns"
-assert COUNTERS[C_RECONSTRUCTED] == "reconstructed_pages" and COUNTERS[C_MIRROR_PROGS] == "mirror_programs"
-assert COUNTERS[C_POOL_PUSH_USER] == "pool_pushes_user" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
+assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_ERASES_GC] == "erases_gc"
+assert COUNTERS[C_RR_SECOND] == "rr_second_time" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
 assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and len(COUNTERS) == N_COUNTERS
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 

@@ -24,6 +24,12 @@
 from libc.stdint cimport int32_t, int64_t
 
 
+cdef inline list counts_list(const int64_t* a, int n):
+    """``[a[0], ..., a[n - 1]]``: a mechanism's own counters, for its ``counter_values()``."""
+    cdef int i
+    return [a[i] for i in range(n)]
+
+
 cdef class Host:
     # What a write path may ask of the engine (the engine is a Host).
     cdef int64_t program_user_pages(self, int32_t* lpns, int32_t n, int64_t t) except -2 nogil  # latest end

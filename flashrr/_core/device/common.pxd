@@ -1,6 +1,6 @@
 # Shared C definitions of the compiled engine's layers.  The Python twins of
 # these numbers live in layout.py (states, causes, schedulers) and
-# counters_py.py (counter order); engine.pyx checks they agree at import.
+# counters.py (the device counters' order); engine.pyx checks they agree at import.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
@@ -53,7 +53,7 @@ cdef enum:
     GC_MAX = 2
 
 cdef enum:
-    # counter indices: the order of reference.counters.COUNTERS
+    # counter indices: the order of counters.COUNTERS (the device's; mechanisms keep their own)
     C_REQUESTS = 0
     C_READS
     C_WRITES
@@ -88,46 +88,10 @@ cdef enum:
     C_RR_FORCED
     C_ERASES_RR
     C_ERASES_GC
-    C_WS_PEAK_BYTES      # working sets (working_sets.pyx)
-    C_WS_POOL_FULL
-    C_WS_SCANS
-    C_WS_HTT             # identified / truly hot pairs per class: HTT, HTR, TPD
-    C_WS_HTT_HOT
-    C_WS_HTR
-    C_WS_HTR_HOT
-    C_WS_TPD
-    C_WS_TPD_HOT
-    C_REDIRECTED         # HotR (hot_replicas.pyx)
-    C_REDIRECTED_PAGES
-    C_REPLICA_WRITES
-    C_REPLICA_INVALID
-    C_RLRU_EVICT
-    C_STAGING_MAX
-    C_BUSY_STAGING
-    C_RECONSTRUCTED      # Rails / TTFlash (redundancy.pyx)
-    C_RECON_READS
-    C_PARITY_READS
-    C_PARITY_PROGS
-    C_RAILS_BUF_HITS
-    C_MIRROR_PROGS
-    # Cocktail: write pool and RR victims' page composition
-    C_POOL_PUSH_USER
-    C_POOL_PUSH_RR
-    C_POOL_EXCH
-    C_POOL_CAP_INC
-    C_POOL_CAP_RESET
-    C_POOL_USER_PAGES
-    C_POOL_RR_PAGES
-    C_POOL_WFR_PAGES
-    C_POOL_AGG_PAGES
-    C_POOL_WASTED
-    C_RR_SECOND
+    C_RR_SECOND          # Cocktail's RR accounting: second-time RRs, RR victims' page composition
     C_RR_VIC_USER
     C_RR_VIC_RR
     C_RR_VIC_GC
-    C_STREAM_BLOCKS
-    C_STREAM_PAGES
-    C_STREAM_FALLBACK
     C_GC_AT_ERASE
     N_COUNTERS
 

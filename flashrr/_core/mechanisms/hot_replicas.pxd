@@ -5,8 +5,19 @@
 from libc.stdint cimport int32_t, int64_t
 cimport cython
 
-from ..roles cimport Mechanism
+from ..roles cimport Mechanism, counts_list
 from ..device.sched cimport Scheduler
+
+cdef enum:
+    # own counters (ctr), in the order of the registry line's names (mechanisms/__init__.py)
+    HR_REDIRECTED = 0                  # read requests / pages served by a replica
+    HR_REDIRECTED_PAGES
+    HR_REPLICA_WRITES
+    HR_REPLICA_INVALID
+    HR_RLRU_EVICT
+    HR_STAGING_MAX
+    HR_BUSY_STAGING                    # ns
+    HR_N_COUNTERS
 
 
 @cython.final
@@ -23,7 +34,7 @@ cdef class HotReplicas(Mechanism):
     cdef int32_t* comp_die             # [n_lanes*k] (borrowed)
     cdef int32_t* die_chan             # [n_dies] channel of each data die
     cdef Scheduler sched
-    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef int64_t ctr[HR_N_COUNTERS]    # own counters, HR_*
     cdef object _keep
     # ---- R-LRU: a doubly linked list over entry slots, MRU at head
     cdef int32_t* ent_of               # [logical] entry + 1 of each LPN, 0 = not in the list

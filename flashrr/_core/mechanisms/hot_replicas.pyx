@@ -35,6 +35,7 @@ the replica; a page without a replica keeps its entry and count.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, realloc
+from libc.string cimport memset
 
 import functools
 
@@ -56,7 +57,7 @@ cdef class HotReplicas:
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
         erase_blocks) from the policy."""
         cdef Scheduler sched = ctx.sched
-        layout, counters, comp_die = ctx.layout, ctx.counters, ctx.comp_die
+        layout, comp_die = ctx.layout, ctx.comp_die
         cdef cnp.ndarray a
         cdef int32_t i
         L = layout
@@ -68,8 +69,8 @@ cdef class HotReplicas:
         self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
         self.N_shift = self.N.bit_length() - 1 if self.N & (self.N - 1) == 0 else -1
         self.t_read, self.t_prog, self.t_xfer = L.t_read_ns, L.t_program_ns, L.t_xfer_page_ns
-        self._keep = keep = {"counters": counters, "comp_die": comp_die}
-        a = counters; self.cnt = <int64_t*>a.data
+        self._keep = keep = {"comp_die": comp_die}
+        self.reset_counters()
         a = comp_die; self.comp_die = <int32_t*>a.data
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         arr = functools.partial(owned_array, keep)
@@ -122,6 +123,12 @@ cdef class HotReplicas:
             a = owned_array(self._keep, "pend_lpn", n, np.int32); self.pend_lpn = <int32_t*>a.data
             a = owned_array(self._keep, "pend_die", n, np.int32); self.pend_die = <int32_t*>a.data
         return 0
+
+    def counter_values(self):
+        return counts_list(self.ctr, HR_N_COUNTERS)
+
+    def reset_counters(self):
+        memset(self.ctr, 0, sizeof(self.ctr))
 
     def array(self, name):
         """A NumPy view of one of the feature's arrays (tests read e_rep, st_free, ...)."""
@@ -192,7 +199,7 @@ cdef class HotReplicas:
                 self.push_mru(e)
             else:
                 if self.n_free == 0:
-                    self.cnt[C_RLRU_EVICT] += 1
+                    self.ctr[HR_RLRU_EVICT] += 1
                     self.drop(self.tail)
                 self.n_free -= 1
                 e = self.free_ent[self.n_free]
@@ -210,11 +217,11 @@ cdef class HotReplicas:
                     end = self.sched.user_op(rd, self.die_chan[rd], PH_READ, 1, t, self.t_read, CAUSE_USER)
                 else:
                     end = imax(t, self.st_free[rd])
-                    self.cnt[C_BUSY_STAGING] += self.t_read + self.t_xfer
+                    self.ctr[HR_BUSY_STAGING] += self.t_read + self.t_xfer
                     end += self.t_read + self.t_xfer
                     self.st_free[rd] = end
                 self.redirect_end = imax(self.redirect_end, end)
-                self.cnt[C_REDIRECTED_PAGES] += 1
+                self.ctr[HR_REDIRECTED_PAGES] += 1
                 redirected = True
                 continue
             if rd == -1 and self.e_count[e] >= self.thr:
@@ -225,7 +232,7 @@ cdef class HotReplicas:
             keep_read(lpns, ppns, locs, extras, j, i)
             j += 1
         if redirected:
-            self.cnt[C_REDIRECTED] += 1
+            self.ctr[HR_REDIRECTED] += 1
             self.redirect_blocked = True
         return j
 
@@ -238,8 +245,8 @@ cdef class HotReplicas:
             if self.e_lpn[e] != self.pend_lpn[i] or self.e_rep[e] != -1:
                 continue                                   # evicted (or replicated) since
             self.occupancy += 1
-            if self.occupancy > self.cnt[C_STAGING_MAX]:
-                self.cnt[C_STAGING_MAX] = self.occupancy
+            if self.occupancy > self.ctr[HR_STAGING_MAX]:
+                self.ctr[HR_STAGING_MAX] = self.occupancy
             if self.op_mode:
                 d = self.rep_next % self.n_dies
                 if d == self.pend_die[i]:
@@ -248,7 +255,7 @@ cdef class HotReplicas:
                 end = self.sched.op(d, self.die_chan[d], PH_PROG, 1, done, self.t_prog, CAUSE_MOVE)
                 self.e_rep[e] = d
                 self.e_ready[e] = end
-                self.cnt[C_REPLICA_WRITES] += 1
+                self.ctr[HR_REPLICA_WRITES] += 1
             else:
                 self.e_rep[e] = -2                         # pending: its program waits for a staging die
                 self.bq_push(e, done)
@@ -285,10 +292,10 @@ cdef class HotReplicas:
                     break
                 end = start + self.t_xfer + self.t_prog
                 self.st_free[d] = end
-                self.cnt[C_BUSY_STAGING] += end - start
+                self.ctr[HR_BUSY_STAGING] += end - start
                 self.e_rep[e] = d
                 self.e_ready[e] = end
-                self.cnt[C_REPLICA_WRITES] += 1
+                self.ctr[HR_REPLICA_WRITES] += 1
             self.bq_head = (self.bq_head + 1) % self.bq_cap
             self.bq_len -= 1
         return 0
@@ -301,4 +308,4 @@ cdef class HotReplicas:
             e = self.ent_of[lpn] - 1
             if e >= 0 and self.e_rep[e] != -1:
                 self.drop(e)
-                self.cnt[C_REPLICA_INVALID] += 1
+                self.ctr[HR_REPLICA_INVALID] += 1

@@ -14,6 +14,7 @@ from ..layout import CAUSE_MOVE, CAUSE_USER, Layout, die_channels
 from ..options.static_die_py import ppn_die, program_blocked
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism
+from . import counter_names
 
 
 class ReplicationSpec(NamedTuple):
@@ -43,9 +44,9 @@ class HotReplicas(Mechanism):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)
         from the policy."""
         super().__init__()
-        layout, sched, counters = ctx.layout, ctx.sched, ctx.counters
-        L = self.L = layout
-        self.sched, self.c = sched, counters
+        L = self.L = ctx.layout
+        self.sched = ctx.sched
+        self.reset_counters()
         thr, cap, n_stage, op_mode, erase_blocks = spec
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -57,6 +58,12 @@ class HotReplicas(Mechanism):
         self.pending: list = []  # (lpn, entry, die of the original) owed a replica program
         self.bq: deque = deque()  # dedicated mode: (entry, lpn, ready ns) replica programs waiting, FIFO
         self.redirect_blocked = False
+
+    def counter_values(self) -> list:
+        return list(self.ctr.values())
+
+    def reset_counters(self) -> None:
+        self.ctr = dict.fromkeys(counter_names("replication"), 0)
 
     def die_of(self, ppn: int) -> int:
         return ppn_die(self.L, ppn)
@@ -73,7 +80,7 @@ class HotReplicas(Mechanism):
         """R-LRU update and redirection of the request's flash-read pages; returns the
         pages left for the original dies (misses, ppns, where, extras); ``redirect_end`` =
         the latest end of the redirected reads (0 if none)."""
-        c = self.c
+        c = self.ctr
         keep = ([], [], [], [])
         redirect_end = 0
         self.pending = []
@@ -114,7 +121,7 @@ class HotReplicas(Mechanism):
 
     def reads_done(self, done: int) -> None:
         """Book the replica programs owed by this request, from ``done`` on."""
-        c, L = self.c, self.L
+        c, L = self.ctr, self.L
         for lpn, e, orig in self.pending:
             if self.rlru.get(lpn) is not e or e.rep != -1:
                 continue
@@ -136,7 +143,7 @@ class HotReplicas(Mechanism):
     def drain(self, t: int) -> None:
         """Book, in FIFO order, the queued replica programs that can start by ``t`` on the
         staging die free first; a program whose page lost its entry meanwhile is dropped."""
-        L, c = self.L, self.c
+        L, c = self.L, self.ctr
         while self.bq:
             e, lpn, ready = self.bq[0]
             if self.rlru.get(lpn) is e and e.rep == PENDING:
@@ -157,4 +164,4 @@ class HotReplicas(Mechanism):
             e = self.rlru.get(lpn)
             if e is not None and e.rep != -1:
                 self._drop(lpn)
-                self.c["replica_invalidations"] += 1
+                self.ctr["replica_invalidations"] += 1

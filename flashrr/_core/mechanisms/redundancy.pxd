@@ -6,7 +6,7 @@
 from libc.stdint cimport int32_t, int64_t
 cimport cython
 
-from ..roles cimport Mechanism
+from ..roles cimport Mechanism, counts_list
 from ..device.ftl cimport Ftl
 from ..device.sched cimport Scheduler
 
@@ -14,6 +14,18 @@ cdef enum:
     RED_RAILS = 1
     RED_TTFLASH = 2
     RED_OPTIMAL = 3                    # HotR Fig. 1(b)'s "Optimal": reads never wait for programs
+
+cdef enum:
+    # own counters (ctr), in the order of the registry line's names (mechanisms/__init__.py)
+    RD_REDIRECTED = 0                  # read requests / pages served other than by their die's read
+    RD_REDIRECTED_PAGES
+    RD_RECONSTRUCTED
+    RD_RECON_READS
+    RD_PARITY_READS
+    RD_PARITY_PROGS
+    RD_RAILS_BUF_HITS
+    RD_MIRROR_PROGS
+    RD_N_COUNTERS
 
 
 @cython.final
@@ -31,7 +43,8 @@ cdef class Redundancy(Mechanism):
     cdef int32_t* die_chan             # [n_dies]
     cdef Scheduler sched
     cdef Ftl ftl
-    cdef int64_t* cnt
+    cdef int64_t* cnt                  # engine counters (borrowed): the pages it programs
+    cdef int64_t ctr[RD_N_COUNTERS]    # own counters, RD_*
     cdef object _keep
     cdef int64_t t_xfer
     cdef int64_t* rd_free              # [n_dies] Optimal: busy-until of each die's read-only timeline

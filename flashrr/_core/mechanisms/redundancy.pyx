@@ -42,6 +42,7 @@ by such reads), as if the program were suspended for free: read + transfer from
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, realloc
+from libc.string cimport memset
 
 import numpy as np
 cimport numpy as cnp
@@ -78,6 +79,7 @@ cdef class Redundancy:
         self.t_xfer = L.t_xfer_page_ns
         self._keep = keep = {"counters": counters, "comp_die": comp_die}
         a = counters; self.cnt = <int64_t*>a.data
+        self.reset_counters()
         a = comp_die; self.comp_die = <int32_t*>a.data
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         a = owned_array(keep, "rd_free", L.n_dies, np.int64); self.rd_free = <int64_t*>a.data
@@ -155,6 +157,12 @@ cdef class Redundancy:
     def array(self, name):
         return self._keep[name]
 
+    def counter_values(self):
+        return counts_list(self.ctr, RD_N_COUNTERS)
+
+    def reset_counters(self):
+        memset(self.ctr, 0, sizeof(self.ctr))
+
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil:
         return ppn_die(ppn, self.comp_die, self.N_shift, self.N, self.k_shift, self.k, self.S)
 
@@ -181,14 +189,14 @@ cdef class Redundancy:
             if self.mode == RED_RAILS:
                 if self.stamp[lpn] == self.cur_p + 1:
                     self.redirect_end = imax(self.redirect_end, t + self.t_dram)
-                    self.cnt[C_RAILS_BUF_HITS] += 1
+                    self.ctr[RD_RAILS_BUF_HITS] += 1
                     continue
                 if (self.cur_p & 1) == 0:                      # half A takes the writes: read half B
                     die = self.n_data + lpn % self.n_data
                     if self.blocked(die, t):
                         self.redirect_blocked = True
                     self.redirect_end = imax(self.redirect_end, self.read1(die, t))
-                    self.cnt[C_REDIRECTED_PAGES] += 1
+                    self.ctr[RD_REDIRECTED_PAGES] += 1
                     redirected = True
                     continue
             elif self.mode == RED_OPTIMAL:
@@ -197,7 +205,7 @@ cdef class Redundancy:
                     end = imax(t, self.rd_free[die]) + self.t_read + self.t_xfer
                     self.rd_free[die] = end
                     self.redirect_end = imax(self.redirect_end, end)
-                    self.cnt[C_REDIRECTED_PAGES] += 1
+                    self.ctr[RD_REDIRECTED_PAGES] += 1
                     self.redirect_blocked = True
                     redirected = True
                     continue
@@ -211,15 +219,15 @@ cdef class Redundancy:
                             end = self.read1(raid5_data_die(l2, self.n_groups), t)
                             self.redirect_end = imax(self.redirect_end, end)
                     self.redirect_end = imax(self.redirect_end, self.read1(raid5_parity_die(s, self.n_groups), t))
-                    self.cnt[C_RECON_READS] += 4
-                    self.cnt[C_RECONSTRUCTED] += 1
+                    self.ctr[RD_RECON_READS] += 4
+                    self.ctr[RD_RECONSTRUCTED] += 1
                     self.redirect_blocked = True
                     redirected = True
                     continue
             keep_read(lpns, ppns, locs, extras, j, i)
             j += 1
         if redirected:
-            self.cnt[C_REDIRECTED] += 1
+            self.ctr[RD_REDIRECTED] += 1
         return j
 
     # ------------------------------------------------------------------ Rails
@@ -288,7 +296,7 @@ cdef class Redundancy:
                 if not force and imax(ready, self.sched.die_free[d]) > t:
                     break
                 self.sched.op(d, self.die_chan[d], PH_PROG, 1, ready, self.t_prog, CAUSE_FLUSH)
-                self.cnt[C_MIRROR_PROGS] += 1
+                self.ctr[RD_MIRROR_PROGS] += 1
                 self.cnt[C_PROGRAMMED] += 1
                 self.f_left -= 1
                 j = self.f_next[j]
@@ -317,7 +325,7 @@ cdef class Redundancy:
         for lpn in range(lpn0, lpn1 + 1):
             die = self.n_data + <int32_t>(lpn % self.n_data)
             end = imax(end, self.sched.user_op(die, self.die_chan[die], PH_PROG, 1, t, self.t_prog, CAUSE_USER))
-        self.cnt[C_MIRROR_PROGS] += lpn1 - lpn0 + 1
+        self.ctr[RD_MIRROR_PROGS] += lpn1 - lpn0 + 1
         self.cnt[C_PROGRAMMED] += lpn1 - lpn0 + 1
         return end
 
@@ -332,17 +340,17 @@ cdef class Redundancy:
         if w == 1:                                         # read-modify-write: old data and old parity
             ready = imax(ready, self.read1(raid5_data_die(lpn, self.n_groups), t))
             ready = imax(ready, self.read1(raid5_parity_die(s, self.n_groups), t))
-            self.cnt[C_PARITY_READS] += 2
+            self.ctr[RD_PARITY_READS] += 2
             return ready
         for m in range(4):                                 # reconstruct-write: the untouched data pages
             l2 = 4 * s + m
             if l2 < lpn or l2 >= lpn + w:
                 ready = imax(ready, self.read1(raid5_data_die(l2, self.n_groups), t))
-        self.cnt[C_PARITY_READS] += 4 - w
+        self.ctr[RD_PARITY_READS] += 4 - w
         return ready
 
     cdef int64_t parity_program(self, int64_t stripe, int64_t t) except -1 nogil:
         cdef int32_t die = raid5_parity_die(stripe, self.n_groups)
-        self.cnt[C_PARITY_PROGS] += 1
+        self.ctr[RD_PARITY_PROGS] += 1
         self.cnt[C_PROGRAMMED] += 1
         return self.sched.user_op(die, self.die_chan[die], PH_PROG, 1, t, self.t_prog, CAUSE_USER)

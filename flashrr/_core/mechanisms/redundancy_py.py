@@ -14,6 +14,7 @@ from ..layout import CAUSE_FLUSH, CAUSE_USER, Layout, die_channels
 from ..options.static_die_py import PLACE_MOD, PLACE_RAID5, StaticDie, ppn_die, program_blocked, raid5_data_die, raid5_parity_die
 from ..device.sched_py import PH_PROG, PH_READ
 from ..roles_py import Mechanism
+from . import counter_names
 
 
 
@@ -43,6 +44,7 @@ class Redundancy(Mechanism):
         layout, sched, ftl, counters = ctx.layout, ctx.sched, ctx.ftl, ctx.counters
         L = self.L = layout
         self.sched, self.ftl, self.c = sched, ftl, counters
+        self.reset_counters()
         self.mode, self.period = int(spec[0]), int(spec[1])
         self.n_data = L.n_dies // 2
         self.n_groups = L.n_dies // 5
@@ -55,6 +57,12 @@ class Redundancy(Mechanism):
         self.f_left = 0
         self.prev_t = 0  # arrival of the previous request (the scheduler's previous horizon)
         self.redirect_blocked = False
+
+    def counter_values(self) -> list:
+        return list(self.ctr.values())
+
+    def reset_counters(self) -> None:
+        self.ctr = dict.fromkeys(counter_names("redundancy"), 0)
 
     def write(self, host, t: int, lpn0: int, lpn1: int) -> int:
         """The write path (see redundancy.pyx's ``write``); returns the end."""
@@ -95,7 +103,7 @@ class Redundancy(Mechanism):
     def redirect(self, misses: list, ppns: list, where: list, extras: list, t: int):
         """Serve the pages that do not go to their FTL copy; returns the others
         (misses, ppns, where, extras); ``redirect_end`` = the latest end of those served (0 if none)."""
-        c = self.c
+        c = self.ctr
         keep = ([], [], [], [])
         redirect_end = 0
         self.redirect_blocked = False
@@ -179,7 +187,7 @@ class Redundancy(Mechanism):
                 if not force and max(ready, int(sc.die_free[d])) > t:
                     break
                 sc.op(d, int(self.die_chan[d]), PH_PROG, 1, ready, self.L.t_program_ns, CAUSE_FLUSH)
-                self.c["mirror_programs"] += 1
+                self.ctr["mirror_programs"] += 1
                 self.c["flash_pages_programmed"] += 1
                 self.f_left -= 1
                 q.popleft()
@@ -196,7 +204,7 @@ class Redundancy(Mechanism):
             die = self.n_data + lpn % self.n_data
             end = max(end, self.sched.user_op(die, int(self.die_chan[die]), PH_PROG, 1, t, self.L.t_program_ns,
                                               CAUSE_USER))
-        self.c["mirror_programs"] += lpn1 - lpn0 + 1
+        self.ctr["mirror_programs"] += lpn1 - lpn0 + 1
         self.c["flash_pages_programmed"] += lpn1 - lpn0 + 1
         return end
 
@@ -210,17 +218,17 @@ class Redundancy(Mechanism):
         if w == 1:  # read-modify-write: old data and old parity
             ready = max(ready, self.read1(raid5_data_die(lpn, self.n_groups), t))
             ready = max(ready, self.read1(raid5_parity_die(s, self.n_groups), t))
-            self.c["parity_reads"] += 2
+            self.ctr["parity_reads"] += 2
             return ready
         for m in range(4):  # reconstruct-write: the untouched data pages
             l2 = 4 * s + m
             if l2 < lpn or l2 >= lpn + w:
                 ready = max(ready, self.read1(raid5_data_die(l2, self.n_groups), t))
-        self.c["parity_reads"] += 4 - w
+        self.ctr["parity_reads"] += 4 - w
         return ready
 
     def parity_program(self, stripe: int, t: int) -> int:
         die = raid5_parity_die(stripe, self.n_groups)
-        self.c["parity_programs"] += 1
+        self.ctr["parity_programs"] += 1
         self.c["flash_pages_programmed"] += 1
         return self.sched.user_op(die, int(self.die_chan[die]), PH_PROG, 1, t, self.L.t_program_ns, CAUSE_USER)

@@ -6,7 +6,7 @@
 from libc.stdint cimport int8_t, int32_t, int64_t
 cimport cython
 
-from ..roles cimport Mechanism
+from ..roles cimport Mechanism, counts_list
 from ..device.ftl cimport Ftl
 
 cdef enum:
@@ -15,6 +15,13 @@ cdef enum:
     MODE_REDFTL = 1                    # RR pages go one level up (x2, then x5), hottest first, balanced
     MODE_IPR = 2                       # RR pages read more than the victim's mean go to the IPR stream
     MODE_BUDGET = 3                    # Reallocation: hot pages to the open block with the most read budget left
+
+cdef enum:
+    # own counters (ctr), in the order of the registry line's names (mechanisms/__init__.py)
+    ST_BLOCKS = 0
+    ST_PAGES
+    ST_FALLBACK
+    ST_N_COUNTERS
 
 
 @cython.final
@@ -31,7 +38,7 @@ cdef class Streams(Mechanism):
     cdef int32_t* block_reads          # borrowed from the reclaim layer
     cdef int32_t* rr_threshold
     cdef int32_t* counts               # borrowed page counters (one per LPN)
-    cdef int64_t* cnt
+    cdef int64_t ctr[ST_N_COUNTERS]    # own counters, ST_*
     cdef object _keep
     # ---- state
     cdef int8_t* blk_stream            # [n_blocks] stream a block was opened in (0 = ordinary), reset at erase

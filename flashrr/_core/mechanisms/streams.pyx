@@ -29,6 +29,7 @@ Per RR migration (GC migrations always use stream 0):
 """
 from libc.stdint cimport int8_t, int32_t, int64_t
 from libc.stdlib cimport qsort
+from libc.string cimport memset
 
 import functools
 
@@ -47,7 +48,7 @@ cdef class Streams:
         """``spec`` = ``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))`` for
         streams 1.. (max_live -1 = no cap)."""
         cdef Ftl ftl = ctx.ftl
-        layout, counters, page_counts = ctx.layout, ctx.counters, ctx.page_counts
+        layout, page_counts = ctx.layout, ctx.page_counts
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         cdef cnp.ndarray a
         cdef int32_t s
@@ -57,11 +58,10 @@ cdef class Streams:
         self.n_lanes = L.n_lanes
         self.S = L.sb_per_lane
         self.thr0 = L.rr_threshold_reads
-        self._keep = keep = {"block_reads": block_reads, "rr_threshold": rr_threshold, "counters": counters,
-                             "counts": page_counts}
+        self._keep = keep = {"block_reads": block_reads, "rr_threshold": rr_threshold, "counts": page_counts}
         a = block_reads; self.block_reads = <int32_t*>a.data
         a = rr_threshold; self.rr_threshold = <int32_t*>a.data
-        a = counters; self.cnt = <int64_t*>a.data
+        self.reset_counters()
         a = page_counts; self.counts = <int32_t*>a.data
         mode, count_max, extra = spec
         self.mode, self.count_max = mode, count_max
@@ -86,6 +86,12 @@ cdef class Streams:
         """A NumPy view: blk_stream, open_blk / open_wp / given ([lane, stream, slot] flattened), live
         ([lane, stream]), cold_next ([lane])."""
         return self._keep[name]
+
+    def counter_values(self):
+        return counts_list(self.ctr, ST_N_COUNTERS)
+
+    def reset_counters(self):
+        memset(self.ctr, 0, sizeof(self.ctr))
 
     cdef int32_t count(self, int32_t lpn) noexcept nogil:
         cdef int32_t c = self.counts[lpn]
@@ -204,7 +210,7 @@ cdef class Streams:
         cdef int64_t ppn
         if self.open_blk[j] < 0:
             if self.max_live[s] >= 0 and self.live[lane * MAX_STREAMS + s] >= self.max_live[s]:
-                self.cnt[C_STREAM_FALLBACK] += 1
+                self.ctr[ST_FALLBACK] += 1
                 return self.ftl.gc_slot(lane, 0)
             b = self.ftl.alloc(lane, True)
             self.ftl.sb_state[b] = S_OPEN_GC
@@ -214,7 +220,7 @@ cdef class Streams:
             self.open_blk[j] = b
             self.open_wp[j] = 0
             self.given[j] = 0
-            self.cnt[C_STREAM_BLOCKS] += 1
+            self.ctr[ST_BLOCKS] += 1
         b = self.open_blk[j]
         wp = self.open_wp[j]
         ppn = <int64_t>b * self.N + wp
@@ -222,7 +228,7 @@ cdef class Streams:
         self.open_wp[j] = wp
         if self.mode == MODE_BUDGET:
             self.given[j] += self.count(lpn)
-        self.cnt[C_STREAM_PAGES] += 1
+        self.ctr[ST_PAGES] += 1
         if wp == self.cap_pages[s]:
             self.ftl.sb_state[b] = S_CLOSED
             self.open_blk[j] = -1

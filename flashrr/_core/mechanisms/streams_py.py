@@ -10,6 +10,7 @@ import numpy as np
 from ..layout import SB_CLOSED, SB_OPEN_GC, Layout
 from ..device.ftl_py import Ftl
 from ..roles_py import Mechanism
+from . import counter_names
 
 
 
@@ -48,10 +49,10 @@ class Streams(Mechanism):
     def __init__(self, ctx, spec):
         """``spec`` = ``(mode, count_max, ((mult, cap_pages, n_open, max_live), ...))``, or None."""
         super().__init__()
-        layout, ftl, counters, page_counts = ctx.layout, ctx.ftl, ctx.counters, ctx.page_counts
-        block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
-        L = layout
-        self.ftl, self.c = ftl, counters
+        page_counts, block_reads, rr_threshold = ctx.page_counts, ctx.block_reads, ctx.rr_threshold
+        L = ctx.layout
+        self.ftl = ctx.ftl
+        self.reset_counters()
         self.N, self.S, self.thr0 = L.pages_per_block, L.sb_per_lane, L.rr_threshold_reads
         self.block_reads, self.rr_threshold, self.counts = block_reads, rr_threshold, page_counts
         self.mode, self.count_max, extra = spec
@@ -64,6 +65,12 @@ class Streams(Mechanism):
         self.cold_next = [0] * n
         self.code: list = []
         self.perm: list = []
+
+    def counter_values(self) -> list:
+        return list(self.ctr.values())
+
+    def reset_counters(self) -> None:
+        self.ctr = dict.fromkeys(counter_names("rr_streams"), 0)
 
     def count(self, lpn: int) -> int:
         return min(int(self.counts[lpn]), self.count_max)
@@ -151,7 +158,7 @@ class Streams(Mechanism):
         ftl = self.ftl
         if slot[0] < 0:
             if max_live >= 0 and self.live[lane][s] >= max_live:
-                self.c["stream_fallback_pages"] += 1
+                self.ctr["stream_fallback_pages"] += 1
                 return ftl.gc_slot(lane, 0)
             b = ftl.alloc(lane, True)
             ftl.sb_state[b] = SB_OPEN_GC
@@ -160,13 +167,13 @@ class Streams(Mechanism):
             self.live[lane][s] += 1
             slot[0], slot[1] = b, 0
             self.given[lane][s][r] = 0
-            self.c["stream_blocks"] += 1
+            self.ctr["stream_blocks"] += 1
         b, wp = slot
         ppn = b * self.N + wp
         slot[1] = wp + 1
         if self.mode == MODE_BUDGET:
             self.given[lane][s][r] += self.count(lpn)
-        self.c["stream_pages"] += 1
+        self.ctr["stream_pages"] += 1
         if wp + 1 == cap:
             ftl.sb_state[b] = SB_CLOSED
             slot[0] = -1

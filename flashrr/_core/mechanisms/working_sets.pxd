@@ -6,10 +6,23 @@
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 cimport cython
 
-from ..roles cimport Mechanism
+from ..roles cimport Mechanism, counts_list
 from ..device.ftl cimport Ftl
 from ..device.reclaim cimport Reclaim
 from ..device.sched cimport Scheduler
+
+cdef enum:
+    # own counters (ctr), in the order of the registry line's names (mechanisms/__init__.py)
+    WS_PEAK_BYTES = 0
+    WS_POOL_FULL
+    WS_SCANS
+    WS_HTT                             # identified / truly hot pairs per class: HTT, HTR, TPD
+    WS_HTT_HOT
+    WS_HTR
+    WS_HTR_HOT
+    WS_TPD
+    WS_TPD_HOT
+    WS_N_COUNTERS
 
 
 @cython.final
@@ -24,7 +37,8 @@ cdef class WorkingSets(Mechanism):
     cdef Ftl ftl
     cdef Scheduler sched
     cdef Reclaim rc                    # books the forced moves
-    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef int64_t* cnt                  # engine counters (borrowed): forced moves
+    cdef int64_t ctr[WS_N_COUNTERS]    # own counters, WS_*
     cdef object _keep
     # ---- state
     cdef int32_t* slot_of              # [n_blocks] slot of a candidate block, -1 none, -2 pool was full

@@ -84,6 +84,13 @@ cdef class WorkingSets:
         self.n_due = 0
         a = arr("f_lpn", self.N, np.int32); self.f_lpn = <int32_t*>a.data
         a = arr("f_src", self.N, np.int32); self.f_src = <int32_t*>a.data
+        self.reset_counters()
+
+    def counter_values(self):
+        return counts_list(self.ctr, WS_N_COUNTERS)
+
+    def reset_counters(self):
+        memset(self.ctr, 0, sizeof(self.ctr))
 
     def array(self, name):
         """A NumPy view of one of this mechanism's arrays (tests read bits, slot_of, page_reads)."""
@@ -102,15 +109,15 @@ cdef class WorkingSets:
         if slot < 0:
             if self.n_free == 0:
                 self.slot_of[blk] = -2
-                self.cnt[C_WS_POOL_FULL] += 1
+                self.ctr[WS_POOL_FULL] += 1
                 return 0
             self.n_free -= 1
             slot = self.free_slots[self.n_free]
             self.slot_of[blk] = slot
             self.stage[slot] = 0
             self.in_use += 1
-            if self.in_use * self.bytes_per_block > self.cnt[C_WS_PEAK_BYTES]:
-                self.cnt[C_WS_PEAK_BYTES] = self.in_use * self.bytes_per_block
+            if self.in_use * self.bytes_per_block > self.ctr[WS_PEAK_BYTES]:
+                self.ctr[WS_PEAK_BYTES] = self.in_use * self.bytes_per_block
         o = <int32_t>(ppn - blk * N)
         bp = self.bits + <int64_t>slot * N
         t1 = s0 + self.mult[0] * d
@@ -170,7 +177,7 @@ cdef class WorkingSets:
                 n += 1
                 total += self.page_reads[ppn]
         if only < 0:
-            self.cnt[C_WS_SCANS] += 1
+            self.ctr[WS_SCANS] += 1
         for o in range(N):
             ppn = blk * N + o
             if not (self.ftl.p2l[ppn] >= 0 or (bp[o] & 15) == 15):
@@ -178,9 +185,9 @@ cdef class WorkingSets:
             s = _sets(bp[o])
             if s == 0 or (only >= 0 and o != only) or (only < 0 and s == 3):
                 continue
-            self.cnt[C_WS_HTT + 2 * (3 - s)] += 1
+            self.ctr[WS_HTT + 2 * (3 - s)] += 1
             if <int64_t>self.page_reads[ppn] * n > total:
-                self.cnt[C_WS_HTT_HOT + 2 * (3 - s)] += 1
+                self.ctr[WS_HTT_HOT + 2 * (3 - s)] += 1
 
     cdef int reads_done(self, int64_t done) except -1 nogil:
         """Book at ``done`` the forced moves recorded during this request: every page of

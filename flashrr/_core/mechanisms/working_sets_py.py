@@ -9,6 +9,7 @@ import numpy as np
 
 from ..layout import CAUSE_RR, Layout
 from ..roles_py import Mechanism
+from . import counter_names
 
 
 class WorkingSetsSpec(NamedTuple):
@@ -52,6 +53,13 @@ class WorkingSets(Mechanism):
         self.stage = np.zeros(self.max_slots, dtype=np.int8)
         self.page_reads = np.zeros(L.n_pages, dtype=np.int32)
         self.due: list = []  # (block, sets a forced page is in)
+        self.reset_counters()
+
+    def counter_values(self) -> list:
+        return list(self.ctr.values())
+
+    def reset_counters(self) -> None:
+        self.ctr = dict.fromkeys(counter_names("working_sets"), 0)
 
     def array(self, name: str) -> np.ndarray:
         return {"slot_of": self.slot_of, "bits": self.bits.reshape(-1), "page_reads": self.page_reads,
@@ -69,13 +77,13 @@ class WorkingSets(Mechanism):
         if slot < 0:
             if not self.free_slots:
                 self.slot_of[blk] = -2
-                self.c["ws_pool_full"] += 1
+                self.ctr["ws_pool_full"] += 1
                 return
             slot = self.free_slots.pop()
             self.slot_of[blk] = slot
             self.stage[slot] = 0
             self.in_use += 1
-            self.c["ws_peak_bytes"] = max(self.c["ws_peak_bytes"], self.in_use * self.bytes_per_block)
+            self.ctr["ws_peak_bytes"] = max(self.ctr["ws_peak_bytes"], self.in_use * self.bytes_per_block)
         o = ppn - blk * N
         bp = self.bits[slot]
         m = self.mult
@@ -124,15 +132,15 @@ class WorkingSets(Mechanism):
         pop = [o for o in range(N) if self.ftl.p2l[blk * N + o] >= 0 or bp[o] & 15 == 15]
         total = sum(int(self.page_reads[blk * N + o]) for o in pop)
         if only < 0:
-            self.c["ws_classify_scans"] += 1
+            self.ctr["ws_classify_scans"] += 1
         for o in pop:
             s = sets_of(int(bp[o]))
             if s == 0 or (only >= 0 and o != only) or (only < 0 and s == 3):
                 continue
             key = CLASS_KEYS[s]
-            self.c["ws_" + key] += 1
+            self.ctr["ws_" + key] += 1
             if int(self.page_reads[blk * N + o]) * len(pop) > total:
-                self.c[f"ws_{key}_hot"] += 1
+                self.ctr[f"ws_{key}_hot"] += 1
 
     def reads_done(self, done: int) -> None:
         """Book at ``done`` the forced moves recorded during this request: every page of

@@ -6,7 +6,7 @@
 from libc.stdint cimport int8_t, int32_t, int64_t
 cimport cython
 
-from ..roles cimport Mechanism
+from ..roles cimport Mechanism, counts_list
 from ..device.ftl cimport Ftl
 
 cdef enum:
@@ -15,6 +15,20 @@ cdef enum:
     # pool entry flags
     F_WR = 0
     F_RR = 1
+
+cdef enum:
+    # own counters (ctr), in the order of the registry line's names (mechanisms/__init__.py)
+    WP_PUSH_USER = 0
+    WP_PUSH_RR
+    WP_EXCH
+    WP_CAP_INC
+    WP_CAP_RESET
+    WP_USER_PAGES
+    WP_RR_PAGES
+    WP_WFR_PAGES
+    WP_AGG_PAGES
+    WP_WASTED
+    WP_N_COUNTERS
 
 
 @cython.final
@@ -30,7 +44,7 @@ cdef class WritePool(Mechanism):
     cdef Ftl ftl
     cdef int32_t* block_reads          # borrowed from the reclaim layer
     cdef int32_t* rr_threshold
-    cdef int64_t* cnt                  # engine counters (borrowed)
+    cdef int64_t ctr[WP_N_COUNTERS]    # own counters, WP_*
     cdef object _keep
     # ---- state per lane
     cdef int32_t* blk                  # [n_lanes*cap_max] pool entries in insertion order

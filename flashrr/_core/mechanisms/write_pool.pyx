@@ -28,6 +28,7 @@ compared exactly in integers when the thresholds are equal.  Ties go to the
 entry earliest in the pool.  docs/cocktail.md lists the readings.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.string cimport memset
 
 import functools
 
@@ -49,7 +50,7 @@ cdef class WritePool:
         """``spec`` = ``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page,
         key_reads)`` (blocks, blocks, ppm, 0 = dynamic)."""
         cdef Ftl ftl = ctx.ftl
-        layout, counters = ctx.layout, ctx.counters
+        layout = ctx.layout
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
         cdef cnp.ndarray a
         L = layout
@@ -57,10 +58,10 @@ cdef class WritePool:
         self.N = L.pages_per_block
         self.n_lanes = L.n_lanes
         self.S = L.sb_per_lane
-        self._keep = keep = {"block_reads": block_reads, "rr_threshold": rr_threshold, "counters": counters}
+        self._keep = keep = {"block_reads": block_reads, "rr_threshold": rr_threshold}
         a = block_reads; self.block_reads = <int32_t*>a.data
         a = rr_threshold; self.rr_threshold = <int32_t*>a.data
-        a = counters; self.cnt = <int64_t*>a.data
+        self.reset_counters()
         cap_min, cap_max, ratio_ppm, n_fixed, gc_int, per_page, key_reads = spec
         self.cap_min, self.cap_max, self.ratio_ppm, self.n_fixed = cap_min, cap_max, ratio_ppm, n_fixed
         self.gc_internal, self.reset_per_page, self.key_reads = gc_int, per_page, key_reads
@@ -78,6 +79,12 @@ cdef class WritePool:
     def array(self, name):
         """A NumPy view of the pool state (pool_blk, pool_idx, pool_flag, pool_len, pool_cap, wfr_blk, ...)."""
         return self._keep[name]
+
+    def counter_values(self):
+        return counts_list(self.ctr, WP_N_COUNTERS)
+
+    def reset_counters(self):
+        memset(self.ctr, 0, sizeof(self.ctr))
 
     # ------------------------------------------------------------------ pool entries
     cdef bint above(self, int32_t a, int32_t b) noexcept nogil:
@@ -164,7 +171,7 @@ cdef class WritePool:
         cdef int64_t ppn
         self.ftl.user_lane = (lane + 1) % self.n_lanes  # k = 1: every page completes a superpage
         if self.plen[lane] > self.n_wr[lane]:  # an entry prefilled with internal data
-            self.cnt[C_POOL_USER_PAGES] += 1
+            self.ctr[WP_USER_PAGES] += 1
             return self.write_entry(lane, self.pick(lane, F_RR, False))
         if self.ftl.uf_sb[lane] < 0:
             sb = self.ftl.alloc(lane, False)
@@ -186,11 +193,11 @@ cdef class WritePool:
             return ppn
         if self.plen[lane] >= self.cap[lane] and self.cap[lane] < self.cap_max:
             self.cap[lane] += 1
-            self.cnt[C_POOL_CAP_INC] += 1
+            self.ctr[WP_CAP_INC] += 1
         if self.plen[lane] < self.cap[lane]:
             self.push(lane, sb, wp, F_WR)
             self.ftl.uf_sb[lane] = -1
-            self.cnt[C_POOL_PUSH_USER] += 1
+            self.ctr[WP_PUSH_USER] += 1
             return ppn
         j = self.pick(lane, -1, True)  # full pool at cap_max: all entries are WR here
         if j >= 0 and self.above(self.blk[lane * self.cap_max + j], sb):
@@ -200,7 +207,7 @@ cdef class WritePool:
             self.push(lane, sb, wp, F_WR)
             self.ftl.uf_sb[lane] = t
             self.ftl.sb_state[t] = S_OPEN_USER
-            self.cnt[C_POOL_EXCH] += 1
+            self.ctr[WP_EXCH] += 1
         return ppn
 
     # ------------------------------------------------------------------ Algorithm 2
@@ -209,7 +216,7 @@ cdef class WritePool:
         cdef int32_t N = self.N, sb, i, n
         cdef int64_t ppn
         if self.n_wr[lane] > 0:
-            self.cnt[C_POOL_RR_PAGES] += 1
+            self.ctr[WP_RR_PAGES] += 1
             ppn = self.write_entry(lane, self.pick(lane, F_WR, False))
         elif self.plen[lane] < self.cap[lane]:
             if self.wfr_blk[lane] < 0:
@@ -222,7 +229,7 @@ cdef class WritePool:
             ppn = <int64_t>sb * N + i
             i += 1
             self.wfr_idx[lane] = i
-            self.cnt[C_POOL_WFR_PAGES] += 1
+            self.ctr[WP_WFR_PAGES] += 1
             if i == N:
                 self.ftl.sb_state[sb] = S_CLOSED
                 self.wfr_blk[lane] = -1
@@ -231,9 +238,9 @@ cdef class WritePool:
                 if <int64_t>i * n >= N:
                     self.push(lane, sb, i, F_RR)
                     self.wfr_blk[lane] = -1
-                    self.cnt[C_POOL_PUSH_RR] += 1
+                    self.ctr[WP_PUSH_RR] += 1
         else:
-            self.cnt[C_POOL_AGG_PAGES] += 1
+            self.ctr[WP_AGG_PAGES] += 1
             ppn = self.write_entry(lane, self.pick(lane, -1, False))
         if self.reset_per_page:
             self.after_migration(lane)
@@ -242,18 +249,18 @@ cdef class WritePool:
     cdef void after_migration(self, int32_t lane) noexcept nogil:
         if self.plen[lane] < self.cap_min and self.cap[lane] != self.cap_min:
             self.cap[lane] = self.cap_min
-            self.cnt[C_POOL_CAP_RESET] += 1
+            self.ctr[WP_CAP_RESET] += 1
 
     cdef void on_victim(self, int32_t b) noexcept nogil:
         """RR victim ``b`` stops being a frontier or pool entry; its unwritten pages are lost."""
         cdef int32_t lane = b // self.S, o = lane * self.cap_max, j
         if self.wfr_blk[lane] == b:
-            self.cnt[C_POOL_WASTED] += self.N - self.wfr_idx[lane]
+            self.ctr[WP_WASTED] += self.N - self.wfr_idx[lane]
             self.wfr_blk[lane] = -1
         if self.ftl.uf_sb[lane] == b:
-            self.cnt[C_POOL_WASTED] += self.N - self.ftl.uf_wp[lane]
+            self.ctr[WP_WASTED] += self.N - self.ftl.uf_wp[lane]
         for j in range(self.plen[lane]):
             if self.blk[o + j] == b:
-                self.cnt[C_POOL_WASTED] += self.N - self.idx[o + j]
+                self.ctr[WP_WASTED] += self.N - self.idx[o + j]
                 self.remove(lane, j)
                 break

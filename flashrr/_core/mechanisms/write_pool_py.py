@@ -9,6 +9,7 @@ import numpy as np
 from ..layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, Layout
 from ..device.ftl_py import Ftl
 from ..roles_py import Mechanism
+from . import counter_names
 
 
 class WritePoolSpec(NamedTuple):
@@ -33,10 +34,10 @@ class WritePool(Mechanism):
         """``spec`` = ``(cap_min, cap_max, ratio_ppm, n_fixed, gc_internal, reset_per_page,
         key_reads)``."""
         super().__init__()
-        layout, ftl, counters = ctx.layout, ctx.ftl, ctx.counters
         block_reads, rr_threshold = ctx.block_reads, ctx.rr_threshold
-        L = layout
-        self.ftl, self.c = ftl, counters
+        L = ctx.layout
+        self.ftl = ctx.ftl
+        self.reset_counters()
         self.N, self.n_lanes, self.S = L.pages_per_block, L.n_lanes, L.sb_per_lane
         self.block_reads, self.rr_threshold = block_reads, rr_threshold
         (self.cap_min, self.cap_max, self.ratio_ppm, self.n_fixed, self.gc_internal, self.reset_per_page,
@@ -45,6 +46,12 @@ class WritePool(Mechanism):
         self.pool = [[] for _ in range(n)]  # per lane: [block, next offset, flag] in insertion order
         self.cap = [self.cap_min] * n
         self.wfr = [[-1, 0] for _ in range(n)]  # internal frontier: block, next offset
+
+    def counter_values(self) -> list:
+        return list(self.ctr.values())
+
+    def reset_counters(self) -> None:
+        self.ctr = dict.fromkeys(counter_names("write_pool"), 0)
 
     # ------------------------------------------------------------------ pool entries
     def above(self, a: int, b: int) -> bool:
@@ -113,7 +120,7 @@ class WritePool(Mechanism):
         return self.user_slot()
 
     def user_slot(self) -> int:
-        f, N, c = self.ftl, self.N, self.c
+        f, N, c = self.ftl, self.N, self.ctr
         lane = f.user_lane
         f.user_lane = (lane + 1) % self.n_lanes  # k = 1: every page completes a superpage
         if len(self.pool[lane]) > self.n_wr(lane):  # an entry prefilled with internal data
@@ -155,7 +162,7 @@ class WritePool(Mechanism):
 
     # ------------------------------------------------------------------ Algorithm 2
     def internal_slot(self, lane: int) -> int:
-        f, N, c = self.ftl, self.N, self.c
+        f, N, c = self.ftl, self.N, self.ctr
         if self.n_wr(lane) > 0:
             c["rr_pages_to_pool"] += 1
             ppn = self.write_entry(lane, self.pick(lane, F_WR, False))
@@ -187,11 +194,11 @@ class WritePool(Mechanism):
     def after_migration(self, lane: int) -> None:
         if len(self.pool[lane]) < self.cap_min and self.cap[lane] != self.cap_min:
             self.cap[lane] = self.cap_min
-            self.c["pool_cap_resets"] += 1
+            self.ctr["pool_cap_resets"] += 1
 
     def on_victim(self, b: int) -> None:
         """RR victim ``b`` stops being a frontier or pool entry; its unwritten pages are lost."""
-        lane, N, c = b // self.S, self.N, self.c
+        lane, N, c = b // self.S, self.N, self.ctr
         wfr = self.wfr[lane]
         if wfr[0] == b:
             c["pool_pages_wasted"] += N - wfr[1]
