@@ -71,6 +71,12 @@ ENTRY = {e.hook: e for e in MECHANISMS + (READ_EXPOSURE,)}
 PAGE = 4096
 
 
+def _counters(eng) -> dict:
+    """The engine's counters and those of its mechanisms, by name."""
+    r = eng.results()
+    return {**r["counters"], **r["mechanism_counters"]}
+
+
 class Twins:
     """The compiled (index 0) and the reference (index 1) engine for the policy
     ``make()`` returns, on ``cfg`` (after the policy's device_config), filled with
@@ -201,10 +207,10 @@ class Twins:
         return out[0] is None
 
     def play(self, events, check=None, paths=()):
-        """Feed ``events`` to both twins; engine counters after each, ``check(twins)`` and
-        the common state at the end.  ``paths``: engine counters whose reaching 0 or not
+        """Feed ``events`` to both twins; engine and mechanism counters after each,
+        ``check(twins)`` and the common state at the end.  ``paths``: counters whose reaching 0 or not
         is reported to hypothesis' statistics (``--hypothesis-show-statistics``)."""
-        ca = self.eng[0].results()["counters"]
+        ca = _counters(self.eng[0])
         for ev in events:
             kind, args = ev[0], ev[1:]
             if kind == "engine":
@@ -212,7 +218,7 @@ class Twins:
                     break
             else:
                 getattr(self, kind)(*args)
-            ca, cb = (e.results()["counters"] for e in self.eng)
+            ca, cb = (_counters(e) for e in self.eng)
             assert ca == cb, {k: (ca[k], cb[k]) for k in ca if ca[k] != cb[k]}
         assert list(self.mech[0].counter_values()) == list(self.mech[1].counter_values())
         va, vb = self.views()
