@@ -30,9 +30,13 @@ def hist_percentile(hist: np.ndarray, q: float) -> int:
 class Result:
     """Metrics of one run: ``summary`` (a dict), event tables and latency histograms."""
 
-    def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int):
+    def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int,
+                 block_erases: np.ndarray | None = None):
         self.summary = summary
         self.hist = hist
+        #: Erases of each block (``n_blocks``, block ``sb * k + c``) since the device was new,
+        #: preconditioning included: its P/E cycles.  None for a Result built without them.
+        self.block_erases = block_erases
         self._rr = rr_events
         self._gc = gc_events
         self.k = k

@@ -159,7 +159,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
                             raw["mechanism_counters"])
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)
     summary.update(pol.extra_metrics())
-    return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k)
+    return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"])
 
 
 __all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace", "resolve_source"]

@@ -64,7 +64,7 @@ def run_both(cfg, trace, policy="baseline", **kwargs):
 
 def assert_identical(a, b, allow_error=None, ignore=()):
     """Both engines gave the same summary (but for ``ignore`` and wall-clock keys),
-    latency histograms and RR/GC event tables.
+    latency histograms, RR/GC event tables and erases per block.
 
     An engine error fails the test, even when both engines raise the same one,
     unless ``allow_error`` (a substring, e.g. :data:`CAPACITY_ERROR`) is in its
@@ -82,6 +82,7 @@ def assert_identical(a, b, allow_error=None, ignore=()):
         assert np.array_equal(a.hist[kind], b.hist[kind]), kind
     assert a.rr_events.equals(b.rr_events)
     assert a.gc_events.equals(b.gc_events)
+    assert np.array_equal(a.block_erases, b.block_erases)
 
 
 def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):

@@ -606,6 +606,7 @@ cdef class CompiledEngine:
                 "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
                 "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
+                "block_erases": self.rc.array("block_erases")[:self.layout.n_blocks].copy(),
                 "mechanism_counters": assembly.counter_values(self.slots)}
 
     def mechanism(self, name):

@@ -417,7 +417,7 @@ class ReferenceEngine:
         return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
                 "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
                 "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
-                "die_busy_ns": sc.die_busy.copy(), "end_ns": end,
+                "die_busy_ns": sc.die_busy.copy(), "end_ns": end, "block_erases": self.rc.block_erases.copy(),
                 "mechanism_counters": assembly.counter_values(self.slots)}
 
     def mechanism(self, name: str):

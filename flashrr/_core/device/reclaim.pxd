@@ -27,6 +27,7 @@ cdef class Reclaim:
     cdef int64_t* retry_extra          # [n_steps + 1] extra read time (ns) after 0..n_steps retries
     # ---- read disturb state
     cdef int32_t* block_reads          # [n_blocks] flash reads since erase
+    cdef int32_t* block_erases         # [n_blocks] erases since the device was new (P/E cycles)
     cdef int32_t* rr_threshold         # [n_blocks] per-block RR threshold (policies may write)
     cdef bint in_mig                   # a migration is being decided
     cdef uint8_t* rr_touched           # [n_sb] a page was moved by RR logic since the last erase

@@ -161,6 +161,7 @@ cdef class Reclaim:
         a[:] = L.retry_extra_ns
         self.retry_extra = <int64_t*>a.data
         a = arr("block_reads", L.n_blocks, np.int32); self.block_reads = <int32_t*>a.data
+        a = arr("block_erases", L.n_blocks, np.int32); self.block_erases = <int32_t*>a.data
         a = arr("rr_threshold", L.n_blocks, np.int32, self.rr_thr0); self.rr_threshold = <int32_t*>a.data
         a = arr("rr_touched", L.n_superblocks, np.uint8); self.rr_touched = <uint8_t*>a.data
         self.erasers = None
@@ -203,7 +204,7 @@ cdef class Reclaim:
         self.untimed = False
 
     def array(self, name):
-        """A NumPy view of one of this layer's arrays (block_reads, rr_threshold)."""
+        """A NumPy view of one of this layer's arrays (block_reads, block_erases, rr_threshold)."""
         return self._keep[name]
 
     def events(self, bint rr):
@@ -410,6 +411,7 @@ cdef class Reclaim:
             self.mix_rr[b] = 0
             self.mix_gc[b] = 0
             self.block_reads[victim * k + c] = 0
+            self.block_erases[b] += 1
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
             if self.erasers is not None:
                 self.erasers.chain_block_erased(b)

@@ -22,6 +22,7 @@ class Reclaim:
         self.hooks = hooks
         self.state_view, self.check_fn = state_view, check_fn
         self.block_reads = np.zeros(L.n_blocks, dtype=np.int32)  # flash reads since erase
+        self.block_erases = np.zeros(L.n_blocks, dtype=np.int32)  # erases since the device was new (P/E)
         self.rr_threshold = np.full(L.n_blocks, L.rr_threshold_reads, dtype=np.int32)  # writable by policies
         self.rr_touched = np.zeros(L.n_superblocks, dtype=np.uint8)  # a page moved by RR logic since erase
         self.erasers = None  # head of the erase-observer chain (roles_py.py), None: none
@@ -209,6 +210,7 @@ class Reclaim:
         for a in (self.mix.user, self.mix.rr, self.mix.gc):
             a[blocks] = 0
         self.block_reads[blocks] = 0
+        self.block_erases[blocks] += 1
         self.rr_threshold[blocks] = L.rr_threshold_reads
         m = self.erasers
         while m is not None:
