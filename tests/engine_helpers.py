@@ -106,6 +106,12 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     return eng
 
 
+def engine_counters(eng) -> dict:
+    """An engine's device counters and its mechanisms' own, by name."""
+    r = eng.results()
+    return {**r["counters"], **r["mechanism_counters"]}
+
+
 class EngineDriver:
     """Feeds an engine of :func:`build_engine` one request at a time (4 KiB pages, 1 us apart) and
     reads its state: where an LPN lives, the counters, and Cocktail's write pool."""
@@ -134,9 +140,7 @@ class EngineDriver:
         return int(self.eng.state_view(0).l2p[lpn]) // self.N
 
     def counters(self):
-        """The device counters and the mechanisms' own, by name."""
-        r = self.eng.results()
-        return {**r["counters"], **r["mechanism_counters"]}
+        return engine_counters(self.eng)
 
     def pool(self, lane=0):
         """[(block, next offset, flag)] in pool order; flag "WR" or "RR"."""

@@ -54,7 +54,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, tiny_config
+from engine_helpers import CAPACITY_ERROR, engine_counters, tiny_config
 from flashrr._core import load_compiled_engine, role_calls
 from flashrr._core.device.sched_py import PH_ERASE, PH_PROG
 from flashrr._core.engine_py import ReferenceEngine
@@ -69,12 +69,6 @@ from flashrr.policies.read_exposure import READ_EXPOSURE, ReadExposure
 
 ENTRY = {e.hook: e for e in MECHANISMS + (READ_EXPOSURE,)}
 PAGE = 4096
-
-
-def _counters(eng) -> dict:
-    """The engine's counters and those of its mechanisms, by name."""
-    r = eng.results()
-    return {**r["counters"], **r["mechanism_counters"]}
 
 
 class Twins:
@@ -210,7 +204,7 @@ class Twins:
         """Feed ``events`` to both twins; engine and mechanism counters after each,
         ``check(twins)`` and the common state at the end.  ``paths``: counters whose reaching 0 or not
         is reported to hypothesis' statistics (``--hypothesis-show-statistics``)."""
-        ca = _counters(self.eng[0])
+        ca = engine_counters(self.eng[0])
         for ev in events:
             kind, args = ev[0], ev[1:]
             if kind == "engine":
@@ -218,7 +212,7 @@ class Twins:
                     break
             else:
                 getattr(self, kind)(*args)
-            ca, cb = (_counters(e) for e in self.eng)
+            ca, cb = (engine_counters(e) for e in self.eng)
             assert ca == cb, {k: (ca[k], cb[k]) for k in ca if ca[k] != cb[k]}
         assert list(self.mech[0].counter_values()) == list(self.mech[1].counter_values())
         va, vb = self.views()
