@@ -153,9 +153,14 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
             policy_class(name)
         except ValueError as e:
             raise CompareError(f"policies: {str(e).removeprefix('policy: ')}") from None
-        if not at:
-            dev = (COMMON_PRESET if preset is None else paper_preset(name)
-                   if isinstance(preset, str) and preset == PAPER_DEVICES else preset)
+        if at:
+            pass  # the row names its own device
+        elif preset is None:
+            dev = COMMON_PRESET
+        elif isinstance(preset, str) and preset == PAPER_DEVICES:
+            dev = paper_preset(name)
+        else:
+            dev = preset
         if not isinstance(dev, SimConfig) and not (dev in DEVICE_PRESETS or str(dev).endswith(".toml")):
             raise CompareError(f"{label}: unknown device preset {dev!r}; expected one of "
                                f"{', '.join(DEVICE_PRESETS)} or a .toml path")
