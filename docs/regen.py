@@ -2,7 +2,7 @@
 notebooks executed.
 
     python docs/regen.py                    # README.md: the main job's two tables (about 1 min)
-    python docs/regen.py --compare-figures  # docs/compare.md: cross-paper and pairs tables (about 10 min)
+    python docs/regen.py --compare-figures  # docs/compare.md: cross-paper and pairs tables (about 5 min)
     python docs/regen.py --notebooks        # notebooks/*.ipynb stored with their outputs (a few min)
     python docs/regen.py --all              # all of the above
     python docs/regen.py --check            # exit 1 if README.md differs from what its commands print
@@ -64,24 +64,21 @@ def _us(ns) -> str:
     return f"{ns / 1_000:,.1f}"
 
 
-def cross_paper_frame():
-    """Every scheme of the cross-paper figure on its device and the main job's trace (15 runs)."""
-    from flashrr.compare import CROSS_PAPER_POLICIES, compare, cross_paper_device
-
-    return compare(CROSS_PAPER_POLICIES, preset=cross_paper_device(), progress=True)
-
-
 def cross_paper_table(df) -> str:
-    """docs/compare.md's cross-paper table: one row per scheme."""
+    """docs/compare.md's cross-paper table: one row per single scheme of ``df`` (:func:`pairs_frame`)."""
+    from flashrr.compare import CROSS_PAPER_POLICIES
+
     rows = [(label, f"{r.rr_count:,}", f"{r.rr_page_moves_all:,}", _us(r.read_latency_mean_ns),
              _us(r.read_latency_p9999_ns), f"{r.waf:.3f}", f"{r.policy_metadata_bytes:,}")
-            for label, r in df.iterrows()]
+            for label, r in df.loc[list(CROSS_PAPER_POLICIES)].iterrows()]
     return _md_table(["policy", "RRs", "page moves", "mean read (µs)", "p99.99 read (µs)", "WAF",
                       "metadata (B)"], rows)
 
 
+@lru_cache(maxsize=None)
 def pairs_frame():
-    """The single schemes and every pair that composes, on the cross-paper device and trace."""
+    """The single schemes and every pair that composes, on the cross-paper device and trace: one run
+    serves both slow blocks (72 runs)."""
     from flashrr.compare import CROSS_PAPER_POLICIES, compare, composable_pairs, cross_paper_device
 
     pairs, _ = composable_pairs()
@@ -105,7 +102,7 @@ def pairs_table(df) -> str:
 
 
 #: The slow blocks of docs/compare.md: name -> the Markdown it writes.
-SLOW_BLOCKS = {"cross_paper": lambda: cross_paper_table(cross_paper_frame()),
+SLOW_BLOCKS = {"cross_paper": lambda: cross_paper_table(pairs_frame()),
                "pairs": lambda: pairs_table(pairs_frame())}
 
 
