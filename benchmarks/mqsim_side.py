@@ -117,16 +117,15 @@ def read_gc_stats(xml_path: Path) -> tuple:
         return None, None, None
     text = xml_path.read_text(errors="replace")
 
-    def total(name):
-        return sum(float(v) for v in re.findall(rf'{name}="([0-9.eE+-]+)"', text))
+    def values(name):
+        return np.array([float(v) for v in re.findall(rf'{name}="([0-9.eE+-]+)"', text)])
 
-    gcs = int(total("Total_GC_Executions"))
-    moves = int(round(sum(float(a) * float(b) for a, b in zip(
-        re.findall(r'Total_GC_Executions="([0-9.eE+-]+)"', text),
-        re.findall(r'Average_Page_Movement_For_GC="([0-9.eE+-]+)"', text)))))
-    erases = int(sum(total(n) for n in ("Issued_Flash_Erase_CMD", "Issued_Flash_Interleaved_Erase_CMD",
-                                        "Issued_Flash_Multiplane_Erase_CMD",
-                                        "Issued_Flash_Interleaved_Multiplane_Erase_CMD")))
+    executions = values("Total_GC_Executions")
+    gcs = int(executions.sum())
+    moves = int(round(float((executions * values("Average_Page_Movement_For_GC")).sum())))
+    erases = int(sum(values(n).sum() for n in ("Issued_Flash_Erase_CMD", "Issued_Flash_Interleaved_Erase_CMD",
+                                               "Issued_Flash_Multiplane_Erase_CMD",
+                                               "Issued_Flash_Interleaved_Multiplane_Erase_CMD")))
     return gcs, moves, erases
 
 

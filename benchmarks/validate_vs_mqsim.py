@@ -171,30 +171,50 @@ def flashrr_side(case: Case, blocks: int, mode: str, tr: flashrr.Trace, warmup_r
     return out
 
 
-def mqsim_side_run(a, name: str, case: Case, blocks: int, mode: str, tr: flashrr.Trace, footprint: int) -> dict:
-    """One MQSim run of ``tr`` behind its prefix, measured after the prefix.  MQSim's XML counts
-    GC over the whole run; for an aged case a second run of the prefix alone gives the GCs of
-    the prefix, which are subtracted (both runs are deterministic and identical up to the
-    prefix's end)."""
-    tag = f"{name.replace('/', '-').replace(' ', '_')}_{blocks}b_{mode}"
+@dataclass(frozen=True)
+class MQSimTraces:
+    """One case's MQSim trace files, written once for all its runs: ``full`` (prefix and measured
+    requests), ``prefix`` (the prefix alone, for an aged case; else None), and ``t0``, the
+    arrival time (ns) from which requests are measured."""
+
+    full: Path
+    prefix: Path | None
+    t0: int
+
+
+def write_mqsim_traces(a, name: str, case: Case, tr: flashrr.Trace, footprint: int) -> MQSimTraces:
     warm = a.warmup_ratio if case.aged else 0.0
     t, off, size, w, t0 = with_prefix(tr, footprint, warm, a.warmup_rate, a.seed)
-    dev = mqsim_side.device_xml(blocks, MODES[mode], case.cache_bytes)
     a.workdir.mkdir(parents=True, exist_ok=True)
+    stem = a.workdir / name.replace("/", "-").replace(" ", "_")
+    full = stem.with_name(stem.name + ".trace")
+    mqsim_side.write_trace(full, t, off, size, w)
+    prefix = None
+    if warm:
+        n = len(t) - len(tr)
+        prefix = stem.with_name(stem.name + "_prefix.trace")
+        mqsim_side.write_trace(prefix, t[:n], off[:n], size[:n], w[:n])
+    return MQSimTraces(full, prefix, t0)
 
-    def one(tag, n):
-        path = a.workdir / f"{tag}.trace"
-        mqsim_side.write_trace(path, t[:n], off[:n], size[:n], w[:n])
+
+def mqsim_side_run(a, name: str, case: Case, blocks: int, mode: str, traces: MQSimTraces) -> dict:
+    """One MQSim run of the case's trace, measured after its prefix.  MQSim's XML counts GC over
+    the whole run; for an aged case a second run of the prefix alone gives the GCs of the prefix,
+    which are subtracted (both runs are deterministic and identical up to the prefix's end)."""
+    tag = f"{name.replace('/', '-').replace(' ', '_')}_{blocks}b_{mode}"
+    dev = mqsim_side.device_xml(blocks, MODES[mode], case.cache_bytes)
+
+    def one(tag, path):
         return mqsim_side.run(a.mqsim, a.workdir, tag, dev, mqsim_side.workload_xml(path, case.cache_bytes > 0),
                               a.timeout)
 
-    r = one(tag, len(t))
-    keep = r.arrival_ns >= t0
+    r = one(tag, traces.full)
+    keep = r.arrival_ns >= traces.t0
     out = latency_stats(r.is_write[keep], (r.finish_ns - r.arrival_ns)[keep].astype(float))
     out.update(requests=int(keep.sum()), gc_count=r.gc_count, gc_page_moves=r.gc_page_moves, wall_s=r.wall_s,
                failure=r.failure)
-    if warm and r.gc_count is not None:
-        pre = one(tag + "_prefix", len(t) - len(tr))
+    if traces.prefix is not None and r.gc_count is not None:
+        pre = one(tag + "_prefix", traces.prefix)
         if pre.gc_count is None:
             out.update(gc_count=None, gc_page_moves=None)
         else:
@@ -282,10 +302,11 @@ def main(argv=None) -> None:
     for name in a.case or list(CASES):
         case = CASES[name]
         tr = measured_trace(a.n, a.gap_us * 1e3, footprint, case.read_share, case.zipf, a.seed)
+        traces = write_mqsim_traces(a, name, case, tr, footprint) if a.mqsim else None
         runs = {}
         for mode in case.modes:
             for b in case.blocks:
-                q = mqsim_side_run(a, name, case, b, mode, tr, footprint) if a.mqsim else None
+                q = mqsim_side_run(a, name, case, b, mode, traces) if a.mqsim else None
                 runs[(mode, b)] = {"flashrr": flashrr_side(case, b, mode, tr, a.warmup_ratio), "MQSim": q}
         print_case(name, case, runs, a.n)
         sys.stdout.flush()
