@@ -796,35 +796,39 @@ cdef class Reclaim:
         ties, then lower dies) that can start before ``until``.  The scheduler keeps each
         die's start from the last look (hs): it stays a lower bound, since a die's clock only
         moves on, until the die's queues change or a job finishes a phase, which mark it
-        stale.  The earliest bound is looked at again before it is taken."""
-        cdef int32_t d, best, kind, best_kind
+        stale.  A tournament tree over the dies keeps the least (start, kind, die); only the
+        stale dies are looked at again and replayed up the tree (a job's phase end marks
+        them all).  The earliest bound is looked at again before it is taken."""
+        cdef int32_t d, i, best, best_kind
         cdef int64_t s, best_s
         # every start is at or after the last scan's earliest, while no queue has changed
         if until <= self.sched.bg_next:
             return 0
         while True:
-            best = -1
-            best_s = 0
-            best_kind = 0
-            for d in range(self.n_dies):
-                if self.sched.hs_all_stale or self.sched.hs_stale[d]:
+            if self.sched.hs_all_stale:
+                for d in range(self.n_dies):
                     self.sched.hs[d] = self.sched.next_start(d)
                     self.sched.hs_stale[d] = 0
-                s = self.sched.hs[d]
-                if s == INT64_MAX:
-                    continue
-                kind = self.sched.hs_kind[d]
-                if best < 0 or s < best_s or (s == best_s and kind < best_kind):
-                    best = d
-                    best_s = s
-                    best_kind = kind
-            self.sched.hs_all_stale = False
-            if best < 0 or best_s >= until:
-                self.sched.bg_next = best_s if best >= 0 else INT64_MAX
+                self.sched.n_hs_stale = 0
+                self.sched.hs_all_stale = False
+                self.sched.hs_rebuild()
+            elif self.sched.n_hs_stale:
+                for i in range(self.sched.n_hs_stale):
+                    d = self.sched.hs_stale_dies[i]
+                    self.sched.hs[d] = self.sched.next_start(d)
+                    self.sched.hs_stale[d] = 0
+                    self.sched.hs_update(d)
+                self.sched.n_hs_stale = 0
+            best = self.sched.hs_tree[1]
+            best_s = self.sched.hs[best]
+            best_kind = self.sched.hs_kind[best]
+            if best_s == INT64_MAX or best_s >= until:
+                self.sched.bg_next = best_s
                 return 0
-            s = self.sched.next_start(best)                        # the bound may have moved on
+            s = self.sched.next_start(best)                                 # the bound may have moved on
             if s != best_s:
                 self.sched.hs[best] = s
+                self.sched.hs_update(best)
                 continue
             if best_kind == 0:
                 self.sched.book_head(best, best_s)

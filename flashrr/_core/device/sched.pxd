@@ -101,6 +101,11 @@ cdef class Scheduler:
     cdef int8_t* hs_kind               # [n_dies] what starts then: 0 a queued transaction, 1 an idle move
     cdef uint8_t* hs_stale             # [n_dies] 1: the die's queues changed since (look again)
     cdef bint hs_all_stale             # a job finished a phase: the heads it held back on any die may go
+    cdef int32_t* hs_stale_dies        # [n_dies] the dies marked in hs_stale since run_bg's last look
+    cdef int32_t n_hs_stale
+    cdef int32_t* hs_tree              # [2 * hs_leaves] tournament tree over the dies: node i holds the die
+    cdef int32_t hs_leaves             # with the least (hs, hs_kind, die) below it; leaf hs_leaves + d is
+                                       # die d (a power of two >= n_dies; spare leaves hold -1)
     cdef Job* jobs                     # [jobs_cap] by id; ids restart when nothing is queued
     cdef int32_t n_jobs, jobs_cap
     cdef int32_t* sb_erase_job         # [n_sb] job whose erase of this superblock is not booked, -1 none
@@ -205,8 +210,32 @@ cdef class Scheduler:
     cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its head, else of its first idle move
     cdef inline void changed(self, int32_t die) noexcept nogil:
         """The die's queues changed: run_bg looks at it again."""
-        self.hs_stale[die] = 1
+        if not self.hs_stale[die]:
+            self.hs_stale[die] = 1
+            self.hs_stale_dies[self.n_hs_stale] = die
+            self.n_hs_stale += 1
         self.bg_next = -1
+    cdef inline bint hs_before(self, int32_t a, int32_t b) noexcept nogil:
+        """Die a's next background start comes before die b's: the least (hs, hs_kind, die)
+        (-1, a spare leaf, comes last)."""
+        if b < 0:
+            return a >= 0
+        if a < 0:
+            return False
+        if self.hs[a] != self.hs[b]:
+            return self.hs[a] < self.hs[b]
+        if self.hs_kind[a] != self.hs_kind[b]:
+            return self.hs_kind[a] < self.hs_kind[b]
+        return a < b
+    cdef inline void hs_update(self, int32_t die) noexcept nogil:
+        """Die's hs changed: replay its path of the tournament tree."""
+        cdef int32_t i = (self.hs_leaves + die) >> 1, l, r
+        while i >= 1:
+            l = self.hs_tree[2 * i]
+            r = self.hs_tree[2 * i + 1]
+            self.hs_tree[i] = r if self.hs_before(r, l) else l
+            i >>= 1
+    cdef void hs_rebuild(self) noexcept nogil                               # every node of the tree again
     cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
     cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
     cdef bint job_pending(self, int32_t job) noexcept nogil

@@ -155,6 +155,14 @@ cdef class Scheduler:
         a = arr("hs", self.n_dies, np.int64); self.hs = <int64_t*>a.data
         a = arr("hs_kind", self.n_dies, np.int8); self.hs_kind = <int8_t*>a.data
         a = arr("hs_stale", self.n_dies, np.uint8, 1); self.hs_stale = <uint8_t*>a.data
+        a = arr("hs_stale_dies", self.n_dies, np.int32); self.hs_stale_dies = <int32_t*>a.data
+        self.n_hs_stale = 0
+        self.hs_leaves = 1
+        while self.hs_leaves < self.n_dies:
+            self.hs_leaves *= 2
+        a = arr("hs_tree", 2 * self.hs_leaves, np.int32, -1); self.hs_tree = <int32_t*>a.data
+        for i in range(self.n_dies):
+            self.hs_tree[self.hs_leaves + i] = i
         for c in range(self.n_chan):
             self.ivc[c] = <IvChunk**>_grow(NULL, sizeof(IvChunk*) * 8)
             self.ivc_end[c] = <int64_t*>_grow(NULL, sizeof(int64_t) * 8)
@@ -243,6 +251,7 @@ cdef class Scheduler:
         self.bg_pending = 0
         self.bg_next = -1
         self.hs_all_stale = True
+        self.n_hs_stale = 0
         self.idle_pending = 0
         self.n_jobs = 0
         self.n_events[0] = 0
@@ -402,6 +411,13 @@ cdef class Scheduler:
             self.ivc_spare_n += 1
         else:
             free(c)
+
+    cdef void hs_rebuild(self) noexcept nogil:
+        cdef int32_t i, l, r
+        for i in range(self.hs_leaves - 1, 0, -1):
+            l = self.hs_tree[2 * i]
+            r = self.hs_tree[2 * i + 1]
+            self.hs_tree[i] = r if self.hs_before(r, l) else l
 
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
