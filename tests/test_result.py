@@ -35,7 +35,7 @@ def test_result_frame_events_and_cdf():
     assert len(frame) == 1 and frame.loc[0, "rr_count"] == 2 == len(res.rr_events)
     assert list(res.rr_events.columns) == ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine",
                                            "erase_end_ns", "victim_user_pages", "victim_rr_pages", "victim_gc_pages",
-                                           "round", "trigger_to_erase_ns"]
+                                           "rber_margin", "round", "trigger_to_erase_ns"]
     for kind in ("read", "write", "io"):
         cdf = res.latency_cdf(kind)
         assert cdf["cdf"].is_monotonic_increasing and cdf["cdf"].iloc[-1] == pytest.approx(1.0)

@@ -14,6 +14,7 @@ cimport numpy as cnp
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .device.common cimport *
+from .device.errors cimport ErrorState
 from .device.sched cimport EraseEv
 from .options.held_writes cimport HeldPage
 from .options.pv_timing cimport PVTiming
@@ -102,6 +103,11 @@ cdef class CompiledEngine:
         self.cache = Cache(L.cache_pages, self.ftl.array("lmap"))
         self.rc = Reclaim(L, self.ftl, self.sched, A["counters"], hooks, self.state_view,
                           self.check_invariants if self.check else None)
+        self.em_on = L.error_tables is not None
+        self.em_retry = self.em_on and L.error_tables.retry_on
+        if self.em_on:
+            self.em = ErrorState(L, self.rc.array("block_reads"), self.rc.array("rr_threshold"))
+            self.rc.set_error_state(self.em)
         g = hooks.page_counter_group if hooks is not None else 0
         self.page_counters = PageCounters(g, L.logical_pages)
         self.pv_on = L.pv is not None
@@ -192,6 +198,8 @@ cdef class CompiledEngine:
         else:
             ppn = self.placer.user_page(lpn)
         mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
+        if self.em_on:
+            self.em.programmed(div_pow2(ppn, self.N_shift, self.N), t)
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
@@ -224,6 +232,19 @@ cdef class CompiledEngine:
             self.cnt[C_USER_TXNS] += 1
         return end
 
+    cdef int64_t _model_extra(self, int64_t blk, int64_t t) except -1 nogil:
+        """Retry time (ns) of a user page read of blk at t with the error model on: its
+        state looked up again if its retention left its bucket, its steps counted (and an
+        uncorrectable read) as the read is planned."""
+        cdef int32_t c
+        if t >= self.em.next_t[blk]:
+            self.em.refresh(blk, t)
+        c = self.em.steps(blk) if self.em_retry else <int32_t>self.rc.retries(blk)
+        self.em.count(c)
+        if c > self.em.S and self.em_retry:
+            c = self.em.S
+        return self.rc.retry_extra[c]
+
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
         cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0
         cdef int64_t lpn, done = t + self.t_dram, blk, ppn
@@ -254,7 +275,10 @@ cdef class CompiledEngine:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
-                self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
+                if self.em_on:
+                    self.buf_extra[i] = self._model_extra(div_pow2(ppn, self.N_shift, self.N), t)
+                else:
+                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
             if self.redirector is not None:
                 nm = self.redirector.redirect(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
                 done = imax(done, self.redirector.redirect_end)
@@ -512,6 +536,8 @@ cdef class CompiledEngine:
         check_precondition(fill_pages, w, self.layout.logical_pages)
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
+        if self.em_on:
+            self.em.set_untimed(True)
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
         placer = self.placer
@@ -526,6 +552,9 @@ cdef class CompiledEngine:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
+        if self.em_on:
+            self.em.set_untimed(False)
+            self.em.reset_counters()
         self.placer = placer
         self.arrays["counters"][:] = 0
         assembly.reset_counters(self.slots)
@@ -603,11 +632,12 @@ cdef class CompiledEngine:
         rr = self.rc.events(True)
         gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
-                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
+                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
+                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
                 "block_erases": self.rc.array("block_erases")[:self.layout.n_blocks].copy(),
-                "mechanism_counters": assembly.counter_values(self.slots)}
+                "mechanism_counters": assembly.counter_values(self.slots),
+                "error_model": self.em.results() if self.em_on else None}
 
     def mechanism(self, name):
         """The mechanism switched on under ``name`` (its registry hook, e.g.

@@ -1,0 +1,39 @@
+# Error-model state of the blocks: P/E cycles, when each block's data was first
+# programmed, and the read counts the model's tables give for them (RR threshold,
+# retry switch points).  Twin: errors_py.py.  docs/reliability.md, "In the engine".
+
+from libc.stdint cimport int32_t, int64_t
+cimport cython
+
+
+@cython.final
+cdef class ErrorState:
+    cdef object T                      # flashrr.reliability.engine_tables.ErrorTables
+    cdef object _keep                  # NumPy arrays that own the memory below
+    cdef object rows                   # P/E cycles -> row index in tab
+    cdef bint trigger_on               # read_reclaim.trigger == "rber": write rr_threshold
+    cdef bint retry_on                 # read_retry.retry_model == "rber": switch points
+    cdef int32_t S                     # retry steps of the ladder
+    cdef int32_t W                     # int32 per (row, bucket): trigger, then switch[0..S]
+    cdef int32_t n_buckets             # retention buckets per row
+    cdef int64_t thr0                  # read_reclaim.rr_threshold_reads (reads)
+    cdef int64_t quantum_ns            # retention bucket unit (ns)
+    cdef int64_t offset_ns             # data_age_s (ns) while preconditioning, else 0
+    cdef int64_t age_ns
+    cdef int32_t* block_reads          # [n_blocks] borrowed from the reclaim layer
+    cdef int32_t* rr_threshold         # [n_blocks] borrowed from the reclaim layer (written under "rber")
+    cdef int32_t* pe                   # [n_blocks] P/E cycles: initial draw + erases
+    cdef int64_t* born                 # [n_blocks] ns: first program since erase (UNSET: none)
+    cdef int64_t* next_t               # [n_blocks] ns: look the tables up again from here
+    cdef int32_t* mult                 # [n_blocks] a policy's RR threshold multiplier at first program
+    cdef int32_t* switch               # [n_blocks * (S + 1)] reads from which a read needs > s steps
+    cdef int64_t* upper_ns             # [n_buckets] retention (ns) at which each bucket ends
+    cdef int32_t* tab                  # [rows * n_buckets * W] the rows computed so far
+    cdef int64_t* ctr                  # [S + 2] user page reads by steps 0..S, then uncorrectable reads
+
+    cdef int programmed(self, int64_t blk, int64_t t) except -1 nogil    # a page of blk programmed at t
+    cdef void erased(self, int64_t blk) noexcept nogil
+    cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil       # look blk's read counts up at t
+    cdef int32_t row_of(self, int32_t pe) except -1 with gil              # tab row of pe (computed if new)
+    cdef int32_t steps(self, int64_t blk) noexcept nogil                  # steps at its reads (S + 1: uncorrectable)
+    cdef void count(self, int32_t c) noexcept nogil                       # a user page read took c steps
