@@ -56,6 +56,7 @@ cdef class CompiledEngine(Host):
     cdef int32_t* buf_ppn              # their ppns
     cdef int32_t* buf_loc              # where each is read (its old place while a move is pending)
     cdef int64_t* buf_extra            # read-retry time of each (ns)
+    cdef int64_t* buf_em               # error model on: (ppn, retry steps) of each read, before redirection
     cdef int64_t* buf_end              # when each written page's program ends (ns)
     cdef int32_t* buf_evict            # dirty pages evicted by this request
     cdef int32_t* buf_pending          # superblocks due for RR
@@ -79,7 +80,7 @@ cdef class CompiledEngine(Host):
     cdef void _record(self, int32_t h, int64_t lat) noexcept nogil          # latency into the histograms
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil  # map lpn to the next user slot
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
-    cdef int64_t _model_extra(self, int64_t blk, int64_t t) except -1 nogil  # retry ns, error model on
+    cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil  # retry ns, model on
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil  # -1: held

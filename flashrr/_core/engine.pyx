@@ -138,6 +138,7 @@ cdef class CompiledEngine:
         a = A["buf_ppn"] = np.zeros(cap, np.int32); self.buf_ppn = <int32_t*>a.data
         a = A["buf_loc"] = np.zeros(cap, np.int32); self.buf_loc = <int32_t*>a.data
         a = A["buf_extra"] = np.zeros(cap, np.int64); self.buf_extra = <int64_t*>a.data
+        a = A["buf_em"] = np.zeros(2 * cap, np.int64); self.buf_em = <int64_t*>a.data
         a = A["buf_end"] = np.zeros(cap, np.int64); self.buf_end = <int64_t*>a.data
         a = A["buf_evict"] = np.zeros(cap, np.int32); self.buf_evict = <int32_t*>a.data
         a = A["buf_pending"] = np.zeros(cap, np.int32); self.buf_pending = <int32_t*>a.data
@@ -232,21 +233,20 @@ cdef class CompiledEngine:
             self.cnt[C_USER_TXNS] += 1
         return end
 
-    cdef int64_t _model_extra(self, int64_t blk, int64_t t) except -1 nogil:
-        """Retry time (ns) of a user page read of blk at t with the error model on: its
-        state looked up again if its retention left its bucket, its steps counted (and an
-        uncorrectable read) as the read is planned."""
+    cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil:
+        """Error model on: retry time (ns) of user page read i, of blk at t, after the
+        block's state is looked up again if its retention left its bucket; its ppn and
+        steps go to buf_em for counting once the read is known to go to flash."""
         cdef int32_t c
         if t >= self.em.next_t[blk]:
             self.em.refresh(blk, t)
         c = self.em.steps(blk) if self.em_retry else <int32_t>self.rc.retries(blk)
-        self.em.count(c)
-        if c > self.em.S and self.em_retry:
-            c = self.em.S
-        return self.rc.retry_extra[c]
+        self.buf_em[2 * i] = self.buf_ppn[i]
+        self.buf_em[2 * i + 1] = c
+        return self.rc.retry_extra[c if c <= self.em.S else self.em.S]
 
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
-        cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0
+        cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0, nm0, j
         cdef int64_t lpn, done = t + self.t_dram, blk, ppn
         cdef int32_t sb
         cdef bint blocked = False, seen
@@ -275,10 +275,12 @@ cdef class CompiledEngine:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
+                blk = div_pow2(ppn, self.N_shift, self.N)
                 if self.em_on:
-                    self.buf_extra[i] = self._model_extra(div_pow2(ppn, self.N_shift, self.N), t)
+                    self.buf_extra[i] = self._model_extra(blk, t, i)
                 else:
-                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
+                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(blk)] if self.n_steps else 0
+            nm0 = nm
             if self.redirector is not None:
                 nm = self.redirector.redirect(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
                 done = imax(done, self.redirector.redirect_end)
@@ -294,6 +296,12 @@ cdef class CompiledEngine:
             if blocked:
                 self.cnt[C_BLOCKED] += 1
             self.cnt[C_FLASH_READ_PAGES] += nm
+            if self.em_on:  # the retry steps of the reads that went to flash (a redirector keeps their order)
+                j = 0
+                for i in range(nm0):
+                    if j < nm and self.buf_ppn[j] == self.buf_em[2 * i]:
+                        self.em.count(<int32_t>self.buf_em[2 * i + 1])
+                        j += 1
             reads = self.rc.block_reads
             for i in range(nm):
                 blk = div_pow2(self.buf_ppn[i], self.N_shift, self.N)

@@ -126,16 +126,14 @@ class ReferenceEngine:
             self.c["user_flash_transactions"] += 1
         return ends
 
-    def _retry_extra(self, blk: int, t: int) -> int:
-        """Retry time (ns) of a user page read of ``blk`` at ``t``; with the error model on,
-        its retry steps are counted (and an uncorrectable read) as the read is planned."""
-        em, rc = self.em, self.rc
-        if em is None:
-            return int(self.L.retry_extra_ns[rc.retries(blk)])
+    def _model_retry(self, blk: int, t: int) -> tuple:
+        """Error model on: (retry time in ns, steps) of a user page read of ``blk`` at ``t``,
+        after its state is looked up again if its retention left its bucket (steps
+        ``S + 1``: uncorrectable, it took all ``S``)."""
+        em = self.em
         em.touch(blk, t)
-        c = em.steps(blk) if em.retry_on else rc.retries(blk)
-        em.count(c)
-        return int(self.L.retry_extra_ns[min(c, em.S) if em.retry_on else c])
+        c = em.steps(blk) if em.retry_on else self.rc.retries(blk)
+        return int(self.L.retry_extra_ns[min(c, em.S)]), c
 
     def _read(self, t: int, lpn0: int, lpn1: int) -> None:
         L, c, ftl, sc, rc = self.L, self.c, self.ftl, self.sched, self.rc
@@ -160,7 +158,11 @@ class ReferenceEngine:
                         raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
-            extras = [self._retry_extra(p // L.pages_per_block, t) for p in ppns]
+            if self.em is None:
+                extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
+            else:
+                planned = [(p,) + self._model_retry(p // L.pages_per_block, t) for p in ppns]
+                extras = [x for _, x, _ in planned]
             blocked = False
             if self.redirector is not None:
                 misses, ppns, where, extras = self.redirector.redirect(misses, ppns, where, extras, t)
@@ -174,6 +176,12 @@ class ReferenceEngine:
                 c["user_flash_transactions"] += 1
             c["blocked_reads"] += blocked
             c["flash_read_pages"] += len(ppns)
+            if self.em is not None:  # the retry steps of the reads that went to flash (a redirector keeps their order)
+                j = 0
+                for p, _, steps in planned:
+                    if j < len(ppns) and ppns[j] == p:
+                        self.em.count(steps)
+                        j += 1
             pending = []
             for ppn in ppns:
                 blk = ppn // L.pages_per_block

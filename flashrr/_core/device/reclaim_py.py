@@ -11,7 +11,6 @@ from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB
 from .ftl_py import Ftl
 from .sched_py import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler, erase_tag
 from .block_mix_py import BlockMix
-from .errors_py import UNSET as em_unset
 
 
 class Reclaim:
@@ -128,12 +127,12 @@ class Reclaim:
         ftl.sb_state[victim] = SB_VICTIM
         em = self.em
         margin = float("nan")
-        if em is not None:
-            for b in range(victim * k, (victim + 1) * k):
-                if em.born[b] != em_unset:
-                    em.touch(b, t)
+        if em is not None:  # the victim's blocks as they are now; its RBER margin if an RR
+            own = range(victim * k, (victim + 1) * k)
+            for b in own:
+                em.touch(b, t)
             if is_rr:
-                margin = em.margin(range(victim * k, (victim + 1) * k), t, self.block_reads[victim * k:(victim + 1) * k])
+                margin = em.margin(own, t, self.block_reads[own.start:own.stop])
         reads_at_trigger = self.block_reads[victim * k:(victim + 1) * k].copy()
         comps, offs, lpns = [], [], []
         for off in range(N):
