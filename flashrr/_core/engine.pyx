@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, INT64_MIN, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .device.common cimport *
-from .device.errors cimport ErrorState
+from .device.errors cimport ErrorState, count_steps, switch_steps
 from .device.sched cimport EraseEv
 from .options.held_writes cimport HeldPage
 from .options.pv_timing cimport PVTiming
@@ -199,7 +199,7 @@ cdef class CompiledEngine:
         else:
             ppn = self.placer.user_page(lpn)
         mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
-        if self.em_on:
+        if self.em_on and self.em.born[div_pow2(ppn, self.N_shift, self.N)] == INT64_MIN:  # its first page
             self.em.programmed(div_pow2(ppn, self.N_shift, self.N), t)
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
@@ -235,15 +235,22 @@ cdef class CompiledEngine:
 
     cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil:
         """Error model on: retry time (ns) of user page read i, of blk at t, after the
-        block's state is looked up again if its retention left its bucket; its ppn and
-        steps go to buf_em for counting once the read is known to go to flash."""
-        cdef int32_t c
-        if t >= self.em.next_t[blk]:
+        block's state is looked up again if its retention left its bucket.  Its steps are
+        counted now, or with a redirector kept in buf_em (with its ppn) and counted once
+        the read is known to go to flash."""
+        cdef int32_t c = 0, S = self.em.S
+        if t >= self.em.next_t[blk * self.em.nt_stride]:
             self.em.refresh(blk, t)
-        c = self.em.steps(blk) if self.em_retry else <int32_t>self.rc.retries(blk)
-        self.buf_em[2 * i] = self.buf_ppn[i]
-        self.buf_em[2 * i + 1] = c
-        return self.rc.retry_extra[c if c <= self.em.S else self.em.S]
+        if self.em_retry:
+            c = switch_steps(self.em.switch + blk * self.em.stride, S, self.rc.block_reads[blk])
+        elif self.n_steps:
+            c = <int32_t>self.rc.retries(blk)
+        if self.redirector is None:
+            count_steps(self.em.ctr, S, c)
+        else:
+            self.buf_em[2 * i] = self.buf_ppn[i]
+            self.buf_em[2 * i + 1] = c
+        return self.rc.retry_extra[c if c <= S else S]
 
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
         cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0, nm0, j
@@ -296,11 +303,11 @@ cdef class CompiledEngine:
             if blocked:
                 self.cnt[C_BLOCKED] += 1
             self.cnt[C_FLASH_READ_PAGES] += nm
-            if self.em_on:  # the retry steps of the reads that went to flash (a redirector keeps their order)
-                j = 0
+            if self.em_on and self.redirector is not None:  # the steps of the reads that went to flash
+                j = 0                                             # (a redirector keeps their order)
                 for i in range(nm0):
                     if j < nm and self.buf_ppn[j] == self.buf_em[2 * i]:
-                        self.em.count(<int32_t>self.buf_em[2 * i + 1])
+                        count_steps(self.em.ctr, self.em.S, <int32_t>self.buf_em[2 * i + 1])
                         j += 1
             reads = self.rc.block_reads
             for i in range(nm):

@@ -20,8 +20,10 @@ less than a quarter (at least one quantum); the last bucket, ``N_RET_BUCKETS - 1
 holds every older block.  Read counts are int32; a count that is never reached
 is stored as ``INT32_MAX``.
 
-Both engines call :meth:`ErrorTables.row` and :meth:`ErrorTables.margin`, so they
-see the same numbers.
+The engines hold one table over a range of P/E counts, from the lowest initial
+count to ``PE_HEADROOM`` past the highest, and extend it (:meth:`ErrorTables.grown`)
+when an erase takes a block past its end; both call :meth:`ErrorTables.rows` with the
+same ranges and :meth:`ErrorTables.margin`, so they see the same numbers.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ SUB = 2                                   # log2 of the retention buckets per po
 N_RET_BUCKETS = 4 * 30                    # buckets 0 .. 119 cover retentions below 2**31 quanta
 INT32_MAX = 2**31 - 1
 NS_PER_S = 1_000_000_000
+PE_HEADROOM = 64                          # P/E counts a table covers beyond the highest it was built for
 
 
 def ret_bucket(q: int) -> int:
@@ -109,15 +112,26 @@ class ErrorTables:
     def _counts(r: np.ndarray) -> np.ndarray:
         return np.where(r == NEVER, INT32_MAX, np.minimum(r, INT32_MAX)).astype(np.int32)
 
-    def row(self, pe: int) -> np.ndarray:
-        """int32 ``[N_RET_BUCKETS, 1 + n_steps + 1]``: per retention bucket, the trigger
-        read count, then ``switch[0 .. n_steps]`` (module docstring), at ``pe`` cycles."""
-        out = np.empty((N_RET_BUCKETS, self.n_steps + 2), np.int32)
-        out[:, 0] = self._counts(trigger_reads(self.model, self.ecc, float(pe), self._ret_s, self.fraction,
-                                               self.ladder))
+    def rows(self, pe_lo: int, pe_hi: int) -> np.ndarray:
+        """int32 ``[pe_hi - pe_lo, N_RET_BUCKETS, 1 + n_steps + 1]``: for each P/E count in
+        ``[pe_lo, pe_hi)`` and retention bucket, the trigger read count, then ``switch[0 ..
+        n_steps]`` (module docstring).  One vectorised evaluation per call."""
+        pe = np.arange(pe_lo, pe_hi, dtype=np.float64)[:, None]
+        out = np.empty((pe_hi - pe_lo, N_RET_BUCKETS, self.n_steps + 2), np.int32)
+        out[:, :, 0] = self._counts(trigger_reads(self.model, self.ecc, pe, self._ret_s[None, :], self.fraction,
+                                                  self.ladder))
         for s, cap in enumerate(self.ladder.capability(self.ecc)):
-            out[:, 1 + s] = self._counts(reads_to_errors(self.model, self.ecc, float(pe), self._ret_s, cap, True))
+            out[:, :, 1 + s] = self._counts(reads_to_errors(self.model, self.ecc, pe, self._ret_s[None, :], cap, True))
         return out
+
+    def initial_range(self) -> tuple:
+        """P/E counts the first table covers: the initial draws, and PE_HEADROOM erases more."""
+        return int(self.initial_pe.min()), int(self.initial_pe.max()) + 1 + PE_HEADROOM
+
+    @staticmethod
+    def grown(pe_lo: int, pe_hi: int, pe: int) -> int:
+        """The new end of a table over ``[pe_lo, pe_hi)`` that must cover ``pe``."""
+        return max(pe + 1, pe_hi + max(PE_HEADROOM, (pe_hi - pe_lo) // 2))
 
     def margin(self, pe, retention_ns, reads) -> float:
         """RBER margin of a superblock at an RR: ``1 - errors / capability`` for the worst

@@ -10,7 +10,7 @@ cimport cython
 cdef class ErrorState:
     cdef object T                      # flashrr.reliability.engine_tables.ErrorTables
     cdef object _keep                  # NumPy arrays that own the memory below
-    cdef object rows                   # P/E cycles -> row index in tab
+    cdef int32_t pe_lo, pe_hi          # P/E counts tab covers, [pe_lo, pe_hi)
     cdef bint trigger_on               # read_reclaim.trigger == "rber": write rr_threshold
     cdef bint retry_on                 # read_retry.retry_model == "rber": switch points
     cdef int32_t S                     # retry steps of the ladder
@@ -24,16 +24,37 @@ cdef class ErrorState:
     cdef int32_t* rr_threshold         # [n_blocks] borrowed from the reclaim layer (written under "rber")
     cdef int32_t* pe                   # [n_blocks] P/E cycles: initial draw + erases
     cdef int64_t* born                 # [n_blocks] ns: first program since erase (UNSET: none)
-    cdef int64_t* next_t               # [n_blocks] ns: look the tables up again from here
+    # next_t and switch live in one record per block, stride int32s apart, so that a read
+    # loads one cache line for both: next_t[blk * nt_stride], switch + blk * stride
+    cdef int32_t stride, nt_stride
+    cdef int64_t* next_t               # ns: look the block's tables up again from here
     cdef int32_t* mult                 # [n_blocks] a policy's RR threshold multiplier at first program
-    cdef int32_t* switch               # [n_blocks * (S + 1)] reads from which a read needs > s steps
+    cdef int32_t* switch               # [S + 1] per block: reads from which a read needs > s steps
     cdef int64_t* upper_ns             # [n_buckets] retention (ns) at which each bucket ends
-    cdef int32_t* tab                  # [rows * n_buckets * W] the rows computed so far
+    cdef int32_t* tab                  # [(pe_hi - pe_lo) * n_buckets * W] ErrorTables.rows
     cdef int64_t* ctr                  # [S + 2] user page reads by steps 0..S, then uncorrectable reads
 
     cdef int programmed(self, int64_t blk, int64_t t) except -1 nogil    # a page of blk programmed at t
     cdef void erased(self, int64_t blk) noexcept nogil
     cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil       # look blk's read counts up at t
-    cdef int32_t row_of(self, int32_t pe) except -1 with gil              # tab row of pe (computed if new)
+    cdef int grow(self, int32_t pe) except -1 with gil                   # extend tab to cover pe
     cdef int32_t steps(self, int64_t blk) noexcept nogil                  # steps at its reads (S + 1: uncorrectable)
     cdef void count(self, int32_t c) noexcept nogil                       # a user page read took c steps
+
+
+cdef inline int32_t switch_steps(const int32_t* sw, int32_t S, int32_t reads) noexcept nogil:
+    """Retry steps of a read at ``reads`` block reads: how many of the S + 1 switch points
+    sw[0..S] it has reached (S + 1: uncorrectable)."""
+    cdef int32_t c = 0, s
+    for s in range(S + 1):
+        if reads >= sw[s]:
+            c += 1
+    return c
+
+
+cdef inline void count_steps(int64_t* ctr, int32_t S, int32_t c) noexcept nogil:
+    """Count a user page read of c steps into ctr[0..S], and ctr[S + 1] if uncorrectable."""
+    if c > S:
+        ctr[S + 1] += 1
+        c = S
+    ctr[c] += 1

@@ -53,13 +53,18 @@ cdef class ErrorState:
         keep["rr_threshold"] = a = rr_threshold; self.rr_threshold = <int32_t*>a.data
         a = arr("pe", n, np.int32); a[:] = T.initial_pe; self.pe = <int32_t*>a.data
         a = arr("born", n, np.int64, UNSET); self.born = <int64_t*>a.data  # UNSET: nothing programmed since erase
-        a = arr("next_t", n, np.int64, INT64_MAX); self.next_t = <int64_t*>a.data
+        self.stride = 2 + self.S + 1 + (self.S + 1) % 2        # int32s: next_t, switch[0..S], even
+        self.nt_stride = self.stride // 2
+        a = arr("rec", n * self.stride, np.int32, INT32_MAX)
+        a.view(np.int64)[::self.nt_stride] = INT64_MAX
+        self.next_t = <int64_t*>a.data
+        self.switch = <int32_t*>a.data + 2
         a = arr("mult", n, np.int32, 1); self.mult = <int32_t*>a.data
-        a = arr("switch", n * (self.S + 1), np.int32, INT32_MAX); self.switch = <int32_t*>a.data
         a = arr("upper_ns", self.n_buckets, np.int64); a[:] = T.upper_ns; self.upper_ns = <int64_t*>a.data
         a = arr("ctr", self.S + 2, np.int64); self.ctr = <int64_t*>a.data
-        a = keep["tab"] = np.zeros(16 * self.n_buckets * self.W, np.int32); self.tab = <int32_t*>a.data
-        self.rows = {}
+        self.pe_lo, self.pe_hi = T.initial_range()
+        a = keep["tab"] = np.ascontiguousarray(T.rows(self.pe_lo, self.pe_hi), dtype=np.int32)
+        self.tab = <int32_t*>a.data
 
     def set_untimed(self, bint on):
         """Preconditioning: the data written now is ``data_age_s`` old when the trace starts."""
@@ -84,7 +89,7 @@ cdef class ErrorState:
     cdef void erased(self, int64_t blk) noexcept nogil:
         self.pe[blk] += 1
         self.born[blk] = INT64_MIN
-        self.next_t[blk] = INT64_MAX
+        self.next_t[blk * self.nt_stride] = INT64_MAX
 
     cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil:
         cdef int64_t born = self.born[blk], age = t - born, up, thr
@@ -93,51 +98,38 @@ cdef class ErrorState:
         if age < 0:
             age = 0
         j = _ret_bucket(age // self.quantum_ns, self.n_buckets)
-        r = self.row_of(self.pe[blk])
-        row = self.tab + (<int64_t>r * self.n_buckets + j) * self.W
+        if self.pe[blk] >= self.pe_hi:
+            self.grow(self.pe[blk])
+        row = self.tab + (<int64_t>(self.pe[blk] - self.pe_lo) * self.n_buckets + j) * self.W
         if self.trigger_on:
             thr = <int64_t>row[0] * self.mult[blk]
             self.rr_threshold[blk] = <int32_t>(thr if thr < INT32_MAX else INT32_MAX)
         if self.retry_on:
             for s in range(self.S + 1):
-                self.switch[blk * (self.S + 1) + s] = row[1 + s]
+                self.switch[blk * self.stride + s] = row[1 + s]
         up = self.upper_ns[j]
-        self.next_t[blk] = INT64_MAX if up > INT64_MAX - (born if born > 0 else 0) else born + up
+        self.next_t[blk * self.nt_stride] = INT64_MAX if up > INT64_MAX - (born if born > 0 else 0) else born + up
         return 0
 
-    cdef int32_t row_of(self, int32_t pe) except -1 with gil:
+    cdef int grow(self, int32_t pe) except -1 with gil:
         cdef cnp.ndarray a
-        r = self.rows.get(pe)
-        if r is not None:
-            return r
-        r = len(self.rows)
-        size = self.n_buckets * self.W
-        a = self._keep["tab"]
-        if (r + 1) * size > a.shape[0]:                    # room for twice the rows
-            a = self._keep["tab"] = np.concatenate([a, np.zeros_like(a)])
-            self.tab = <int32_t*>a.data
-        a[r * size:(r + 1) * size] = np.ascontiguousarray(self.T.row(pe), dtype=np.int32).ravel()
-        self.rows[pe] = r
-        return r
+        T = self.T
+        hi = T.grown(self.pe_lo, self.pe_hi, pe)
+        a = self._keep["tab"] = np.ascontiguousarray(np.concatenate([self._keep["tab"], T.rows(self.pe_hi, hi)]),
+                                                     dtype=np.int32)
+        self.tab = <int32_t*>a.data
+        self.pe_hi = hi
+        return 0
 
     cdef int32_t steps(self, int64_t blk) noexcept nogil:
-        cdef int32_t c = 0, s
-        cdef int32_t reads = self.block_reads[blk]
-        cdef int32_t* sw = self.switch + blk * (self.S + 1)
-        for s in range(self.S + 1):
-            if reads >= sw[s]:
-                c += 1
-        return c
+        return switch_steps(self.switch + blk * self.stride, self.S, self.block_reads[blk])
 
     cdef void count(self, int32_t c) noexcept nogil:
-        if c > self.S:
-            self.ctr[self.S + 1] += 1
-            c = self.S
-        self.ctr[c] += 1
+        count_steps(self.ctr, self.S, c)
 
     def touch(self, int64_t blk, int64_t t):
         """Python access for tests: look ``blk`` up again if its retention left its bucket by ``t``."""
-        if t >= self.next_t[blk]:
+        if t >= self.next_t[blk * self.nt_stride]:
             self.refresh(blk, t)
 
     def margin(self, blocks, int64_t t, reads):

@@ -38,7 +38,8 @@ class ErrorState:
         self.steps_hist = np.zeros(self.S + 1, np.int64)       # user page reads by retry steps
         self.uncorrectable = 0                                 # user page reads past the last step
         self.offset_ns = 0
-        self.rows: dict = {}                                   # P/E cycles -> ErrorTables.row
+        self.pe_lo, self.pe_hi = T.initial_range()             # P/E counts the table covers
+        self.tab = T.rows(self.pe_lo, self.pe_hi)              # [P/E - pe_lo, bucket, trigger + switch]
 
     def set_untimed(self, on: bool) -> None:
         """Preconditioning: the data written now is ``data_age_s`` old when the trace starts."""
@@ -74,9 +75,11 @@ class ErrorState:
         q = max(0, t - int(self.born[blk])) // T.quantum_ns
         j = ret_bucket(q)
         pe = int(self.pe[blk])
-        row = self.rows.get(pe)
-        if row is None:
-            row = self.rows[pe] = T.row(pe)
+        if pe >= self.pe_hi:  # an erase took the block past the table: extend it
+            hi = T.grown(self.pe_lo, self.pe_hi, pe)
+            self.tab = np.concatenate([self.tab, T.rows(self.pe_hi, hi)])
+            self.pe_hi = hi
+        row = self.tab[pe - self.pe_lo]
         if self.trigger_on:
             self.rr_threshold[blk] = min(INT32_MAX, int(row[j, 0]) * int(self.mult[blk]))
         if self.retry_on:
