@@ -54,7 +54,7 @@ class Result:
     def _events(rows) -> pd.DataFrame:
         df = pd.DataFrame(
             [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g),
-              float(rest[0]) if rest else float("nan"))
+              float("nan") if not rest or rest[0] is None else float(rest[0]))
              for t, sb, lane, reads, n, r, e, u, m, g, *rest in rows], columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]

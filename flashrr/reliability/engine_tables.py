@@ -133,14 +133,14 @@ class ErrorTables:
         """The new end of a table over ``[pe_lo, pe_hi)`` that must cover ``pe``."""
         return max(pe + 1, pe_hi + max(PE_HEADROOM, (pe_hi - pe_lo) // 2))
 
-    def margin(self, pe, retention_ns, reads) -> float:
+    def margin(self, pe, retention_ns, reads) -> float | None:
         """RBER margin of a superblock at an RR: ``1 - errors / capability`` for the worst
         page of its worst block, ``errors`` the expected raw errors per codeword at the
         blocks' exact state (``pe`` cycles, ``retention_ns`` since each block's first
-        program, ``reads``; arrays over the blocks holding data).  NaN for none."""
+        program, ``reads``; arrays over the blocks holding data).  None for none."""
         pe = np.asarray(pe, dtype=np.float64)
         if pe.size == 0:
-            return float("nan")
+            return None
         ret_s = np.asarray(retention_ns, dtype=np.float64) / NS_PER_S
         rber = self.model.rber(pe, np.maximum(ret_s, 0.0), np.asarray(reads, np.float64), self.model.worst_page)
         return float(1.0 - self.ecc.expected_errors(rber).max() / self.capability)

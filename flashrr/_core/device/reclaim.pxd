@@ -47,7 +47,7 @@ cdef class Reclaim:
     cdef bint place_rr, place_gc
     cdef object cur_routine            # label of the RR routine under way
     cdef object cur_reads              # block read counts of the victim when it was chosen
-    cdef object cur_margin             # its RBER margin (an RR with the error model on; else NaN)
+    cdef object cur_margin             # its RBER margin (an RR with the error model on; else None)
     # ---- migration scratch (sized for one superblock)
     cdef int32_t* m_comp               # source component of each valid page, source order
     cdef int32_t* m_off                # source offset

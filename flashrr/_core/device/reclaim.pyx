@@ -174,7 +174,7 @@ cdef class Reclaim:
         self.em = None
         self.em_on = False
         self.em_retry = False
-        self.cur_margin = float("nan")
+        self.cur_margin = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -346,7 +346,7 @@ cdef class Reclaim:
         with gil:
             self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
             self.cur_margin = (self.em.margin(range(victim * k, (victim + 1) * k), t, self.cur_reads)
-                               if self.em_on and is_rr else float("nan"))
+                               if self.em_on and is_rr else None)
         for off in range(N):
             for c in range(k):
                 lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]

@@ -126,7 +126,7 @@ class Reclaim:
         ftl.detach_frontier(victim)
         ftl.sb_state[victim] = SB_VICTIM
         em = self.em
-        margin = float("nan")
+        margin = None  # the RBER margin of an RR with the error model on
         if em is not None:  # the victim's blocks as they are now; its RBER margin if an RR
             own = range(victim * k, (victim + 1) * k)
             for b in own:
