@@ -10,9 +10,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_both, skewed_reads_trace, tiny_config
+from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, page_trace, run_both,
+                            skewed_reads_trace, tiny_config)
 from flashrr.config import ConfigError, ReadRetryConfig, SimConfig
-from flashrr.reliability import ecc_preset, rber_preset
+from flashrr.reliability import draw_initial_pe, ecc_preset, rber_preset
 from strategies import any_device_case
 
 # docs/reliability.md, TLC column
@@ -57,6 +58,22 @@ def test_rber_trigger_fires_at_the_hand_computed_read_count(engine):
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_read_after_the_retention_bucket_ends_sees_the_next_buckets_threshold(engine):
+    # data 3.5 h old: bucket [3 h, 4 h), looked up at 4 h; an hour later, bucket [4 h, 5 h) at 5 h
+    t_bits = 27.0
+    thr_early = next(r for r in range(100_000) if errors(r, 0.0, 4 * HOUR) >= t_bits)
+    thr_late = next(r for r in range(100_000) if errors(r, 0.0, 5 * HOUR) >= t_bits)
+    assert thr_late + 100 < thr_early
+    k = thr_late + 50                                     # reads that stay under the early threshold
+    times = np.append(np.arange(k) * 1000, int(HOUR * 1e9))
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=3.5 * HOUR).replace(trigger="rber")
+    quick = flashrr.simulate(cfg, page_trace(np.zeros(k, np.int64), times=times[:k]), engine=engine)
+    late = flashrr.simulate(cfg, page_trace(np.zeros(k + 1, np.int64), times=times), engine=engine)
+    assert quick.summary["rr_count"] == 0
+    assert late.summary["rr_count"] == 1 and late.rr_events.loc[0, "block_reads"] == (k + 1,)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_the_count_trigger_ignores_the_model(engine):
     cfg = one_block_device(ecc_t_bits=27.0).replace(rr_threshold_reads=500)
     res = flashrr.simulate(cfg, reads_of_lpn0(600), engine=engine)
@@ -97,6 +114,24 @@ def test_each_uncorrectable_read_counts_once(engine):
     res = flashrr.simulate(_retry_device(t_bits, factor, extra), reads_of_lpn0(first_bad + 7), engine=engine)
     assert res.summary["uncorrectable_reads"] == 7
     assert res.summary["reads"] == first_bad + 7               # the run went on past them
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_each_blocks_pe_is_its_initial_draw_plus_its_erases(engine):
+    cfg = tiny_config(blocks=24, pages=8, rr=6, gc_ratio=0.15, op=0.35).replace(
+        error_model={"enabled": True, "initial_pe_mean": 500.0, "initial_pe_sd": 40.0, "initial_pe_seed": 3})
+    rng = np.random.default_rng(5)
+    n = 3000
+    eng = build_engine(engine, cfg, "baseline", cfg.logical_pages)
+    lpn = rng.integers(0, cfg.logical_pages, n)
+    ps = cfg.geometry.page_size_bytes
+    eng.run(np.arange(n, dtype=np.int64) * 2000, lpn * ps, np.full(n, ps), rng.random(n) < 0.5)
+    eng.finish()
+    erases = eng.results()["block_erases"]
+    r = eng.results()["counters"]
+    assert r["rr_count"] > 0 and r["gc_count"] > 0
+    initial = draw_initial_pe(len(erases), 500.0, 40.0, 3)
+    assert np.array_equal(eng.error_state().array("pe"), initial + erases)
 
 
 def _comparable(res):

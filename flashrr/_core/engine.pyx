@@ -659,6 +659,10 @@ cdef class CompiledEngine:
         ``"working_sets"``), or None; tests read its arrays."""
         return self.slots.mechanisms.get(name)
 
+    def error_state(self):
+        """The error model's state of the blocks (errors.pyx), or None when it is off; tests read it."""
+        return self.em if self.em_on else None
+
     def block_mix(self, name):
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
         return self.rc.mix.array(name)

@@ -455,6 +455,10 @@ class ReferenceEngine:
         ``"working_sets"``), or None; tests read its state."""
         return self.slots.mechanisms.get(name)
 
+    def error_state(self):
+        """The error model's state of the blocks (errors_py.py), or None when it is off; tests read it."""
+        return self.em
+
     def block_mix(self, name: str) -> np.ndarray:
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""
         return self.rc.mix.array(name)

@@ -13,7 +13,7 @@ cdef class ErrorState:
     cdef int32_t pe_lo, pe_hi          # P/E counts tab covers, [pe_lo, pe_hi)
     cdef bint trigger_on               # read_reclaim.trigger == "rber": write rr_threshold
     cdef bint retry_on                 # read_retry.retry_model == "rber": switch points
-    cdef int32_t S                     # retry steps of the ladder
+    cdef int32_t S                     # retry steps: the ladder's under "rber" retry, else the table's
     cdef int32_t W                     # int32 per (row, bucket): trigger, then switch[0..S]
     cdef int32_t n_buckets             # retention buckets per row
     cdef int64_t thr0                  # read_reclaim.rr_threshold_reads (reads)
@@ -39,7 +39,6 @@ cdef class ErrorState:
     cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil       # look blk's read counts up at t
     cdef int grow(self, int32_t pe) except -1 with gil                   # extend tab to cover pe
     cdef int32_t steps(self, int64_t blk) noexcept nogil                  # steps at its reads (S + 1: uncorrectable)
-    cdef void count(self, int32_t c) noexcept nogil                       # a user page read took c steps
 
 
 cdef inline int32_t switch_steps(const int32_t* sw, int32_t S, int32_t reads) noexcept nogil:

@@ -2,9 +2,9 @@
 """Error-model state of the blocks (twin of ``errors_py.py``, whose docstring
 describes the model): P/E cycles, first-program times, and the read counts the
 tables of ``flashrr.reliability.engine_tables`` give for each block's state.  A
-read compares against them; a new P/E value's row is computed with the GIL."""
+read compares against them; the table is extended, with the GIL, when an erase
+takes a block past the P/E counts it covers."""
 from libc.stdint cimport INT32_MAX, INT64_MAX, INT64_MIN, int32_t, int64_t
-from libc.string cimport memcpy
 
 import functools
 
@@ -74,6 +74,7 @@ cdef class ErrorState:
         self._keep["ctr"][:] = 0
 
     def array(self, name):
+        """One of the per-block arrays (``pe``, ``born``, ``mult``), for tests."""
         return self._keep[name]
 
     cdef int programmed(self, int64_t blk, int64_t t) except -1 nogil:
@@ -93,7 +94,7 @@ cdef class ErrorState:
 
     cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil:
         cdef int64_t born = self.born[blk], age = t - born, up, thr
-        cdef int32_t j, r, s
+        cdef int32_t j, s
         cdef int32_t* row
         if age < 0:
             age = 0
@@ -123,9 +124,6 @@ cdef class ErrorState:
 
     cdef int32_t steps(self, int64_t blk) noexcept nogil:
         return switch_steps(self.switch + blk * self.stride, self.S, self.block_reads[blk])
-
-    cdef void count(self, int32_t c) noexcept nogil:
-        count_steps(self.ctr, self.S, c)
 
     def touch(self, int64_t blk, int64_t t):
         """Python access for tests: look ``blk`` up again if its retention left its bucket by ``t``."""

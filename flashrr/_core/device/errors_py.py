@@ -106,5 +106,9 @@ class ErrorState:
         has = self.born[blocks] != UNSET
         return self.T.margin(self.pe[blocks][has], t - self.born[blocks][has], reads[has])
 
+    def array(self, name: str) -> np.ndarray:
+        """One of the per-block arrays (``pe``, ``born``, ``mult``), for tests."""
+        return getattr(self, name)
+
     def results(self) -> dict:
         return {"retry_steps": self.steps_hist.copy(), "uncorrectable_reads": int(self.uncorrectable)}
