@@ -55,6 +55,14 @@ def _fraction(obj, name: str, lo_open=False, hi_open=True) -> None:
     _require(ok, f"{obj._section}.{name}", f"must be a number in {lo}, {hi}", v)
 
 
+def _finite(obj, name: str, lo: float, hi: float = math.inf, rule: str = "", lo_open: bool = False) -> None:
+    """``obj.name`` is a finite number in [lo, hi] ((lo, hi] with ``lo_open``; ``rule`` says it in the error)."""
+    v = getattr(obj, name)
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v <= hi
+    ok = ok and (v > lo if lo_open else v >= lo)
+    _require(ok, f"{obj._section}.{name}", rule or f"must be a finite number >= {lo}", v)
+
+
 @dataclass(frozen=True)
 class GeometryConfig:
     """Physical organisation of the flash array (counts, and bytes per page)."""
@@ -256,9 +264,7 @@ class ReadReclaimConfig:
         _require(isinstance(self.rr_enabled, bool), "read_reclaim.rr_enabled", "must be true or false",
                  self.rr_enabled)
         _require(self.trigger in RR_TRIGGERS, "read_reclaim.trigger", f"must be one of {RR_TRIGGERS}", self.trigger)
-        v = self.rber_fraction
-        _require(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= 10,
-                 "read_reclaim.rber_fraction", "must be a number in (0, 10] (fraction of the ECC capability)", v)
+        _finite(self, "rber_fraction", 0, 10, "must be a number in (0, 10] (fraction of the ECC capability)", True)
 
 
 RR_TRIGGERS = ("count", "rber")
@@ -546,15 +552,11 @@ class ErrorModelConfig:
         _require(self.ladder_growth in LADDER_GROWTHS, "error_model.ladder_growth",
                  f"must be one of {LADDER_GROWTHS}", self.ladder_growth)
         for name in ("ecc_t_bits", "ladder_factor", "initial_pe_mean", "initial_pe_sd", "data_age_s"):
-            v = getattr(self, name)
-            _require(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
-                     f"error_model.{name}", "must be a finite number >= 0", v)
+            _finite(self, name, 0)
         _require(self.ladder_growth == "linear" or self.ladder_factor == 0 or self.ladder_factor > 1,
                  "error_model.ladder_factor", "must be > 1 (or 0) for geometric growth", self.ladder_factor)
         _nonneg_int(self, "initial_pe_seed")
-        v = self.retention_quantum_s
-        _require(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 1e-6,
-                 "error_model.retention_quantum_s", "must be a finite number of seconds >= 1e-6", v)
+        _finite(self, "retention_quantum_s", 1e-6, rule="must be a finite number of seconds >= 1e-6")
 
 
 SECTIONS = {
