@@ -277,3 +277,15 @@ def test_rber_retry_needs_its_latencies():
         ReadRetryConfig("rber", (), 0, ())
     with pytest.raises(ConfigError, match=r"read_retry\.retry_step_fractions"):
         ReadRetryConfig("rber", (0.5,), 0, (10,))
+
+
+@pytest.mark.parametrize("preset", ["mlc", "tlc", "qlc", "fit-phasedrr", "fit-ldpc", "fit-cocktail"])
+def test_switch_points_do_not_decrease_with_the_step(preset):
+    """The engine stops counting steps at the first switch point a read has not reached."""
+    from flashrr.reliability.engine_tables import ErrorTables
+
+    cfg = SimConfig().replace(error_model={"enabled": True, "rber_preset": preset},
+                              read_retry=ReadRetryConfig.from_model(ReadRetryConfig.ldpc_progressive()))
+    rows = ErrorTables(cfg, 4).rows(0, 3200)[:, :, 1:].astype(np.int64)
+    assert (np.diff(rows, axis=2) >= 0).all()
+    assert (rows[:, :, 0] < rows[:, :, -1]).any()         # the steps are not all one point

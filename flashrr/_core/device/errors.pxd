@@ -43,11 +43,11 @@ cdef class ErrorState:
 
 cdef inline int32_t switch_steps(const int32_t* sw, int32_t S, int32_t reads) noexcept nogil:
     """Retry steps of a read at ``reads`` block reads: how many of the S + 1 switch points
-    sw[0..S] it has reached (S + 1: uncorrectable)."""
-    cdef int32_t c = 0, s
-    for s in range(S + 1):
-        if reads >= sw[s]:
-            c += 1
+    sw[0..S] it has reached (S + 1: uncorrectable).  The points do not decrease (each
+    step corrects more), so the count stops at the first one not reached."""
+    cdef int32_t c = 0
+    while c <= S and reads >= sw[c]:
+        c += 1
     return c
 
 

@@ -89,8 +89,11 @@ class ErrorState:
 
     def steps(self, blk: int) -> int:
         """Retry steps a read of ``blk`` needs at its read count (``S + 1``: uncorrectable)."""
-        r = int(self.block_reads[blk])
-        return sum(1 for x in self.switch[blk] if r >= x)
+        r, sw = int(self.block_reads[blk]), self.switch[blk]
+        c = 0
+        while c <= self.S and r >= sw[c]:  # the points do not decrease: stop at the first not reached
+            c += 1
+        return c
 
     def count(self, c: int) -> None:
         """Count a user page read that needed ``c`` steps (``S + 1``: uncorrectable)."""
