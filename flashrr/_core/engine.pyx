@@ -35,7 +35,8 @@ assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_s
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_ERASES_GC] == "erases_gc"
 assert COUNTERS[C_RR_SECOND] == "rr_second_time" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
-assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and len(COUNTERS) == N_COUNTERS
+assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and COUNTERS[C_READ_FLASH_NS] == "user_read_flash_ns"
+assert len(COUNTERS) == N_COUNTERS
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -299,6 +300,7 @@ cdef class CompiledEngine:
                 done = imax(done, self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_READ, self.tx_n[i], t,
                                              self.t_read + self.tx_extra[i], CAUSE_USER))
                 self.cnt[C_RETRY_NS] += self.tx_extra[i]
+                add_wide(self.cnt, C_READ_FLASH_NS, self.t_read + self.tx_extra[i])
                 self.cnt[C_USER_TXNS] += 1
             if blocked:
                 self.cnt[C_BLOCKED] += 1

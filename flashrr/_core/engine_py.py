@@ -173,6 +173,7 @@ class ReferenceEngine:
                     blocked = True
                 done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
                 c["retry_time_ns"] += extra
+                c["user_read_flash_ns"] += L.t_read_ns + extra
                 c["user_flash_transactions"] += 1
             c["blocked_reads"] += blocked
             c["flash_read_pages"] += len(ppns)
