@@ -55,6 +55,14 @@ def _fraction(obj, name: str, lo_open=False, hi_open=True) -> None:
     _require(ok, f"{obj._section}.{name}", f"must be a number in {lo}, {hi}", v)
 
 
+def _finite(obj, name: str, lo: float, hi: float = math.inf, rule: str = "", lo_open: bool = False) -> None:
+    """``obj.name`` is a finite number in [lo, hi] ((lo, hi] with ``lo_open``; ``rule`` says it in the error)."""
+    v = getattr(obj, name)
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v <= hi
+    ok = ok and (v > lo if lo_open else v >= lo)
+    _require(ok, f"{obj._section}.{name}", rule or f"must be a finite number >= {lo}", v)
+
+
 @dataclass(frozen=True)
 class GeometryConfig:
     """Physical organisation of the flash array (counts, and bytes per page)."""
@@ -230,20 +238,39 @@ class GCConfig:
 
 @dataclass(frozen=True)
 class ReadReclaimConfig:
-    """Read reclaim: a block whose read count reaches ``rr_threshold_reads``
-    triggers the policy's read reclaim of its superblock."""
+    """Read reclaim: a block whose read count reaches its RR threshold triggers the
+    policy's read reclaim of its superblock.
+
+    ``trigger``: where that threshold comes from.
+
+    * ``"count"``: ``rr_threshold_reads`` (reads) for every block, unless a policy
+      raises it per block.
+    * ``"rber"``: the error model's (section ``error_model``, which must be enabled):
+      the block read count at which its worst page's predicted RBER reaches
+      ``rber_fraction`` of the ECC capability, per block from its P/E cycles and the
+      age of its data (docs/reliability.md).  ``rr_threshold_reads`` then only scales
+      the thresholds policies raise (a policy's ``m * rr_threshold_reads`` becomes
+      ``m`` times the model's).
+    """
 
     _section = "read_reclaim"
     rr_threshold_reads: int = 10_000
     rr_enabled: bool = True
+    trigger: str = "count"
+    rber_fraction: float = 1.0
 
     def __post_init__(self):
         _positive_int(self, "rr_threshold_reads")
         _require(isinstance(self.rr_enabled, bool), "read_reclaim.rr_enabled", "must be true or false",
                  self.rr_enabled)
+        _require(self.trigger in RR_TRIGGERS, "read_reclaim.trigger", f"must be one of {RR_TRIGGERS}", self.trigger)
+        _finite(self, "rber_fraction", 0, 10, "must be a number in (0, 10] (fraction of the ECC capability)", True)
 
 
-RETRY_MODELS = ("none", "cocktail", "ldpc", "custom")
+RR_TRIGGERS = ("count", "rber")
+
+
+RETRY_MODELS = ("none", "cocktail", "ldpc", "custom", "rber")
 
 
 @dataclass(frozen=True)
@@ -259,6 +286,11 @@ class ReadRetryConfig:
     * ``ldpc``: PhasedRR's seven LDPC soft-decision levels, one more level per
       1/8 of the threshold, so the worst case is ``t_read + 7 * t_retry``.
     * ``custom``: the fractions given.
+    * ``rber``: the error model's (section ``error_model``, which must be enabled):
+      a read takes as many steps as its block's worst page needs until its expected
+      errors fall within the step's capability; past the last step it is
+      uncorrectable.  ``retry_step_fractions`` must be empty and ``retry_extra_ns``
+      gives the steps' latencies (:meth:`from_model`).
 
     ``retry_extra_ns`` (optional) replaces the linear cost by a table: entry
     ``i`` is the extra read time (ns) once ``i + 1`` steps are passed, so a read
@@ -279,8 +311,9 @@ class ReadRetryConfig:
                  f"must be one of {RETRY_MODELS}", self.retry_model)
         steps = tuple(float(x) for x in self.retry_step_fractions)
         object.__setattr__(self, "retry_step_fractions", steps)
-        if self.retry_model == "none":
-            _require(not steps, "read_retry.retry_step_fractions", "must be empty for retry_model 'none'", steps)
+        if self.retry_model in ("none", "rber"):
+            _require(not steps, "read_retry.retry_step_fractions",
+                     f"must be empty for retry_model {self.retry_model!r}", steps)
         else:
             _require(len(steps) > 0, "read_retry.retry_step_fractions",
                      f"must be non-empty for retry_model {self.retry_model!r}", steps)
@@ -289,8 +322,12 @@ class ReadRetryConfig:
         _nonneg_int(self, "t_retry_ns")
         table = tuple(self.retry_extra_ns)
         object.__setattr__(self, "retry_extra_ns", table)
+        if self.retry_model == "rber":
+            _require(len(table) > 0, "read_retry.retry_extra_ns",
+                     "must hold the extra read time (ns) of each step of the model's ladder for retry_model 'rber'",
+                     table)
         if table:
-            _require(len(table) == len(steps), "read_retry.retry_extra_ns",
+            _require(self.retry_model == "rber" or len(table) == len(steps), "read_retry.retry_extra_ns",
                      f"must hold one entry per retry step ({len(steps)})", table)
             _require(all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in table)
                      and list(table) == sorted(table), "read_retry.retry_extra_ns",
@@ -302,7 +339,18 @@ class ReadRetryConfig:
         """Extra read time (ns) after 0, 1, ..., len(steps) retries."""
         if self.retry_extra_ns:
             return (0,) + tuple(self.retry_extra_ns)
-        return tuple(i * self.t_retry_ns for i in range(len(self.retry_step_fractions) + 1))
+        return tuple(i * self.t_retry_ns for i in range(self.n_steps + 1))
+
+    @property
+    def n_steps(self) -> int:
+        """Retry steps a read can take (the ladder's under ``rber``)."""
+        return len(self.retry_extra_ns) if self.retry_model == "rber" else len(self.retry_step_fractions)
+
+    @classmethod
+    def from_model(cls, table: "ReadRetryConfig") -> "ReadRetryConfig":
+        """Retry steps from the error model, each costing what ``table``'s step does
+        (e.g. ``from_model(ReadRetryConfig.ldpc_progressive())``: PhasedRR's latencies)."""
+        return cls("rber", (), 0, tuple(table.extra_ns_by_retries()[1:]))
 
     @classmethod
     def cocktail(cls, t_retry_ns: int) -> "ReadRetryConfig":
@@ -461,6 +509,56 @@ class PreconditionConfig:
                  "precondition.warmup_random_writes_ratio", "must be a number in [0, 100]", v)
 
 
+ERROR_MODEL_PRESETS = ("mlc", "tlc", "qlc", "fit-phasedrr", "fit-ldpc", "fit-cocktail")
+LADDER_GROWTHS = ("linear", "geometric")
+
+
+@dataclass(frozen=True)
+class ErrorModelConfig:
+    """The error model the engine tracks per block (docs/reliability.md).  Off by
+    default; when off, runs are what they are without it.
+
+    * ``rber_preset``: the RBER model and ECC: ``"mlc"``, ``"tlc"``, ``"qlc"``
+      (:func:`flashrr.reliability.rber_preset`), or ``"fit-phasedrr"``,
+      ``"fit-ldpc"``, ``"fit-cocktail"``: TLC fitted to that paper's retry table
+      (:func:`flashrr.reliability.fitted_to`, with its ladder factor).
+    * ``ecc_t_bits``: hard-decision capability, bits per codeword (0: the preset's).
+    * ``ladder_growth``, ``ladder_factor``: how each retry step raises the capability
+      (:class:`flashrr.reliability.RetryLadder`; factor 0: the fit's, else 0.5).
+    * ``initial_pe_mean``, ``initial_pe_sd``, ``initial_pe_seed``: each block's P/E
+      cycles before the run, drawn once (:func:`flashrr.reliability.draw_initial_pe`);
+      the engine adds its erases.
+    * ``data_age_s``: age (s) of the preconditioned data when the trace starts.
+    * ``retention_quantum_s``: the unit (s) of the retention buckets the engine looks
+      its tables up in (docs/reliability.md, "In the engine").
+    """
+
+    _section = "error_model"
+    enabled: bool = False
+    rber_preset: str = "tlc"
+    ecc_t_bits: float = 0.0
+    ladder_growth: str = "linear"
+    ladder_factor: float = 0.0
+    initial_pe_mean: float = 0.0
+    initial_pe_sd: float = 0.0
+    initial_pe_seed: int = 0
+    data_age_s: float = 0.0
+    retention_quantum_s: float = 3600.0
+
+    def __post_init__(self):
+        _require(isinstance(self.enabled, bool), "error_model.enabled", "must be true or false", self.enabled)
+        _require(self.rber_preset in ERROR_MODEL_PRESETS, "error_model.rber_preset",
+                 f"must be one of {ERROR_MODEL_PRESETS}", self.rber_preset)
+        _require(self.ladder_growth in LADDER_GROWTHS, "error_model.ladder_growth",
+                 f"must be one of {LADDER_GROWTHS}", self.ladder_growth)
+        for name in ("ecc_t_bits", "ladder_factor", "initial_pe_mean", "initial_pe_sd", "data_age_s"):
+            _finite(self, name, 0)
+        _require(self.ladder_growth == "linear" or self.ladder_factor == 0 or self.ladder_factor > 1,
+                 "error_model.ladder_factor", "must be > 1 (or 0) for geometric growth", self.ladder_factor)
+        _nonneg_int(self, "initial_pe_seed")
+        _finite(self, "retention_quantum_s", 1e-6, rule="must be a finite number of seconds >= 1e-6")
+
+
 SECTIONS = {
     "geometry": GeometryConfig,
     "timing": TimingConfig,
@@ -470,6 +568,7 @@ SECTIONS = {
     "read_retry": ReadRetryConfig,
     "superblock": SuperblockConfig,
     "precondition": PreconditionConfig,
+    "error_model": ErrorModelConfig,
 }
 
 # field name -> section name; field names are unique across sections.
@@ -488,6 +587,7 @@ class SimConfig:
     read_retry: ReadRetryConfig = field(default_factory=ReadRetryConfig)
     superblock: SuperblockConfig = field(default_factory=SuperblockConfig)
     precondition: PreconditionConfig = field(default_factory=PreconditionConfig)
+    error_model: ErrorModelConfig = field(default_factory=ErrorModelConfig)
     name: str = "custom"
 
     def __post_init__(self):
@@ -507,6 +607,10 @@ class SimConfig:
         _require(not self.gc.write_stall or self.cache.capacity_bytes == 0, "gc.write_stall",
                  "holds uncached writes only; set cache.capacity_bytes = 0 (with a cache, the destage buffer "
                  "throttles writes)", self.gc.write_stall)
+        for where, on in (("read_reclaim.trigger", self.read_reclaim.trigger == "rber"),
+                          ("read_retry.retry_model", self.read_retry.retry_model == "rber")):
+            _require(not on or self.error_model.enabled, where,
+                     "'rber' needs the error model: set error_model.enabled = true", "rber")
         spare_sb = (g.n_pages - self.logical_pages) / (self.pages_per_superblock * self.n_lanes)
         _require(spare_sb >= 3, "gc.overprovisioning_ratio",
                  f"gives {spare_sb:.2f} spare superblocks per lane; at least 3 are needed (user frontier, "

@@ -11,8 +11,9 @@ from ._core.counters import COUNTERS
 from ._core.layout import hist_bucket_bounds
 
 # victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC)
+# rber_margin: 1 - the worst page's expected errors / the ECC capability at an RR (error model on; else NaN)
 EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns",
-                 "victim_user_pages", "victim_rr_pages", "victim_gc_pages"]
+                 "victim_user_pages", "victim_rr_pages", "victim_gc_pages", "rber_margin"]
 
 
 def hist_percentile(hist: np.ndarray, q: float) -> int:
@@ -31,9 +32,13 @@ class Result:
     """Metrics of one run: ``summary`` (a dict), event tables and latency histograms."""
 
     def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int,
-                 block_erases: np.ndarray | None = None):
+                 block_erases: np.ndarray | None = None, retry_steps: np.ndarray | None = None):
         self.summary = summary
         self.hist = hist
+        #: With the error model on (``error_model.enabled``): user page reads from flash by the
+        #: retry steps they took, ``retry_steps[s]`` for ``s`` = 0 .. the ladder's last step (an
+        #: uncorrectable read counts in the last).  None when the model is off.
+        self.retry_steps = retry_steps
         #: Erases of each block (``n_blocks``, block ``sb * k + c``) since the device was new,
         #: preconditioning included: its P/E cycles.  None for a Result built without them.
         self.block_erases = block_erases
@@ -48,8 +53,9 @@ class Result:
     @staticmethod
     def _events(rows) -> pd.DataFrame:
         df = pd.DataFrame(
-            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g))
-             for t, sb, lane, reads, n, r, e, u, m, g in rows], columns=EVENT_COLUMNS)
+            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g),
+              float("nan") if not rest or rest[0] is None else float(rest[0]))
+             for t, sb, lane, reads, n, r, e, u, m, g, *rest in rows], columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]
         return df
@@ -58,7 +64,9 @@ class Result:
     def rr_events(self) -> pd.DataFrame:
         """One row per read reclaim: time_ns (when it was decided), superblock, lane,
         block_reads (tuple of the k component blocks' read counts at the trigger),
-        pages_moved, routine, erase_end_ns (when its last erase ends),
+        pages_moved, routine, erase_end_ns (when its last erase ends), rber_margin (error model on:
+        1 - the expected raw errors per codeword of the victim's worst page over the ECC
+        capability, at the blocks' state when the RR was decided; negative past it; else NaN),
         victim_user_pages / victim_rr_pages / victim_gc_pages (pages programmed into the
         victim since its erase by host writes, read reclaim and GC, valid or not),
         round (how many earlier RRs that superblock id had) and trigger_to_erase_ns."""
@@ -92,11 +100,13 @@ class Result:
 
 
 def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float, extra: dict,
-                  die_busy_ns=None, end_ns: int = 0, mechanism_counters: dict | None = None) -> dict:
+                  die_busy_ns=None, end_ns: int = 0, mechanism_counters: dict | None = None,
+                  error_model: dict | None = None) -> dict:
     """The summary row.  ``counters``: the device counters (``COUNTERS``);
     ``mechanism_counters``: ``{name: value}`` of the switched-on mechanisms' own
     counters.  ``die_busy_ns`` (per die) and ``end_ns`` (when the last booked
-    operation ends) give the dies' idle fractions."""
+    operation ends) give the dies' idle fractions.  ``error_model``: the engine's
+    error-model results (None when the model is off)."""
     c = counters
     reads, writes = c["reads"], c["writes"]
 
@@ -124,6 +134,8 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
         "read_pages": c["read_pages"], "write_pages": c["write_pages"], "flash_read_pages": c["flash_read_pages"],
         "user_flash_transactions": c["user_flash_transactions"], "blocked_reads": c["blocked_reads"],
         "retry_time_ns": c["retry_time_ns"], "policy_metadata_bytes": int(metadata_bytes),
+        # share of the user reads' flash read time (their transactions' t_read + retries) spent in retries
+        "retry_time_share": ratio(c["retry_time_ns"], c["user_read_flash_ns"]),
     })
     # every device counter after the first 20 (which the columns above derive from) as it is, in
     # the engines' order (flashrr/_core/counters.py): scheduler, then RR accounting
@@ -139,6 +151,8 @@ def build_summary(counters: dict, hist: dict, metadata_bytes: int, wall_s: float
     idle = 1.0 - np.asarray(die_busy_ns, dtype=float) / end_ns if end_ns and die_busy_ns is not None else None
     s["die_idle_fraction_mean"] = float(idle.mean()) if idle is not None and idle.size else 1.0
     s["die_idle_fraction_min"] = float(idle.min()) if idle is not None and idle.size else 1.0
+    # error model (0 when off): user page reads from flash whose errors stay past the last retry step
+    s["uncorrectable_reads"] = int((error_model or {}).get("uncorrectable_reads", 0))
     s.update(extra)
     s["sim_wall_s"] = wall_s
     return s

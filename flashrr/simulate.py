@@ -156,10 +156,12 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
              "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages}
     summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"],
-                            raw["mechanism_counters"])
+                            raw["mechanism_counters"], raw["error_model"])
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)
     summary.update(pol.extra_metrics())
-    return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"])
+    em = raw["error_model"]
+    return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"],
+                  em["retry_steps"] if em is not None else None)
 
 
 __all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace", "resolve_source"]

@@ -64,7 +64,8 @@ def run_both(cfg, trace, policy="baseline", **kwargs):
 
 def assert_identical(a, b, allow_error=None, ignore=()):
     """Both engines gave the same summary (but for ``ignore`` and wall-clock keys),
-    latency histograms, RR/GC event tables and erases per block.
+    latency histograms, RR/GC event tables, erases per block and (error model on)
+    reads per retry step.
 
     An engine error fails the test, even when both engines raise the same one,
     unless ``allow_error`` (a substring, e.g. :data:`CAPACITY_ERROR`) is in its
@@ -83,6 +84,8 @@ def assert_identical(a, b, allow_error=None, ignore=()):
     assert a.rr_events.equals(b.rr_events)
     assert a.gc_events.equals(b.gc_events)
     assert np.array_equal(a.block_erases, b.block_erases)
+    assert (a.retry_steps is None) == (b.retry_steps is None)
+    assert a.retry_steps is None or np.array_equal(a.retry_steps, b.retry_steps)
 
 
 def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):

@@ -65,9 +65,10 @@ from flashrr.papers.cocktail.readbalance import IPR, RedFTL
 from flashrr.papers.hotr.policies import HotR
 from flashrr.papers.hotr.redundancy import Optimal, Rails, TTFlash
 from flashrr.papers.phasedrr.policies import PhasedRR, Reallocation, RlRR
+from flashrr.policies.patrol import PATROL, Patrol
 from flashrr.policies.read_exposure import READ_EXPOSURE, ReadExposure
 
-ENTRY = {e.hook: e for e in MECHANISMS + (READ_EXPOSURE,)}
+ENTRY = {e.hook: e for e in MECHANISMS + (READ_EXPOSURE, PATROL)}
 PAGE = 4096
 
 
@@ -452,3 +453,28 @@ def test_read_exposure_twins(events, odd):
         tw.call("page_read", 0, 0, reads, thr, tw.t)
     assert list(tw.mech[0].counter_values()) == list(tw.mech[1].counter_values())
     assert sum(tw.mech[1].counter_values()) >= len(odd)
+
+
+# ------------------------------------------------------------------ patrol scan
+PT_CFG = tiny_config(blocks=16, pages=8, rr=9, op=0.4, gc_ratio=0.1)
+
+
+def _patrol():
+    return Patrol(scan_interval_ns=700, ahead=0.3)
+
+
+PT_L = layout_of(PT_CFG, _patrol)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(read_ev(16, PT_L.logical_pages), erase_ev(PT_L.n_blocks), engine_ev(16, PT_L.logical_pages),
+                          engine_ev(16, PT_L.logical_pages, writes=False)),
+                min_size=10, max_size=80))
+def test_patrol_twins(events):
+    """Visits every 700 ns of request completions; superblocks queued at 0.3 of their
+    threshold (the engine events count reads), released by erases; the engine events run
+    the queued moves."""
+    tw = Twins(PT_CFG, _patrol, "patrol_scan")
+    tw.play(events, lambda tw: tw.same_arrays("queued"), paths=("idle_moves",))
+    assert list(tw.mech[0].counter_values()) == list(tw.mech[1].counter_values())
+    event(f"a superblock queued: {'yes' if tw.mech[1].counter_values()[1] else 'no'}")

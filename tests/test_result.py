@@ -35,7 +35,7 @@ def test_result_frame_events_and_cdf():
     assert len(frame) == 1 and frame.loc[0, "rr_count"] == 2 == len(res.rr_events)
     assert list(res.rr_events.columns) == ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine",
                                            "erase_end_ns", "victim_user_pages", "victim_rr_pages", "victim_gc_pages",
-                                           "round", "trigger_to_erase_ns"]
+                                           "rber_margin", "round", "trigger_to_erase_ns"]
     for kind in ("read", "write", "io"):
         cdf = res.latency_cdf(kind)
         assert cdf["cdf"].is_monotonic_increasing and cdf["cdf"].iloc[-1] == pytest.approx(1.0)
@@ -89,6 +89,7 @@ def test_the_summary_has_every_mechanism_counter_zero_when_off():
     is off, after the device counters and in registry order."""
     import flashrr
     from flashrr._core.assembly import registry_counter_names
+    from flashrr._core.counters import COUNTERS
     from engine_helpers import page_trace, tiny_config
 
     s = flashrr.simulate(tiny_config(), page_trace([0, 1, 0], writes=[True, False, False])).summary
@@ -96,4 +97,5 @@ def test_the_summary_has_every_mechanism_counter_zero_when_off():
     assert "ws_peak_bytes" in names and "pool_pages_wasted" in names and names.count("redirected_reads") == 1
     assert {k: s[k] for k in names} == dict.fromkeys(names, 0)
     cols = list(s)
-    assert cols[cols.index("gc_at_erase") + 1:cols.index("gc_at_erase") + 1 + len(names)] == list(names)
+    last = COUNTERS[-1]  # the last device counter
+    assert cols[cols.index(last) + 1:cols.index(last) + 1 + len(names)] == list(names)

@@ -20,4 +20,6 @@ COUNTERS = (
     "rr_second_time", "rr_victim_user_pages", "rr_victim_rr_pages", "rr_victim_gc_pages",
     # gc.free_pool = "erased": victims started when an erase left their lane below the GC threshold
     "gc_at_erase",
+    # flash time of the user reads' transactions, t_read and retries (ns): retry_time_ns is its retry part
+    "user_read_flash_ns",
 )

@@ -11,6 +11,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
 from .device.cache cimport Cache
+from .device.errors cimport ErrorState
 from .device.ftl cimport Ftl
 from .device.reclaim cimport Reclaim
 from .device.sched cimport Scheduler
@@ -27,6 +28,8 @@ cdef class CompiledEngine(Host):
     cdef Cache cache
     cdef Reclaim rc
     cdef PageCounters page_counters
+    cdef ErrorState em                 # error model (error_model.enabled; None when off)
+    cdef bint em_on, em_retry          # em is set; and its retry steps replace the table's
     cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
     cdef bint pv_on
     # ---- role slots (roles.pxd; filled by assembly.build from the policy's mechanisms)
@@ -53,6 +56,7 @@ cdef class CompiledEngine(Host):
     cdef int32_t* buf_ppn              # their ppns
     cdef int32_t* buf_loc              # where each is read (its old place while a move is pending)
     cdef int64_t* buf_extra            # read-retry time of each (ns)
+    cdef int64_t* buf_em               # error model on: (ppn, retry steps) of each read, before redirection
     cdef int64_t* buf_end              # when each written page's program ends (ns)
     cdef int32_t* buf_evict            # dirty pages evicted by this request
     cdef int32_t* buf_pending          # superblocks due for RR
@@ -76,6 +80,7 @@ cdef class CompiledEngine(Host):
     cdef void _record(self, int32_t h, int64_t lat) noexcept nogil          # latency into the histograms
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil  # map lpn to the next user slot
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
+    cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil  # retry ns, model on
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil  # -1: held

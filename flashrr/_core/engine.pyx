@@ -11,9 +11,10 @@ from types import SimpleNamespace
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, INT64_MIN, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .device.common cimport *
+from .device.errors cimport ErrorState, count_steps, switch_steps
 from .device.sched cimport EraseEv
 from .options.held_writes cimport HeldPage
 from .options.pv_timing cimport PVTiming
@@ -34,7 +35,8 @@ assert len(COUNTERS) == N_COUNTERS and COUNTERS[C_WRITE_LAT] == "write_latency_s
 assert COUNTERS[C_BUSY_USER:C_BUSY_USER + len(_CAUSES)] == tuple(f"busy_{c}_ns" for c in _CAUSES)
 assert COUNTERS[C_IDLE_DROPPED] == "idle_moves_dropped" and COUNTERS[C_ERASES_GC] == "erases_gc"
 assert COUNTERS[C_RR_SECOND] == "rr_second_time" and COUNTERS[C_RR_VIC_GC] == "rr_victim_gc_pages"
-assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and len(COUNTERS) == N_COUNTERS
+assert COUNTERS[C_GC_AT_ERASE] == "gc_at_erase" and COUNTERS[C_READ_FLASH_NS] == "user_read_flash_ns"
+assert len(COUNTERS) == N_COUNTERS
 assert _SCHED_CODES == {"user-first": SCHED_USER_FIRST, "gc-first": SCHED_GC_FIRST, "fcfs": SCHED_FCFS}
 
 DEF H_READ = 0
@@ -102,6 +104,11 @@ cdef class CompiledEngine:
         self.cache = Cache(L.cache_pages, self.ftl.array("lmap"))
         self.rc = Reclaim(L, self.ftl, self.sched, A["counters"], hooks, self.state_view,
                           self.check_invariants if self.check else None)
+        self.em_on = L.error_tables is not None
+        self.em_retry = self.em_on and L.error_tables.retry_on
+        if self.em_on:
+            self.em = ErrorState(L, self.rc.array("block_reads"), self.rc.array("rr_threshold"))
+            self.rc.set_error_state(self.em)
         g = hooks.page_counter_group if hooks is not None else 0
         self.page_counters = PageCounters(g, L.logical_pages)
         self.pv_on = L.pv is not None
@@ -132,6 +139,7 @@ cdef class CompiledEngine:
         a = A["buf_ppn"] = np.zeros(cap, np.int32); self.buf_ppn = <int32_t*>a.data
         a = A["buf_loc"] = np.zeros(cap, np.int32); self.buf_loc = <int32_t*>a.data
         a = A["buf_extra"] = np.zeros(cap, np.int64); self.buf_extra = <int64_t*>a.data
+        a = A["buf_em"] = np.zeros(2 * cap, np.int64); self.buf_em = <int64_t*>a.data
         a = A["buf_end"] = np.zeros(cap, np.int64); self.buf_end = <int64_t*>a.data
         a = A["buf_evict"] = np.zeros(cap, np.int32); self.buf_evict = <int32_t*>a.data
         a = A["buf_pending"] = np.zeros(cap, np.int32); self.buf_pending = <int32_t*>a.data
@@ -192,6 +200,8 @@ cdef class CompiledEngine:
         else:
             ppn = self.placer.user_page(lpn)
         mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
+        if self.em_on and self.em.born[div_pow2(ppn, self.N_shift, self.N)] == INT64_MIN:  # its first page
+            self.em.programmed(div_pow2(ppn, self.N_shift, self.N), t)
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
@@ -224,8 +234,27 @@ cdef class CompiledEngine:
             self.cnt[C_USER_TXNS] += 1
         return end
 
+    cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil:
+        """Error model on: retry time (ns) of user page read i, of blk at t, after the
+        block's state is looked up again if its retention left its bucket.  Its steps are
+        counted now, or with a redirector kept in buf_em (with its ppn) and counted once
+        the read is known to go to flash."""
+        cdef int32_t c = 0, S = self.em.S
+        if t >= self.em.next_t[blk * self.em.nt_stride]:
+            self.em.refresh(blk, t)
+        if self.em_retry:
+            c = switch_steps(self.em.switch + blk * self.em.stride, S, self.rc.block_reads[blk])
+        elif self.n_steps:
+            c = <int32_t>self.rc.retries(blk)
+        if self.redirector is None:
+            count_steps(self.em.ctr, S, c)
+        else:
+            self.buf_em[2 * i] = self.buf_ppn[i]
+            self.buf_em[2 * i + 1] = c
+        return self.rc.retry_extra[c if c <= S else S]
+
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
-        cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0
+        cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0, nm0, j
         cdef int64_t lpn, done = t + self.t_dram, blk, ppn
         cdef int32_t sb
         cdef bint blocked = False, seen
@@ -254,7 +283,12 @@ cdef class CompiledEngine:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
-                self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))] if self.n_steps else 0
+                blk = div_pow2(ppn, self.N_shift, self.N)
+                if self.em_on:
+                    self.buf_extra[i] = self._model_extra(blk, t, i)
+                else:
+                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(blk)] if self.n_steps else 0
+            nm0 = nm
             if self.redirector is not None:
                 nm = self.redirector.redirect(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
                 done = imax(done, self.redirector.redirect_end)
@@ -266,10 +300,17 @@ cdef class CompiledEngine:
                 done = imax(done, self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_READ, self.tx_n[i], t,
                                              self.t_read + self.tx_extra[i], CAUSE_USER))
                 self.cnt[C_RETRY_NS] += self.tx_extra[i]
+                add_wide(self.cnt, C_READ_FLASH_NS, self.t_read + self.tx_extra[i])
                 self.cnt[C_USER_TXNS] += 1
             if blocked:
                 self.cnt[C_BLOCKED] += 1
             self.cnt[C_FLASH_READ_PAGES] += nm
+            if self.em_on and self.redirector is not None:  # the steps of the reads that went to flash
+                j = 0                                             # (a redirector keeps their order)
+                for i in range(nm0):
+                    if j < nm and self.buf_ppn[j] == self.buf_em[2 * i]:
+                        count_steps(self.em.ctr, self.em.S, <int32_t>self.buf_em[2 * i + 1])
+                        j += 1
             reads = self.rc.block_reads
             for i in range(nm):
                 blk = div_pow2(self.buf_ppn[i], self.N_shift, self.N)
@@ -512,6 +553,8 @@ cdef class CompiledEngine:
         check_precondition(fill_pages, w, self.layout.logical_pages)
         self.n_filled = fill_pages
         self.rc.set_untimed(True)
+        if self.em_on:
+            self.em.set_untimed(True)
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
         placer = self.placer
@@ -526,6 +569,9 @@ cdef class CompiledEngine:
             for i in range(nw):
                 self._user_page(<int32_t>wp[i], 0)
         self.rc.set_untimed(False)
+        if self.em_on:
+            self.em.set_untimed(False)
+            self.em.reset_counters()
         self.placer = placer
         self.arrays["counters"][:] = 0
         assembly.reset_counters(self.slots)
@@ -603,16 +649,21 @@ cdef class CompiledEngine:
         rr = self.rc.events(True)
         gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
-                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
+                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
+                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
                 "block_erases": self.rc.array("block_erases")[:self.layout.n_blocks].copy(),
-                "mechanism_counters": assembly.counter_values(self.slots)}
+                "mechanism_counters": assembly.counter_values(self.slots),
+                "error_model": self.em.results() if self.em_on else None}
 
     def mechanism(self, name):
         """The mechanism switched on under ``name`` (its registry hook, e.g.
         ``"working_sets"``), or None; tests read its arrays."""
         return self.slots.mechanisms.get(name)
+
+    def error_state(self):
+        """The error model's state of the blocks (errors.pyx), or None when it is off; tests read it."""
+        return self.em if self.em_on else None
 
     def block_mix(self, name):
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""

@@ -22,6 +22,7 @@ from .invariants import check_state
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
+from .device.errors_py import ErrorState
 from .device.reclaim_py import Reclaim
 from .device.sched_py import KIND_GC, KIND_RR, PH_PROG, PH_READ, Scheduler
 from .mechanisms.page_counters_py import PageCounters
@@ -43,6 +44,8 @@ class ReferenceEngine:
         self.cache = Cache(L.cache_pages)
         self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
                           self.check_invariants if check else None)
+        em = self.em = ErrorState(L, self.rc.block_reads, self.rc.rr_threshold) if L.error_tables else None
+        self.rc.em = em
         self.page_counters = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
         self.pv = PVTiming(L) if L.pv is not None else None
         self.ftl.pv = self.rc.pv = self.pv
@@ -96,6 +99,8 @@ class ReferenceEngine:
         ppn = ftl.user_slot() if self.placer is None else self.placer.user_page(lpn)
         lane = ftl.kick
         self.rc.mix.user[ppn // self.L.pages_per_block] += 1
+        if self.em is not None:
+            self.em.programmed(ppn // self.L.pages_per_block, t)
         if lane >= 0:
             ftl.kick = -1
             self.rc.run_gc(lane, t)
@@ -121,6 +126,15 @@ class ReferenceEngine:
             self.c["user_flash_transactions"] += 1
         return ends
 
+    def _model_retry(self, blk: int, t: int) -> tuple:
+        """Error model on: (retry time in ns, steps) of a user page read of ``blk`` at ``t``,
+        after its state is looked up again if its retention left its bucket (steps
+        ``S + 1``: uncorrectable, it took all ``S``)."""
+        em = self.em
+        em.touch(blk, t)
+        c = em.steps(blk) if em.retry_on else self.rc.retries(blk)
+        return int(self.L.retry_extra_ns[min(c, em.S)]), c
+
     def _read(self, t: int, lpn0: int, lpn1: int) -> None:
         L, c, ftl, sc, rc = self.L, self.c, self.ftl, self.sched, self.rc
         c["reads"] += 1
@@ -144,7 +158,11 @@ class ReferenceEngine:
                         raise InvariantError(f"invariant: read of LPN {lpn} did not return its latest write")
             # a page whose move is not programmed yet is read where it was
             where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns
-            extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
+            if self.em is None:
+                extras = [int(L.retry_extra_ns[rc.retries(p // L.pages_per_block)]) for p in ppns]
+            else:
+                planned = [(p,) + self._model_retry(p // L.pages_per_block, t) for p in ppns]
+                extras = [x for _, x, _ in planned]
             blocked = False
             if self.redirector is not None:
                 misses, ppns, where, extras = self.redirector.redirect(misses, ppns, where, extras, t)
@@ -155,9 +173,16 @@ class ReferenceEngine:
                     blocked = True
                 done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
                 c["retry_time_ns"] += extra
+                c["user_read_flash_ns"] += L.t_read_ns + extra
                 c["user_flash_transactions"] += 1
             c["blocked_reads"] += blocked
             c["flash_read_pages"] += len(ppns)
+            if self.em is not None:  # the retry steps of the reads that went to flash (a redirector keeps their order)
+                j = 0
+                for p, _, steps in planned:
+                    if j < len(ppns) and ppns[j] == p:
+                        self.em.count(steps)
+                        j += 1
             pending = []
             for ppn in ppns:
                 blk = ppn // L.pages_per_block
@@ -321,6 +346,8 @@ class ReferenceEngine:
         check_precondition(fill_pages, warmup_lpns, self.L.logical_pages)
         self.n_filled = fill_pages
         self.rc.untimed = True
+        if self.em is not None:
+            self.em.set_untimed(True)
         dynamic = self.pv is not None and self.pv.dynamic
         if dynamic:  # the fill takes the static assembly: it stands for data written long ago
             self.pv.dynamic = False
@@ -334,6 +361,9 @@ class ReferenceEngine:
         for lpn in warmup_lpns:
             self._user_page(int(lpn), 0)
         self.rc.untimed = False
+        if self.em is not None:
+            self.em.set_untimed(False)
+            self.em.reset_counters()
         self.placer = placer
         for name in COUNTERS:
             self.c[name] = 0
@@ -415,15 +445,20 @@ class ReferenceEngine:
         sc = self.sched
         end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
         return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
-                "rr_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
-                "gc_events": [e[:6] + (x,) + e[6] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
+                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end, "block_erases": self.rc.block_erases.copy(),
-                "mechanism_counters": assembly.counter_values(self.slots)}
+                "mechanism_counters": assembly.counter_values(self.slots),
+                "error_model": self.em.results() if self.em is not None else None}
 
     def mechanism(self, name: str):
         """The mechanism switched on under ``name`` (its registry hook, e.g.
         ``"working_sets"``), or None; tests read its state."""
         return self.slots.mechanisms.get(name)
+
+    def error_state(self):
+        """The error model's state of the blocks (errors_py.py), or None when it is off; tests read it."""
+        return self.em
 
     def block_mix(self, name: str) -> np.ndarray:
         """Pages programmed per block since its erase: ``mix_user``, ``mix_rr`` or ``mix_gc``."""

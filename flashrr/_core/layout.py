@@ -80,6 +80,8 @@ class Layout:
     gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
+    # flashrr.reliability.engine_tables.ErrorTables when error_model.enabled, else None
+    error_tables: object = None
 
     @property
     def n_superblocks(self) -> int:
@@ -150,7 +152,17 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
+        error_tables=_error_tables(config, n_lanes * g.blocks_per_plane * k),
     )
+
+
+def _error_tables(config: SimConfig, n_blocks: int):
+    """The error model's lookup tables (error_model on), else None."""
+    if not config.error_model.enabled:
+        return None
+    from ..reliability.engine_tables import ErrorTables
+
+    return ErrorTables(config, n_blocks)
 
 
 def _pv_tables(config: SimConfig, comp_die, comp_plane, n_lanes: int, k: int):

@@ -22,7 +22,8 @@ DEFAULT_TRACE = f"{_COMPARE_TRACE}&repeat={DEFAULT_REPEAT}"
 SHOWN = ("policy", "device", "trace", "requests", "reads", "writes", "rr_count", "rr_page_moves", "gc_count",
          "gc_page_moves", "erase_count", "waf", "read_latency_mean_ns", "write_latency_mean_ns",
          "read_latency_p99_ns", "read_latency_p9999_ns", "cache_read_hit_ratio", "cache_write_hit_ratio",
-         "user_flash_transactions", "blocked_reads", "retry_time_ns", "policy_metadata_bytes", "sim_wall_s")
+         "user_flash_transactions", "blocked_reads", "retry_time_ns", "retry_time_share", "uncorrectable_reads",
+         "policy_metadata_bytes", "sim_wall_s")
 
 
 def parse_param(text: str) -> tuple[str, object]:

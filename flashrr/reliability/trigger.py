@@ -18,16 +18,6 @@ from .rber import RBERModel
 NEVER = -1  # trigger_reads' value for a state whose errors never reach the limit
 
 
-def _limit_rber(model: RBERModel, ecc: ECC, fraction: float, ladder: RetryLadder | None, layer_factor):
-    """The average-page RBER at which the worst page's errors reach the trigger."""
-    frac = finite_positive("trigger.fraction", fraction)
-    cap = ecc.t_bits if ladder is None else float(ladder.capability(ecc)[-1])
-    layer = state_array("layer_factor", layer_factor, "dimensionless")
-    scale = ecc.codeword_bits * model.page_factors[model.worst_page] * layer
-    with np.errstate(divide="ignore"):
-        return frac * cap / scale
-
-
 def rber_trigger(model: RBERModel, ecc: ECC, pe, retention_s, reads, fraction: float = 1.0,
                  ladder: RetryLadder | None = None, layer_factor=1.0) -> np.ndarray:
     """Whether a block's worst page expects at least ``fraction`` of the capability in errors.
@@ -47,8 +37,24 @@ def trigger_reads(model: RBERModel, ecc: ECC, pe, retention_s, fraction: float =
     0 where the block already triggers with no reads; :data:`NEVER` where no
     read count reaches it (no read-disturb term).
     """
-    limit = _limit_rber(model, ecc, fraction, ladder, layer_factor)
-    need = limit - model.base(pe, retention_s)
+    cap = ecc.t_bits if ladder is None else float(ladder.capability(ecc)[-1])
+    limit = finite_positive("trigger.fraction", fraction) * cap
+    return reads_to_errors(model, ecc, pe, retention_s, limit, False, layer_factor)
+
+
+def reads_to_errors(model: RBERModel, ecc: ECC, pe, retention_s, errors, strict: bool = False,
+                    layer_factor=1.0) -> np.ndarray:
+    """Smallest block read count (int64 array) at which the worst page expects at least
+    ``errors`` raw bit errors per codeword (more than ``errors`` with ``strict``):
+    0 where it does with no reads, :data:`NEVER` where no read count does.
+
+    ``strict`` gives the read count at which a read needs one more retry step than
+    a capability of ``errors`` bits covers (:meth:`RetryLadder.steps`)."""
+    layer = state_array("layer_factor", layer_factor, "dimensionless")
+    limit = np.asarray(errors, dtype=np.float64)
+    scale = ecc.codeword_bits * model.page_factors[model.worst_page] * layer
+    with np.errstate(divide="ignore"):
+        need = limit / scale - model.base(pe, retention_s)
     slope = model.disturb_slope(pe)
     with np.errstate(divide="ignore", invalid="ignore"):
         guess = np.where(need > 0, (np.maximum(need, 0) / slope) ** (1.0 / model.q), 0.0)
@@ -56,7 +62,8 @@ def trigger_reads(model: RBERModel, ecc: ECC, pe, retention_s, fraction: float =
     r = np.ceil(np.where(never, 0.0, guess)).astype(np.int64)
 
     def holds(reads):
-        return rber_trigger(model, ecc, pe, retention_s, reads, fraction, ladder, layer_factor)
+        errs = ecc.expected_errors(model.rber(pe, retention_s, reads, model.worst_page, layer_factor))
+        return errs > limit if strict else errs >= limit
 
     # the closed form can be one read off by rounding: settle on the first read count that holds
     r = np.where(holds(np.maximum(r - 1, 0)) & (r > 0), r - 1, r)

@@ -93,6 +93,7 @@ cdef enum:
     C_RR_VIC_RR
     C_RR_VIC_GC
     C_GC_AT_ERASE
+    C_READ_FLASH_NS      # user reads' transaction time, t_read + retries (ns)
     N_COUNTERS
 
 

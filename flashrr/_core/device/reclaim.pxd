@@ -10,6 +10,7 @@ from ..roles cimport Mechanism
 from ..options.pv_timing cimport PVTiming
 from .sched cimport EraseEv, Scheduler
 from .block_mix cimport BlockMix
+from .errors cimport ErrorState
 
 
 @cython.final
@@ -24,7 +25,7 @@ cdef class Reclaim:
     cdef int32_t* comp_die             # [n_lanes*k] die of component c of lane l
     cdef int32_t* comp_chan            # [n_lanes*k] channel of component c of lane l
     cdef int64_t* retry_steps          # [n_steps] retry thresholds, ppm of the RR threshold
-    cdef int64_t* retry_extra          # [n_steps + 1] extra read time (ns) after 0..n_steps retries
+    cdef int64_t* retry_extra          # [steps + 1] extra read time (ns) after 0..steps retries
     # ---- read disturb state
     cdef int32_t* block_reads          # [n_blocks] flash reads since erase
     cdef int32_t* block_erases         # [n_blocks] erases since the device was new (P/E cycles)
@@ -39,11 +40,14 @@ cdef class Reclaim:
     cdef int32_t* mix_rr
     cdef int32_t* mix_gc
     cdef Mechanism mig                 # migration placer (roles.pxd; None: the GC/RR frontier takes every page)
+    cdef ErrorState em                 # error-model state of the blocks (None: the model is off)
+    cdef bint em_on, em_retry          # em is set; and read_retry.retry_model == "rber"
     # ---- policy hooks and event tables (Python, touched only with the GIL)
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
     cdef bint place_rr, place_gc
     cdef object cur_routine            # label of the RR routine under way
     cdef object cur_reads              # block read counts of the victim when it was chosen
+    cdef object cur_margin             # its RBER margin (an RR with the error model on; else None)
     # ---- migration scratch (sized for one superblock)
     cdef int32_t* m_comp               # source component of each valid page, source order
     cdef int32_t* m_off                # source offset
@@ -73,7 +77,7 @@ cdef class Reclaim:
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
     cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
                         const int32_t* drank) noexcept nogil
-    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, int64_t t) except -2 nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil
     cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,

@@ -3,7 +3,7 @@
 read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reclaim_py.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
-from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, INT64_MIN, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import functools
@@ -157,7 +157,7 @@ cdef class Reclaim:
         a = arr("retry_steps", self.n_steps, np.int64)
         a[:self.n_steps] = L.retry_steps_ppm
         self.retry_steps = <int64_t*>a.data
-        a = arr("retry_extra", self.n_steps + 1, np.int64)
+        a = arr("retry_extra", len(L.retry_extra_ns), np.int64)  # n_steps + 1, or the error model's ladder + 1
         a[:] = L.retry_extra_ns
         self.retry_extra = <int64_t*>a.data
         a = arr("block_reads", L.n_blocks, np.int32); self.block_reads = <int32_t*>a.data
@@ -171,6 +171,10 @@ cdef class Reclaim:
         a = self.mix.array("mix_rr"); self.mix_rr = <int32_t*>a.data
         a = self.mix.array("mix_gc"); self.mix_gc = <int32_t*>a.data
         self.mig = None
+        self.em = None
+        self.em_on = False
+        self.em_retry = False
+        self.cur_margin = None
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -203,6 +207,12 @@ cdef class Reclaim:
         self.in_mig = False
         self.untimed = False
 
+    def set_error_state(self, ErrorState em):
+        """Switch the error model on: its state of the blocks (errors.pyx)."""
+        self.em = em
+        self.em_on = True
+        self.em_retry = em.retry_on
+
     def array(self, name):
         """A NumPy view of one of this layer's arrays (block_reads, block_erases, rr_threshold)."""
         return self._keep[name]
@@ -222,6 +232,9 @@ cdef class Reclaim:
         cdef int64_t thr = self.rr_threshold[blk]
         cdef int64_t n = 0
         cdef int32_t i
+        if self.em_retry:  # the steps of its state as last looked up; an uncorrectable read took them all
+            i = self.em.steps(blk)
+            return i if i <= self.em.S else self.em.S
         for i in range(self.n_steps):
             if r >= self.retry_steps[i] * thr:
                 n += 1
@@ -325,8 +338,15 @@ cdef class Reclaim:
             self.mig.victim_chosen(victim)
         self.ftl.detach_frontier(victim)
         self.ftl.sb_state[victim] = S_VICTIM
+        if self.em_on:
+            for c in range(k):
+                b = <int64_t>victim * k + c
+                if t >= self.em.next_t[b * self.em.nt_stride]:
+                    self.em.refresh(b, t)
         with gil:
             self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
+            self.cur_margin = (self.em.margin(range(victim * k, (victim + 1) * k), t, self.cur_reads)
+                               if self.em_on and is_rr else None)
         for off in range(N):
             for c in range(k):
                 lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
@@ -361,7 +381,7 @@ cdef class Reclaim:
         if not plain:
             self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
         else:
-            n_progs = self._move_plain(victim, is_rr, n, direct)
+            n_progs = self._move_plain(victim, is_rr, n, direct, t)
             if n_progs < 0:                                # too many destinations to count
                 direct = False
                 nt = self._reads(n, nt, base, cdie, cretry, drank)
@@ -380,6 +400,8 @@ cdef class Reclaim:
                 self.mix_rr[self.ftl.div_N(ppn)] += 1
             else:
                 self.mix_gc[self.ftl.div_N(ppn)] += 1
+            if self.em_on and self.em.born[self.ftl.div_N(ppn)] == INT64_MIN:  # its first page
+                self.em.programmed(self.ftl.div_N(ppn), t)
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
@@ -413,6 +435,8 @@ cdef class Reclaim:
             self.block_reads[victim * k + c] = 0
             self.block_erases[b] += 1
             self.rr_threshold[victim * k + c] = <int32_t>self.rr_thr0
+            if self.em_on:
+                self.em.erased(b)
             if self.erasers is not None:
                 self.erasers.chain_block_erased(b)
         if self.mig is not None:
@@ -442,9 +466,10 @@ cdef class Reclaim:
             if self.check_fn is not None:
                 self.check_fn()
             if is_rr:
-                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg)))
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg),
+                                       self.cur_margin))
             else:
-                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg)))
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg), self.cur_margin))
         self.in_mig = False
         if self.mig is not None:
             self.mig.migration_done(lane)
@@ -533,7 +558,7 @@ cdef class Reclaim:
                 nt += 1
         return nt
 
-    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows) except -2 nogil:
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, int64_t t) except -2 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
         source order, and remap them (m_newppn); for migrations whose pages neither budget
         streams nor a write pool place.  Every page's place is known: the victim's.  With
@@ -556,6 +581,8 @@ cdef class Reclaim:
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             b = self.ftl.div_N(ppn)
             mix[b] += 1
+            if self.em_on and self.em.born[b] == INT64_MIN:   # its first page
+                self.em.programmed(b, t)
             old = (vbase + self.m_comp[q]) * N + self.m_off[q]
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[old]
@@ -864,6 +891,8 @@ cdef class Reclaim:
             self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]
         self.ftl.remap(lpn, ppn)
         self.mix_rr[self.ftl.div_N(ppn)] += 1
+        if self.em_on:
+            self.em.programmed(self.ftl.div_N(ppn), start)
         self.cnt[C_PROGRAMMED] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0

@@ -29,13 +29,17 @@ class Reclaim:
         self.pv = None  # per-block program/erase latencies (PVTiming); None: the timing's constants
         self.mix = BlockMix(L.n_blocks)  # pages programmed per block by kind since its erase (all schemes)
         self.mig = None  # migration placer (roles_py.py; None: the GC/RR frontier takes every page)
+        self.em = None  # error-model state of the blocks (errors_py.py; None: the model is off)
         self.rr_events: list = []
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
         self.untimed = False  # precondition: decide, book nothing
 
     def retries(self, blk: int) -> int:
-        """Read retries of block ``blk`` at its current read count."""
+        """Read retries of block ``blk`` at its current read count (under the error model's
+        retry, the steps of its state as last looked up; an uncorrectable read took them all)."""
+        if self.em is not None and self.em.retry_on:
+            return min(self.em.steps(blk), self.em.S)
         r = int(self.block_reads[blk]) * PPM
         thr = int(self.rr_threshold[blk])
         return sum(1 for s in self.L.retry_steps_ppm if r >= int(s) * thr)
@@ -121,6 +125,14 @@ class Reclaim:
             mig.victim_chosen(victim)
         ftl.detach_frontier(victim)
         ftl.sb_state[victim] = SB_VICTIM
+        em = self.em
+        margin = None  # the RBER margin of an RR with the error model on
+        if em is not None:  # the victim's blocks as they are now; its RBER margin if an RR
+            own = range(victim * k, (victim + 1) * k)
+            for b in own:
+                em.touch(b, t)
+            if is_rr:
+                margin = em.margin(own, t, self.block_reads[own.start:own.stop])
         reads_at_trigger = self.block_reads[victim * k:(victim + 1) * k].copy()
         comps, offs, lpns = [], [], []
         for off in range(N):
@@ -176,6 +188,8 @@ class Reclaim:
             if ppn < 0:
                 ppn = ftl.gc_slot(lane, int(dest[q]))
             (self.mix.rr if is_rr else self.mix.gc)[ppn // N] += 1
+            if em is not None:
+                em.programmed(ppn // N, t)
             if ftl.check:
                 ftl.ppn_version[ppn] = ftl.ppn_version[ftl.l2p[lpns[q]]]
             ftl.remap(lpns[q], ppn)
@@ -212,6 +226,9 @@ class Reclaim:
         self.block_reads[blocks] = 0
         self.block_erases[blocks] += 1
         self.rr_threshold[blocks] = L.rr_threshold_reads
+        if em is not None:
+            for b in range(victim * k, (victim + 1) * k):
+                em.erased(b)
         m = self.erasers
         while m is not None:
             for c in range(k):
@@ -237,7 +254,8 @@ class Reclaim:
             self.c["rr_second_time"] += mix[1] > 0
         if self.check_fn is not None:
             self.check_fn()
-        (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine, mix))
+        (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine, mix,
+                                                              margin))
         self.in_mig = False
         if mig is not None:
             mig.migration_done(lane)
@@ -339,6 +357,8 @@ class Reclaim:
             ftl.ppn_version[ppn] = ftl.ppn_version[src]
         ftl.remap(lpn, ppn)
         self.mix.rr[ppn // N] += 1
+        if self.em is not None:
+            self.em.programmed(ppn // N, start)
         self.c["flash_pages_programmed"] += 1
         ddie = self.die_of(ppn)
         cross = 1 if ddie != die else 0

@@ -10,6 +10,7 @@ from ..roles cimport Mechanism
 from .page_counters cimport PageCounters
 from ..device.ftl cimport Ftl
 from ..device.sched cimport Scheduler
+from ..device.reclaim cimport Reclaim
 
 
 @cython.final
@@ -19,11 +20,9 @@ cdef class EarlyMoves(Mechanism):
     cdef int32_t N, k, S, n_blocks, span, n_dies
     cdef int64_t t_read, t_mv          # page move time: one read + one program (ns)
     cdef int32_t* comp_die
-    cdef int64_t* retry_steps          # borrowed from the layout (ppm of the threshold)
-    cdef int64_t* retry_extra
+    cdef Reclaim rc                    # the reclaim layer: a block's retry steps and their time
     cdef int32_t* block_reads          # [n_blocks] borrowed from the reclaim layer
     cdef int32_t* rr_threshold         # [n_blocks] borrowed from the reclaim layer
-    cdef int32_t n_steps
     cdef Ftl ftl
     cdef Scheduler sched
     cdef PageCounters pc

@@ -38,7 +38,6 @@ cnp.import_array()
 
 DEF N_ACT = 7
 DEF N_STATE = 64
-DEF PPM_C = 1000000
 cdef int32_t ACTIONS[N_ACT]
 ACTIONS[:] = [0, 1, 2, 4, 8, 16, 32]
 
@@ -78,11 +77,7 @@ cdef class EarlyMoves:
                              "rr_threshold": rr_threshold}
         a = counters; self.cnt = <int64_t*>a.data
         a = comp_die; self.comp_die = <int32_t*>a.data
-        self.n_steps = len(L.retry_steps_ppm)
-        a = keep["retry_steps"] = np.array(list(L.retry_steps_ppm) + [0], np.int64)
-        self.retry_steps = <int64_t*>a.data
-        a = keep["retry_extra"] = np.ascontiguousarray(L.retry_extra_ns, dtype=np.int64)
-        self.retry_extra = <int64_t*>a.data
+        self.rc = ctx.rc
         self.n_blocks = L.n_blocks
         n_pages = L.n_pages
 
@@ -153,7 +148,7 @@ cdef class EarlyMoves:
         return 0
 
     cdef int request_done(self, int64_t done) except -1 nogil:
-        cdef int32_t s, a, i, m, blk, lv
+        cdef int32_t s, a, i, m, blk
         cdef int64_t ppn, w = 0, wsum = 0, c, thr, extra, r
         cdef double best, benefit, cost
         if done > self.last_done:
@@ -187,11 +182,7 @@ cdef class EarlyMoves:
             if ppn >= 0 and wsum > 0:
                 c = self.block_reads[blk]
                 thr = self.rr_threshold[blk]
-                lv = 0
-                for i in range(self.n_steps):
-                    if c * PPM_C >= self.retry_steps[i] * thr:
-                        lv += 1
-                extra = self.retry_extra[lv]
+                extra = self.rc.retry_extra[self.rc.retries(blk)]  # the table's, or the error model's steps
                 benefit = <double>w * <double>(thr - c) * <double>extra / <double>wsum
                 cost = <double>self.t_mv
                 if self.g_ewma > self.t_mv:

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..layout import PPM, Layout
+from ..layout import Layout
 from ..roles_py import Mechanism
 
 
@@ -48,6 +48,7 @@ class EarlyMoves(Mechanism):
         L = self.L = layout
         self.ftl, self.sched, self.pc, self.c = ftl, sched, page_counters, counters
         self.block_reads, self.rr_threshold = block_reads, rr_threshold
+        self.rc = ctx.rc
         self.t_mv = max(1, L.t_read_ns + L.t_program_ns)
         mode, span, alpha, gamma, eps = spec
         self.mode, self.span, self.alpha, self.gamma = int(mode), int(span), float(alpha), float(gamma)
@@ -133,8 +134,7 @@ class EarlyMoves(Mechanism):
                 ppn, w, wsum, blk = nxt
                 c = int(self.block_reads[blk])
                 thr = int(self.rr_threshold[blk])
-                lv = sum(1 for s in self.L.retry_steps_ppm if c * PPM >= int(s) * thr)
-                extra = int(self.L.retry_extra_ns[lv])
+                extra = int(self.L.retry_extra_ns[self.rc.retries(blk)])  # the table's, or the error model's steps
                 benefit = float(w) * float(thr - c) * float(extra) / float(wsum)
                 cost = float(self.t_mv)
                 if self.g_ewma > self.t_mv:

@@ -1,0 +1,293 @@
+"""The error model in the engine (docs/reliability.md, "In the engine"): the "rber" RR
+trigger, retry steps and uncorrectable reads from the model, the RBER margin of an RR,
+and that the model changes nothing it should not.  Expected read counts are computed
+here by hand from the TLC preset's coefficients as docs/reliability.md lists them."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import flashrr
+from engine_helpers import (CAPACITY_ERROR, assert_identical, build_engine, page_trace, run_both,
+                            skewed_reads_trace, tiny_config)
+from flashrr.config import ConfigError, ReadRetryConfig, SimConfig
+from flashrr.reliability import draw_initial_pe, ecc_preset, rber_preset
+from strategies import any_device_case
+
+# docs/reliability.md, TLC column
+EPS, ALPHA, K, BETA, M, T0, GAMMA, P = 1.48e-3, 3.90e-10, 2.05, 1.3e-4, 0.14, 3600.0, 8.0e-8, 0.33
+WORST = 4 / (7 / 3)          # MSB senses 4 of the 1-2-4 references; factors have mean 1
+BITS = 8 * 1024              # 1 KiB codewords
+HOUR = 3600.0
+OLD_EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_moved", "routine", "erase_end_ns",
+                     "victim_user_pages", "victim_rr_pages", "victim_gc_pages"]
+
+
+def errors(reads, pe=0.0, retention_s=0.0):
+    """Expected raw errors per codeword of the worst TLC page (hand formula)."""
+    rber = (EPS + ALPHA * pe ** K + BETA * (1 + pe) ** M * math.log(1 + retention_s / T0)
+            + GAMMA * (1 + pe) ** P * reads)
+    return BITS * WORST * rber
+
+
+def one_block_device(**error_model):
+    """One plane, 1-block superblocks, no cache; reads of LPN 0 all go to block 0."""
+    em = {"enabled": True, "rber_preset": "tlc", "retention_quantum_s": HOUR, **error_model}
+    return tiny_config(blocks=32, pages=16, rr=1_000_000).replace(error_model=em)
+
+
+def reads_of_lpn0(n):
+    return page_trace(np.zeros(n, np.int64), gap_ns=1000)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_rber_trigger_fires_at_the_hand_computed_read_count(engine):
+    # data 10 h old: retention bucket [10 h, 12 h), looked up at its upper edge, 12 h
+    t_bits, age = 27.0, 10 * HOUR
+    first = next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
+    assert 1000 < first < 1800 and errors(first, 0.0, 10 * HOUR) < t_bits   # the bucket's edge matters
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=age).replace(trigger="rber")
+    res = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine)
+    ev = res.rr_events
+    assert len(ev) >= 1
+    assert ev.loc[0, "superblock"] == 0 and ev.loc[0, "block_reads"] == (first,)
+    # the margin at the RR: 1 - errors / t_bits at the exact retention (10 h + the run's few us)
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - errors(first, 0.0, age) / t_bits, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_read_after_the_retention_bucket_ends_sees_the_next_buckets_threshold(engine):
+    # data 3.5 h old: bucket [3 h, 4 h), looked up at 4 h; an hour later, bucket [4 h, 5 h) at 5 h
+    t_bits = 27.0
+    thr_early = next(r for r in range(100_000) if errors(r, 0.0, 4 * HOUR) >= t_bits)
+    thr_late = next(r for r in range(100_000) if errors(r, 0.0, 5 * HOUR) >= t_bits)
+    assert thr_late + 100 < thr_early
+    k = thr_late + 50                                     # reads that stay under the early threshold
+    times = np.append(np.arange(k) * 1000, int(HOUR * 1e9))
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=3.5 * HOUR).replace(trigger="rber")
+    quick = flashrr.simulate(cfg, page_trace(np.zeros(k, np.int64), times=times[:k]), engine=engine)
+    late = flashrr.simulate(cfg, page_trace(np.zeros(k + 1, np.int64), times=times), engine=engine)
+    assert quick.summary["rr_count"] == 0
+    assert late.summary["rr_count"] == 1 and late.rr_events.loc[0, "block_reads"] == (k + 1,)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_the_count_trigger_ignores_the_model(engine):
+    cfg = one_block_device(ecc_t_bits=27.0).replace(rr_threshold_reads=500)
+    res = flashrr.simulate(cfg, reads_of_lpn0(600), engine=engine)
+    assert res.rr_events.loc[0, "block_reads"] == (500,)
+
+
+def _retry_device(t_bits, factor, extra):
+    return one_block_device(ecc_t_bits=t_bits, ladder_factor=factor).replace(
+        rr_enabled=False, read_retry=ReadRetryConfig("rber", (), 0, extra))
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_retry_steps_and_one_uncorrectable_read(engine):
+    t_bits, factor, extra = 27.0, 0.02, (1000, 2500, 4500)
+    caps = [t_bits * (1 + factor * s) for s in range(4)]      # linear ladder: 27, 27.54, 28.08, 28.62
+    # fresh data: bucket [0, 1 h), looked up at 1 h; read i sees the block's i earlier reads
+    steps = lambda r: sum(1 for c in caps if errors(r, 0.0, HOUR) > c)  # noqa: E731
+    last = next(r for r in range(100_000) if steps(r) == 4)   # the first read past the last step
+    n = last + 1                                              # so exactly one read is uncorrectable
+    by_step = [0, 0, 0, 0]
+    for r in range(n):
+        by_step[min(steps(r), 3)] += 1
+    assert all(by_step) and by_step[3] > 1                    # every step is taken, the last one also correctably
+    res = flashrr.simulate(_retry_device(t_bits, factor, extra), reads_of_lpn0(n), engine=engine)
+    assert res.summary["uncorrectable_reads"] == 1
+    assert res.retry_steps.tolist() == by_step
+    table = (0,) + extra
+    retry = sum(table[min(steps(r), 3)] for r in range(n))
+    assert res.summary["retry_time_ns"] == retry
+    # one page, one transaction per read: t_read_ns = 100 each, plus its retries
+    assert res.summary["user_read_flash_ns"] == 100 * n + retry
+    assert res.summary["retry_time_share"] == retry / (100 * n + retry)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_each_uncorrectable_read_counts_once(engine):
+    t_bits, factor, extra = 27.0, 0.02, (1000, 2500, 4500)
+    caps = [t_bits * (1 + factor * s) for s in range(4)]
+    first_bad = next(r for r in range(100_000) if errors(r, 0.0, HOUR) > caps[-1])
+    res = flashrr.simulate(_retry_device(t_bits, factor, extra), reads_of_lpn0(first_bad + 7), engine=engine)
+    assert res.summary["uncorrectable_reads"] == 7
+    assert res.summary["reads"] == first_bad + 7               # the run went on past them
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_each_blocks_pe_is_its_initial_draw_plus_its_erases(engine):
+    cfg = tiny_config(blocks=24, pages=8, rr=6, gc_ratio=0.15, op=0.35).replace(
+        error_model={"enabled": True, "initial_pe_mean": 500.0, "initial_pe_sd": 40.0, "initial_pe_seed": 3})
+    rng = np.random.default_rng(5)
+    n = 3000
+    eng = build_engine(engine, cfg, "baseline", cfg.logical_pages)
+    lpn = rng.integers(0, cfg.logical_pages, n)
+    ps = cfg.geometry.page_size_bytes
+    eng.run(np.arange(n, dtype=np.int64) * 2000, lpn * ps, np.full(n, ps), rng.random(n) < 0.5)
+    eng.finish()
+    erases = eng.results()["block_erases"]
+    r = eng.results()["counters"]
+    assert r["rr_count"] > 0 and r["gc_count"] > 0
+    initial = draw_initial_pe(len(erases), 500.0, 40.0, 3)
+    assert np.array_equal(eng.error_state().array("pe"), initial + erases)
+
+
+def _comparable(res):
+    s = {k: v for k, v in res.summary.items() if k not in ("sim_wall_s", "policy_time_s", "engine")}
+    return (s, {k: v.tolist() for k, v in res.hist.items()}, res.rr_events[OLD_EVENT_COLUMNS].to_dict("list"),
+            res.gc_events[OLD_EVENT_COLUMNS].to_dict("list"), res.block_erases.tolist())
+
+
+def _k4(**kw):
+    return tiny_config(planes=4, sb_planes=4, blocks=24, pages=16, rr=40, cache_pages=8,
+                       retry=ReadRetryConfig.cocktail(37), **kw)
+
+
+def _k1(**kw):
+    return tiny_config(planes=4, blocks=24, pages=16, rr=40, cache_pages=8, retry=ReadRetryConfig.cocktail(37), **kw)
+
+
+PARAMS = {"phasedrr": {"delta_reads": 3}, "rl-rr": {"start_reads": 10}, "reallocation": {"start_reads": 10}}
+
+
+@pytest.mark.parametrize("policy,device", [("baseline", _k4), ("shuffler", _k4), ("phasedrr", _k4), ("hotr", _k4),
+                                           ("cocktail", _k1), ("redftl", _k1)])
+def test_model_on_with_the_count_trigger_changes_no_result(policy, device):
+    cfg = device()
+    trace = skewed_reads_trace(6000, n_lpns=cfg.logical_pages // 2)
+    on = cfg.replace(error_model={"enabled": True, "initial_pe_mean": 2000.0, "initial_pe_sd": 100.0,
+                                  "data_age_s": 30 * 86_400.0})
+    kw = PARAMS.get(policy, {})
+    a, b = flashrr.simulate(cfg, trace, policy=policy, **kw), flashrr.simulate(on, trace, policy=policy, **kw)
+    assert a.summary["rr_count"] > 0
+    assert _comparable(a) == _comparable(b)
+    assert a.retry_steps is None and b.retry_steps.sum() == b.summary["flash_read_pages"]
+    assert a.rr_events["rber_margin"].isna().all() and b.rr_events["rber_margin"].notna().all()
+
+
+def _t_bits_for(preset, reads, pe=0.0, retention_s=HOUR):
+    """ECC capability that the worst page reaches after ``reads`` block reads (test set-up)."""
+    m, e = rber_preset(preset), ecc_preset(preset)
+    return float(e.expected_errors(m.rber(pe, retention_s, reads, m.worst_page)))
+
+
+def _rber_everywhere(cfg, reads=30):
+    """The rber trigger and retry, with the ladder's last step (3 steps of +1%) reached at ``reads``."""
+    # 1 ms retention quanta: the run's data stays fresh, so wear (P/E 0 -> 1 ...) moves the threshold little
+    em = {"enabled": True, "rber_preset": "tlc", "ecc_t_bits": _t_bits_for("tlc", reads, 0.0, 1e-3) / 1.03,
+          "ladder_factor": 0.01, "retention_quantum_s": 1e-3}
+    retry = ReadRetryConfig("rber", (), 0, (37_000, 74_000, 111_000))
+    return cfg.replace(error_model=em, trigger="rber", read_retry=retry)
+
+
+def _k1_uncached(**kw):
+    """Four channels of one plane, no cache: Rails and TTFlash add channels to it."""
+    return tiny_config(channels=4, blocks=24, pages=16, rr=40, cache_pages=0, retry=ReadRetryConfig.cocktail(37), **kw)
+
+
+SCHEMES = [  # the five papers' schemes and baselines, each on a device it accepts
+    ("baseline", _k4), ("shuffler", _k4), ("page", _k4), ("page-8", _k4), ("page-64", _k4),     # Shuffler
+    ("phasedrr", _k4), ("rl-rr", _k4), ("reallocation", _k1),                                     # PhasedRR
+    ("cocktail", _k1), ("redftl", _k1), ("ipr", _k1),                                             # Cocktail
+    ("hotr", _k4), ("rails", _k1_uncached), ("ttflash", _k1_uncached),                            # HotR
+]
+
+
+@pytest.mark.parametrize("policy,device", SCHEMES)
+def test_every_scheme_runs_under_the_rber_trigger_on_both_engines(policy, device):
+    cfg = _rber_everywhere(device())
+    trace = skewed_reads_trace(3000, n_lpns=cfg.logical_pages // 2)
+    a, b = run_both(cfg, trace, policy, **PARAMS.get(policy, {}))
+    assert_identical(a, b, ignore=("policy_time_s",))
+    assert a.rr_events["rber_margin"].notna().all()
+    # it reclaims where the count trigger at about the same threshold does (Rails and TTFlash
+    # serve reads from their redundant copies and reclaim under neither)
+    count = flashrr.simulate(device(rr_threshold_reads=30), trace, policy, **PARAMS.get(policy, {}))
+    assert (a.summary["rr_count"] > 0) == (count.summary["rr_count"] > 0)
+
+
+def test_superblock_pv_assembly_runs_under_the_rber_trigger_on_both_engines():
+    cfg = _rber_everywhere(_k4()).replace(pv_model="generative", assembly="qstr_med")
+    trace = skewed_reads_trace(3000, n_lpns=cfg.logical_pages // 2)
+    a, b = run_both(cfg, trace)
+    assert_identical(a, b)
+    assert a.summary["rr_count"] > 0
+
+
+def test_raised_thresholds_scale_the_models():
+    """redFTL's read-balanced blocks get m x the threshold; under "rber", m x the model's."""
+    cfg = _rber_everywhere(_k1())
+    trace = skewed_reads_trace(3000, n_lpns=cfg.logical_pages // 2)
+    res = flashrr.simulate(cfg, trace, policy="redftl")
+    reads = np.array([max(r) for r in res.rr_events["block_reads"]])
+    assert reads.min() < 60 and reads.max() >= 2 * 30
+
+
+@st.composite
+def model_case(draw):
+    cfg, trace, repeat, seed = draw(any_device_case())
+    preset = draw(st.sampled_from(["mlc", "tlc", "qlc"]))
+    pe = draw(st.sampled_from([0.0, 1000.0, 3000.0]))
+    age, quantum = draw(st.sampled_from([0.0, 1e-4, 30 * 86_400.0])), draw(st.sampled_from([1e-6, 2e-5, HOUR]))
+    factor = draw(st.sampled_from([0.001, 0.01, 0.1]))
+    # a capability the worst page reaches after a few reads (the trigger: the ladder's last step)
+    reads = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    t_bits = _t_bits_for(preset, reads, pe, age + quantum) / (1 + factor * draw(st.sampled_from([0, 3])))
+    em = {"enabled": True, "rber_preset": preset, "initial_pe_mean": pe,
+          "initial_pe_sd": draw(st.sampled_from([0.0, 50.0])), "initial_pe_seed": draw(st.integers(0, 9)),
+          "data_age_s": age, "retention_quantum_s": quantum, "ecc_t_bits": t_bits, "ladder_factor": factor}
+    cfg = cfg.replace(error_model=em, trigger=draw(st.sampled_from(["count", "rber"])),
+                      rber_fraction=draw(st.sampled_from([0.9, 1.0])))
+    if draw(st.booleans()):
+        cfg = cfg.replace(read_retry=ReadRetryConfig("rber", (), 0, (41, 90, 150)))
+    return cfg, trace, repeat, seed
+
+
+@settings(max_examples=60, deadline=None)
+@given(model_case())
+def test_engines_identical_with_the_model_on(case):
+    cfg, trace, repeat, seed = case
+    a, b = run_both(cfg, trace, repeat=repeat, seed=seed)
+    if not isinstance(a, Exception):
+        event(f"trigger {cfg.read_reclaim.trigger}, RR: {'yes' if a.summary['rr_count'] else 'no'}")
+        bad = "yes" if a.summary["uncorrectable_reads"] else "no"
+        event(f"retry {cfg.read_retry.retry_model}, uncorrectable: {bad}")
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"trigger": "rber"}, "read_reclaim.trigger"),
+    ({"read_retry": ReadRetryConfig("rber", (), 0, (10,))}, "read_retry.retry_model"),
+    ({"trigger": "size"}, "read_reclaim.trigger"),
+    ({"rber_fraction": 0.0}, "read_reclaim.rber_fraction"),
+    ({"error_model": {"rber_preset": "slc"}}, "error_model.rber_preset"),
+    ({"error_model": {"initial_pe_sd": -1.0}}, "error_model.initial_pe_sd"),
+    ({"error_model": {"retention_quantum_s": 0.0}}, "error_model.retention_quantum_s"),
+    ({"error_model": {"ladder_growth": "geometric", "ladder_factor": 0.5}}, "error_model.ladder_factor"),
+])
+def test_bad_error_model_config_names_the_field(change, field):
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        SimConfig().replace(**change)
+
+
+def test_rber_retry_needs_its_latencies():
+    with pytest.raises(ConfigError, match=r"read_retry\.retry_extra_ns"):
+        ReadRetryConfig("rber", (), 0, ())
+    with pytest.raises(ConfigError, match=r"read_retry\.retry_step_fractions"):
+        ReadRetryConfig("rber", (0.5,), 0, (10,))
+
+
+@pytest.mark.parametrize("preset", ["mlc", "tlc", "qlc", "fit-phasedrr", "fit-ldpc", "fit-cocktail"])
+def test_switch_points_do_not_decrease_with_the_step(preset):
+    """The engine stops counting steps at the first switch point a read has not reached."""
+    from flashrr.reliability.engine_tables import ErrorTables
+
+    cfg = SimConfig().replace(error_model={"enabled": True, "rber_preset": preset},
+                              read_retry=ReadRetryConfig.from_model(ReadRetryConfig.ldpc_progressive()))
+    rows = ErrorTables(cfg, 4).rows(0, 3200)[:, :, 1:].astype(np.int64)
+    assert (np.diff(rows, axis=2) >= 0).all()
+    assert (rows[:, :, 0] < rows[:, :, -1]).any()         # the steps are not all one point
