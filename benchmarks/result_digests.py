@@ -13,7 +13,8 @@ fields left out).  The matrix: every scheduler on the ``shuffler`` device under
 Baseline, Shuffler, PhasedRR and ``shuffler+phasedrr``; every scheduler on the
 ``cocktail`` device under Cocktail and redFTL; ``gc-first`` and ``user-first`` on
 ``hotr`` under HotR.  Prints one line per run and, with ``--compare``, the runs whose
-digest changed; exits 1 if any did.
+digest changed; exits 1 if any did.  A change that adds a metric (a summary key, an
+event column) changes every digest by design: compare such a change field by field.
 """
 from __future__ import annotations
 
