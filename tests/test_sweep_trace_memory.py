@@ -92,3 +92,31 @@ def test_the_cache_holds_only_the_trace_the_runs_need(tmp_path, fresh_cache):
     # the runs come trace by trace: each trace loaded once, and only the last one is still held
     assert out.report.ran == 4 and (info["loads"], info["hits"]) == (2, 2)
     assert info["cached"] == ["synth:lun1?n_requests=2000"]
+
+
+def test_a_finished_run_leaves_no_engine_in_memory(monkeypatch):
+    """The engine's state is freed when simulate returns, not at the garbage collector's next run."""
+    import gc
+    import importlib
+    import weakref
+
+    from flashrr.config import SimConfig
+
+    sim = importlib.import_module("flashrr.simulate")
+    config = SimConfig.preset("shuffler").replace(**{k: v for k, v in TINY.items() if k != "preset"})
+    layouts = []
+    build = sim.build_layout
+
+    def recorded(config, metadata):
+        layout = build(config, metadata)
+        layouts.append(weakref.ref(layout))
+        return layout
+
+    monkeypatch.setattr(sim, "build_layout", recorded)
+    gc.disable()  # no automatic collection between the run's end and the check
+    try:
+        for policy in ("baseline", "shuffler"):
+            sim.simulate(config, SYNTH_FOLDED, policy)
+            assert layouts[-1]() is None, policy
+    finally:
+        gc.enable()
