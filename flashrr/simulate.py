@@ -1,8 +1,10 @@
 """``flashrr.simulate``: one run of one policy on one trace and device."""
 from __future__ import annotations
 
+import gc
 import math
 import time
+import weakref
 
 import numpy as np
 
@@ -160,8 +162,23 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)
     summary.update(pol.extra_metrics())
     em = raw["error_model"]
-    return Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"],
-                  em["retry_steps"] if em is not None else None)
+    result = Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"],
+                    em["retry_steps"] if em is not None else None)
+    held = weakref.ref(layout)
+    del eng, layout, raw, em
+    release_engine(held)
+    return result
+
+
+def release_engine(layout_ref) -> None:
+    """Free a finished run's engine now.  The engine's components refer to each other in a cycle, so
+    the engine and its device-sized arrays would stay in memory until the cyclic garbage collector
+    next runs; a caller running one simulation after another (sweep workers, calibration loops) would
+    hold several runs' states at once.  The young generations are collected (about a millisecond), and
+    every generation if the engine's layout, ``layout_ref()``, is still alive after that."""
+    gc.collect(1)
+    if layout_ref() is not None:
+        gc.collect()
 
 
 __all__ = ["simulate", "EngineError", "InvariantError", "resolve_config", "resolve_trace", "resolve_source"]

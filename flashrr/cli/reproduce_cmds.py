@@ -46,10 +46,16 @@ def trace_param_help() -> str:
 @click.command("reproduce", help=command_help())
 @click.argument("paper", type=click.Choice(list(PAPERS) + ["all"]))
 @click.option("--quick", is_flag=True, help="Few traces, short traces, few replays: checks the pipeline in minutes.")
+@click.option("--paper-scale", is_flag=True,
+              help="Each paper's own counts, replays and device size (docs/<paper>.md lists them; not with "
+                   "--quick).")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Replays of each trace (default: the paper's plan's; the Shuffler paper used 128).")
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
               help="Worker processes (default: all CPUs; 0 = run in this process).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="Run the sweeps on the existing Dask cluster with this scheduler address instead of local "
+                   "processes (not with --jobs).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: out/reproduce-PAPER; for all: out/reproduce-all, "
                    "one subdirectory per paper).")
@@ -62,12 +68,18 @@ def trace_param_help() -> str:
               help="Paper traces from the workload model (model:PRESET: the table's numbers with the locality of "
                    "a real sample of the family) or from the synthetic generator (synth:PRESET).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
-def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, device_params, workload, no_progress):
+def reproduce_cmd(paper, quick, paper_scale, repeat, jobs, scheduler, out_dir, figures, trace_params, device_params,
+                  workload, no_progress):
+    if quick and paper_scale:
+        raise click.UsageError("--quick and --paper-scale are mutually exclusive")
+    if jobs is not None and scheduler is not None:
+        raise click.UsageError("give --jobs (local processes) or --scheduler (a Dask cluster), not both")
     if paper == "all":
         if figures or trace_params or device_params:
             raise click.UsageError("--figure, --trace-param and --device-param are per paper; "
                                    "they do not apply to 'reproduce all'")
-        _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress, workload)
+        _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress, workload, paper_scale,
+                       scheduler)
         return
     from flashrr.cli.run_cmds import parse_param
     from flashrr.reproduce.runner import reproduce
@@ -77,7 +89,8 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
     try:
         res = reproduce(PAPERS[paper], out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=not no_progress,
                         figures=list(figures) or None, trace_params=[parse_param(p) for p in trace_params],
-                        device_overrides=[parse_param(p) for p in device_params], workload=workload)
+                        device_overrides=[parse_param(p) for p in device_params], workload=workload,
+                        paper_scale=paper_scale, scheduler=scheduler)
     except (ValueError, SweepFailed, StoreError) as e:
         raise click.ClickException(str(e)) from None
     n = sum(1 for paths in res["figures"].values() for p in paths if str(p).endswith(".png"))
@@ -89,14 +102,14 @@ def reproduce_cmd(paper, quick, repeat, jobs, out_dir, figures, trace_params, de
     click.echo(f"total time {res['timings'].get('total_s', 0):.0f} s")
 
 
-def _reproduce_all(quick, repeat, jobs, out_dir, progress, workload="model"):
+def _reproduce_all(quick, repeat, jobs, out_dir, progress, workload="model", paper_scale=False, scheduler=None):
     from flashrr.reproduce.report import reproduce_all
 
     def announce(p, i, n):
         click.echo(f"[{i + 1}/{n}] reproduce {p} -> {out_dir}/{p}", err=True)
 
     res = reproduce_all(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=progress, on_paper=announce,
-                        workload=workload)
+                        workload=workload, paper_scale=paper_scale, scheduler=scheduler)
     for s in res["sections"]:
         c = s.counts
         state = f"failed: {s.run.error}" if s.run.status != "ok" else \

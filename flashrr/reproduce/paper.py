@@ -7,7 +7,7 @@ paper names and help text from them (:data:`flashrr.reproduce.PAPERS`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 
@@ -19,9 +19,11 @@ class Paper:
     ``title``: the paper as the claims and the report head it (``Shuffler (TOS
     2026)``); ``description``: its line in ``flashrr reproduce --help``.
 
-    ``plan``: the default plan (a frozen dataclass with a ``quick`` field and, for a
-    paper with traces, ``repeat``, ``trace_params``, ``device_overrides`` and
-    ``workload``); ``quick``: the fields that make the quick plan.
+    ``plan``: the default plan (a frozen dataclass with ``quick`` and ``paper_scale``
+    fields and, for a paper with traces, ``repeat``, ``trace_params``,
+    ``device_overrides`` and ``workload``); ``quick``: the fields that make the quick
+    plan; ``paper_scale``: the fields that make the paper-scale plan (the paper's own
+    counts, replays and device size; the plan module's docstring sources each value).
 
     ``trace_help``: what the paper's own trace parameters are, for the
     ``--trace-param`` help.
@@ -53,6 +55,7 @@ class Paper:
     reproduce: Callable | None = None
     tables: tuple = ()
     trace_help: str = ""
+    paper_scale: dict = field(default_factory=dict)
 
     @property
     def has_traces(self) -> bool:
@@ -64,8 +67,12 @@ class Paper:
         """Every id ``flashrr reproduce NAME --figure`` accepts: the figures, then the tables."""
         return list(self.figures) + list(self.tables)
 
-    def make_plan(self, quick: bool = False, repeat: int | None = None, **changes):
-        """The default plan, or the quick one; then ``repeat`` (replays of each trace) and ``changes``."""
+    def make_plan(self, quick: bool = False, repeat: int | None = None, paper_scale: bool = False, **changes):
+        """The default plan, the quick one or the paper-scale one (not both: ValueError); then ``repeat``
+        (replays of each trace) and ``changes``."""
+        check_scale(quick, paper_scale)
+        if paper_scale:
+            return plan_variant(replace(self.plan, **self.paper_scale, paper_scale=True), None, repeat, **changes)
         return plan_variant(self.plan, self.quick if quick else None, repeat, **changes)
 
     def check_options(self, repeat: int | None = None, trace_params=(), device_overrides=()) -> None:
@@ -75,17 +82,25 @@ class Paper:
                              "(this paper has no traces)")
 
     def plan_from_options(self, quick: bool = False, repeat: int | None = None, trace_params=(),
-                          device_overrides=(), workload: str = "model"):
-        """The plan of ``flashrr reproduce``'s options: ``trace_params`` (``(name, value)`` pairs) are
+                          device_overrides=(), workload: str = "model", paper_scale: bool = False):
+        """The plan of ``flashrr reproduce``'s options: ``quick`` or ``paper_scale`` picks the plan
+        (:meth:`make_plan`); ``trace_params`` (``(name, value)`` pairs) are
         added to the plan's own, replacing a parameter of the same name; ``device_overrides`` set
         config fields on every device.  A paper without traces takes none of ``repeat``,
         ``trace_params`` and ``device_overrides`` (ValueError) and ignores ``workload``."""
         self.check_options(repeat, trace_params, device_overrides)
         if not self.has_traces:
-            return self.make_plan(quick)
+            return self.make_plan(quick, paper_scale=paper_scale)
         merged = tuple({**dict(self.plan.trace_params), **dict(trace_params)}.items())
-        return self.make_plan(quick, repeat, workload=workload, trace_params=merged,
+        return self.make_plan(quick, repeat, paper_scale, workload=workload, trace_params=merged,
                               device_overrides=tuple(device_overrides))
+
+
+def check_scale(quick: bool, paper_scale: bool) -> None:
+    """Raise ValueError when both the quick and the paper-scale plan are asked for."""
+    if quick and paper_scale:
+        raise ValueError("reproduce: --quick and --paper-scale are mutually exclusive (the quick plan is smaller "
+                         "than the default, the paper-scale plan is the paper's own size)")
 
 
 def plan_variant(plan, quick_changes: dict | None = None, repeat: int | None = None, **changes):

@@ -43,6 +43,7 @@ from . import PAPERS
 from .claims import format_claim_values
 from .headline_chart import headline_svg
 from .overload import COLUMN as OVERLOADED
+from .paper import check_scale
 from .runner import reproduce
 
 WITHIN_FRACTION = 0.5  # "within half the paper's magnitude"
@@ -202,12 +203,17 @@ def _md_table(head, rows) -> list:
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in esc]
 
 
-def report_markdown(sections: list, quick: bool | None = None) -> str:
-    """The report as Markdown (figures as relative image links)."""
+def _mode(quick: bool, paper_scale: bool) -> str:
+    """The plans' name in the report's head: ``--quick``, ``--paper-scale`` or ``full`` (the defaults)."""
+    return "--quick" if quick else "--paper-scale" if paper_scale else "full"
+
+
+def report_markdown(sections: list, quick: bool | None = None, paper_scale: bool = False) -> str:
+    """The report as Markdown (figures as relative image links); ``quick`` None: no mode line."""
     total = sum(float(s.wall_s) for s in sections if s.wall_s is not None)
     lines = ["# flashrr: the five papers' reproductions", ""]
     if quick is not None:
-        lines += [f"Mode: {'--quick' if quick else 'full'}; total wall time {total:.0f} s.", ""]
+        lines += [f"Mode: {_mode(quick, paper_scale)}; total wall time {total:.0f} s.", ""]
     lines += _md_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections]) + ["", DEFINITIONS, ""]
     lines += [f"![{s.paper}: headline claims, paper vs flashrr]({s.paper}/{HEADLINE_SVG})" for s in sections
               if s.headline] + [""]
@@ -245,14 +251,14 @@ CSS = ("body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em
        "overflow-x:auto}figure{margin:1em 0}")
 
 
-def report_html(sections: list, quick: bool | None = None) -> str:
+def report_html(sections: list, quick: bool | None = None, paper_scale: bool = False) -> str:
     """The report as one HTML page; images are relative files, no external resources."""
     e = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>flashrr: the five papers' reproductions</title>", f"<style>{CSS}</style></head><body>",
              "<h1>flashrr: the five papers' reproductions</h1>"]
     if quick is not None:
-        parts.append(f"<p>Mode: {'--quick' if quick else 'full'}.</p>")
+        parts.append(f"<p>Mode: {_mode(quick, paper_scale)}.</p>")
     parts.append(_html_table(SUMMARY_HEAD, [_summary_cells(s) for s in sections], "summary"))
     parts.append(f"<p>{e(DEFINITIONS.replace('*', '').replace('`', ''))}</p>")
     charts = [f'<figure class="headline">{s.headline}<figcaption>{e(s.paper)}: headline claims, paper (white) '
@@ -288,9 +294,10 @@ def report_html(sections: list, quick: bool | None = None) -> str:
     return "\n".join(parts)
 
 
-def write_report(out, runs: list, quick: bool | None = None) -> tuple:
+def write_report(out, runs: list, quick: bool | None = None, paper_scale: bool = False) -> tuple:
     """Write ``out/report.md`` and ``out/index.html`` for the papers of ``runs``
-    (:class:`PaperRun`); returns their paths and the sections."""
+    (:class:`PaperRun`), the mode line naming the quick or paper-scale plans; returns their
+    paths and the sections."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = [_safe_section(out, r) for r in runs]
@@ -301,21 +308,24 @@ def write_report(out, runs: list, quick: bool | None = None) -> tuple:
         else:
             chart.unlink(missing_ok=True)
     md, page = out / "report.md", out / "index.html"
-    md.write_text(report_markdown(sections, quick))
-    page.write_text(report_html(sections, quick))
+    md.write_text(report_markdown(sections, quick, paper_scale))
+    page.write_text(report_html(sections, quick, paper_scale))
     return md, page, sections
 
 
 def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
                   progress: bool = True, papers=None, plans: dict | None = None, on_paper=None,
-                  workload: str = "model") -> dict:
+                  workload: str = "model", paper_scale: bool = False, scheduler: str | None = None) -> dict:
     """Run every paper of ``papers`` (default: all of :data:`PAPERS`) into
-    ``out/<paper>/`` and write the report after each.  ``plans``: a plan per
-    paper (passed as ``plan=``; overrides ``quick``/``repeat``).  ``repeat`` is
+    ``out/<paper>/`` and write the report after each.  ``quick`` or ``paper_scale``
+    picks the plans (not both); ``jobs`` local processes or the Dask ``scheduler``
+    run the sweeps.  ``plans``: a plan per paper (passed as ``plan=``; overrides
+    ``quick``/``paper_scale``/``repeat``).  ``repeat`` is
     not passed to papers without traces (``Paper.has_traces`` False), nor is
     ``workload`` (``"model"`` or ``"synth"``: where the paper traces come from).
     ``on_paper(paper, index, count)`` is called before each paper.
     Returns ``{"runs": [PaperRun], "report": (md, html), "sections": [...]}``."""
+    check_scale(quick, paper_scale)
     out = Path(out)
     papers = list(PAPERS) if papers is None else list(papers)
     unknown = [p for p in papers if p not in PAPERS]
@@ -332,7 +342,8 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
         t0 = time.perf_counter()
         try:
             declared = PAPERS[paper]
-            kw = {"quick": quick, "jobs": jobs, "progress": progress}
+            kw = {"quick": quick, "paper_scale": paper_scale, "jobs": jobs, "scheduler": scheduler,
+                  "progress": progress}
             if repeat is not None and declared.has_traces:
                 kw["repeat"] = repeat
             if declared.has_traces and paper not in plans:
@@ -346,7 +357,7 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
             (d / "error.txt").write_text(traceback.format_exc())
             run = PaperRun(paper, "failed", f"{type(exc).__name__}: {exc}", round(time.perf_counter() - t0, 2))
         done.append(run)
-        md, page, sections = write_report(out, done, quick)
+        md, page, sections = write_report(out, done, quick, paper_scale)
     return {"runs": done, "report": (md, page), "sections": sections}
 
 

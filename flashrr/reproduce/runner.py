@@ -19,44 +19,52 @@ import pandas as pd
 from . import overload
 from .claims import write_claims
 from .figures import make_figures
-from .paper import Paper
+from .paper import Paper, check_scale
 from .sweep_runs import FAILED_RUNS
 
 
 def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
               progress: bool = True, figures=None, plan=None, trace_params=(), device_overrides=(),
-              workload: str = "model") -> dict:
+              workload: str = "model", paper_scale: bool = False, scheduler: str | None = None) -> dict:
     """Make ``paper``'s outputs in ``out``: the figures of ``figures`` (ids of
     ``paper.output_ids``), or every figure and the claims table when ``figures`` is
-    None.  ``plan`` replaces the plan of the options (``quick``, ``repeat``,
-    ``trace_params``, ``device_overrides``, ``workload``: see
-    :meth:`~flashrr.reproduce.paper.Paper.plan_from_options`).
+    None.  ``plan`` replaces the plan of the options (``quick``, ``paper_scale``,
+    ``repeat``, ``trace_params``, ``device_overrides``, ``workload``: see
+    :meth:`~flashrr.reproduce.paper.Paper.plan_from_options`).  The sweeps run on
+    ``jobs`` local processes or on the Dask cluster whose scheduler is at ``scheduler``
+    (``tcp://HOST:PORT``; not both); a paper without sweeps runs in this process.
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {step: s}}``
     and, for a paper with sweeps, ``figures_not_drawn`` (id -> reason) and ``failed_runs``."""
     paper.check_options(repeat, trace_params, device_overrides)
+    check_scale(quick, paper_scale)
+    if jobs is not None and scheduler is not None:
+        raise ValueError(f"reproduce {paper.name}: give jobs (local processes) or scheduler (a Dask cluster), "
+                         "not both")
     if figures is not None:
         unknown = [f for f in figures if f not in paper.output_ids]
         if unknown:
             raise ValueError(f"reproduce {paper.name}: unknown figure(s) {unknown}; "
                              f"expected some of {paper.output_ids}")
     if plan is None:
-        plan = paper.plan_from_options(quick, repeat, trace_params, device_overrides, workload)
+        plan = paper.plan_from_options(quick, repeat, trace_params, device_overrides, workload, paper_scale)
     if paper.reproduce is not None:
         return paper.reproduce(paper, plan, Path(out), None if figures is None else list(figures))
-    return reproduce_sweeps(paper, plan, Path(out), figures, jobs, progress)
+    return reproduce_sweeps(paper, plan, Path(out), figures, jobs, progress, scheduler)
 
 
-def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, progress: bool) -> dict:
+def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, progress: bool,
+                     scheduler: str | None = None) -> dict:
     """The body of :func:`reproduce` for a paper with sweeps: run (or resume) the
     groups the ``figures`` need (all of them and the claims when ``figures`` is None)
-    with ``paper.run``, then write ``runs.csv``, the figures, the claims and the manifest."""
+    with ``paper.run`` (on ``jobs`` local processes or the Dask ``scheduler``), then
+    write ``runs.csv``, the figures, the claims and the manifest."""
     with_claims = figures is None
     wanted = list(paper.figures) if with_claims else list(figures)
     out.mkdir(parents=True, exist_ok=True)
     groups = [g for g in paper.groups if with_claims or any(g in paper.figures[f].groups for f in wanted)]
     timings: dict = {}
     t0 = time.perf_counter()
-    runs = paper.run(plan, out, groups, jobs=jobs, progress=progress, timings=timings)
+    runs = paper.run(plan, out, groups, jobs=jobs, progress=progress, timings=timings, scheduler=scheduler)
     frames = [runs.frame(g) for g in groups if not runs.frame(g).empty]
     if frames:
         pd.concat(frames, ignore_index=True).to_csv(out / "runs.csv", index=False)

@@ -6,11 +6,16 @@ failed outcome carrying the traceback text, so the sweep goes on.
 
 Traces are cached per process: the module-level :class:`TraceCache` keeps the
 :data:`TRACE_CACHE_SIZE` most recently used traces (least recently used out
-first), keyed by trace identity, so a worker generates each synthetic trace
-(or opens each trace file's parse cache) once and reuses it for every run on
-it.  A trace file is never held in memory: runs stream it from its parse
-cache.  The trace's pipeline is applied per run (``fold`` needs the device).  ``FLASHRR_SWEEP_TRACE_CACHE`` (an
-integer) overrides the size; 0 disables the cache.
+first), keyed by the trace's identity before its pipeline (:func:`base_identity`),
+so a worker generates each synthetic or model trace (or opens each trace file's
+parse cache) once, holds one copy of it, and reuses it for every run on it,
+whatever pipeline the run applies.  A generated trace is held as its requests
+(:class:`~flashrr.trace.source.MemorySource`), so the replays of a run do not
+generate it again; a trace file is never held in memory: runs stream it from
+its parse cache.  The trace's pipeline is applied per run, as streaming stages
+over the held trace (``fold`` needs the device).  A sweep's runs come trace by
+trace, so the one trace a run needs is all the cache holds by default;
+``FLASHRR_SWEEP_TRACE_CACHE`` (an integer) overrides the size; 0 disables the cache.
 """
 from __future__ import annotations
 
@@ -22,11 +27,12 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
+from dataclasses import replace
 
 from .task import RunOutcome, RunTask
 
 #: Traces kept per worker process (default; see the module docstring).
-TRACE_CACHE_SIZE = 4
+TRACE_CACHE_SIZE = 1
 
 
 class TraceCache:
@@ -49,9 +55,7 @@ class TraceCache:
                 self._items.move_to_end(trace_id)
                 self.hits += 1
                 return self._items[trace_id], False
-            from ..trace.pipeline import open_base, parse_trace_spec
-
-            trace = open_base(parse_trace_spec(target))[0]
+            trace = load_base(target)
             self.loads += 1
             if self.size > 0:
                 self._items[trace_id] = trace
@@ -71,6 +75,35 @@ class TraceCache:
 
 
 _CACHE = TraceCache(int(os.environ.get("FLASHRR_SWEEP_TRACE_CACHE", TRACE_CACHE_SIZE)))
+
+
+def load_base(target: str):
+    """The trace ``target`` names, before its pipeline: a generated (synthetic or model) trace as one in-memory
+    copy of its requests, a trace file as its streaming parse cache."""
+    from ..trace.model import ModelSource
+    from ..trace.pipeline import open_base, parse_trace_spec
+    from ..trace.source import MemorySource
+
+    source = open_base(parse_trace_spec(target))[0]
+    if isinstance(source, ModelSource):  # generated chunk by chunk on every pass: generate once, replay many
+        source = MemorySource(source.to_trace())
+    return source
+
+
+def base_identity(trace_id: str, target: str) -> str:
+    """The identity of a run's trace before its pipeline's subsets and transformations: ``trace_id`` (the
+    canonical spec, see :mod:`flashrr.sweep.identity`) without those keys; the reading options of a trace
+    file stay.  Runs of one trace through different pipelines share it, and so one cached copy."""
+    from ..trace.pipeline import READING_OPTIONS, parse_trace_spec
+
+    spec = parse_trace_spec(target)
+    query = spec.query()
+    if not query or not trace_id.endswith(query):
+        return trace_id
+    head = trace_id[:-len(query) - 1]
+    reading = {k: v for k, v in spec.steps.items() if k in ("format", "skip_bad") + READING_OPTIONS}
+    kept = replace(spec, steps=reading).query()
+    return head + (("&" if "?" in head else "?") + kept if kept else "")
 
 
 def trace_cache_info() -> dict:
@@ -128,7 +161,7 @@ def execute(task: RunTask) -> RunOutcome:
     try:
         for mod in task.imports:
             importlib.import_module(mod)
-        base, loaded = _CACHE.get(task.trace_id, task.trace_target)
+        base, loaded = _CACHE.get(base_identity(task.trace_id, task.trace_target), task.trace_target)
         trace = apply_pipeline(parse_trace_spec(task.trace_target), base, task.device)
         res = simulate(task.device, trace, task.policy, seed=task.seed, engine=task.engine, repeat=task.repeat,
                        **task.params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...reproduce.paper import Paper
 from .claims import claims, to_markdown
 from .figures import FIGURES
-from .plan import GROUPS, QUICK, Plan, run
+from .plan import GROUPS, PAPER_SCALE, QUICK, Plan, run
 
 
 def calibrated_scales(runs) -> dict:
@@ -19,6 +19,7 @@ PAPER = Paper(
                 "ten Table II traces, load-calibrated.",
     plan=Plan(),
     quick=QUICK,
+    paper_scale=PAPER_SCALE,
     figures=FIGURES,
     claims=claims,
     claims_markdown=to_markdown,

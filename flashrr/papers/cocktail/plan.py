@@ -19,11 +19,17 @@ hook copies the plane's block read counts.
 
 Scale: the paper's device has 128 planes and its traces are not given in size.  The
 default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
-capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes and the data cache
-scaled with the planes (16 MiB); the logical space is
+capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes (1 channel x 2 chips) and
+the data cache scaled with the planes (16 MiB); the logical space is
 filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
 runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
 All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
+
+``--paper-scale`` (:data:`PAPER_SCALE`) runs the paper's own device: Table I's 8 channels x
+4 chips x 2 dies x 2 planes = 128 planes, with the cache scaled with them back to the
+``cocktail`` preset's full 256 MiB (MQSim's default cache; the paper gives none), all ten
+Table II traces with Table II's RAF and repeat counts (as by default).  The paper does not
+give its traces' request counts, so ``n_requests`` stays :data:`DEFAULT_N_REQUESTS`.
 
 Load calibration: the synthetic traces' arrival rates are assumptions, and at the
 paper-plane rate (arrivals stretched by ``128 / planes``) the RAF-amplified traces
@@ -70,6 +76,9 @@ DEFAULT_N_REQUESTS = 50_000
 QUICK_N_REQUESTS = 3_000
 # the quick plan: three traces of a few thousand requests, three ratios and three shares
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64))
+# the paper-scale plan: Table I's 8 channels x 4 chips (128 planes, so the full 256 MiB cache) and the ten Table II
+# traces; the request count is not in the paper and stays the default
+PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS)
 # random rewrites of this share of the logical space before the replay: a filled device (70% of its blocks,
 # OP 0.30) sits just above the 28% GC line, and the short traces would not write enough to cross it
 WARMUP_RATIO = 0.2
@@ -93,7 +102,9 @@ class Plan:
     """What to run.  ``n_requests``: requests generated per trace before RAF and
     repeats; ``repeat``: None = Table II's repeat count, else this count for every
     trace; ``spacing``: arrival of the RAF copies (``same`` or ``spread``);
-    ``device_overrides``: extra ``(field, value)`` pairs for the device; ``target_busy``:
+    ``channels``, ``chips_per_channel``: the device's size (each chip as Table I: 2 dies of 2
+    planes), the data cache scaled with its planes; ``device_overrides``: extra ``(field, value)``
+    pairs for the device; ``target_busy``:
     Baseline's busiest-die busy fraction the arrival factor is calibrated to (None: the
     fixed stretch ``128 / planes``); ``scales``: ``(trace, factor)`` pairs, filled by
     :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
@@ -109,6 +120,8 @@ class Plan:
     ratios: tuple = RATIOS
     shares: tuple = SHARES
     spacing: str = "spread"
+    channels: int = 1
+    chips_per_channel: int = 2
     device_overrides: tuple = ()
     trace_params: tuple = ()
     target_busy: float | None = TARGET_BUSY
@@ -117,6 +130,7 @@ class Plan:
     scale_range: tuple = SCALE_RANGE
     scales: tuple = ()
     quick: bool = False
+    paper_scale: bool = False
     workload: str = "model"
     real_samples: tuple = REAL_SAMPLES
 
@@ -126,12 +140,22 @@ class Plan:
         md = SYNTH_PRESETS[f"cocktail-{trace}"].metadata
         return int(md["raf"]), int(self.repeat if self.repeat is not None else md["repeat"])
 
+    def planes(self) -> int:
+        """The device's planes before ``device_overrides``: ``channels`` x ``chips_per_channel`` chips of the
+        ``cocktail`` preset's dies and planes (2 x 2, Table I)."""
+        from ...config import SimConfig
+
+        g = SimConfig.preset("cocktail").geometry
+        return self.channels * self.chips_per_channel * g.dies_per_chip * g.planes_per_die
+
     def device_fields(self) -> dict:
-        # 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so the
-        # cache does not swallow the short traces' writes
-        return {"preset": "cocktail", "name": "cocktail-scaled", "channels": 1, "chips_per_channel": 2,
-                "capacity_bytes": (256 << 20) * SCALED_PLANES // PAPER_PLANES, "fill_ratio": 1.0,
-                "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
+        # by default 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so
+        # the cache does not swallow the short traces' writes
+        planes = self.planes()
+        name = "cocktail" if planes == PAPER_PLANES else "cocktail-scaled"
+        return {"preset": "cocktail", "name": name, "channels": self.channels,
+                "chips_per_channel": self.chips_per_channel, "capacity_bytes": (256 << 20) * planes // PAPER_PLANES,
+                "fill_ratio": 1.0, "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
 
     def device_config(self):
         from ...config import SimConfig
@@ -230,7 +254,7 @@ def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
     if plan.target_busy is None or plan.scales:
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
-                                                                 "scales", "real_samples")}
+                                                                 "paper_scale", "scales", "real_samples")}
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
                                lambda t: calibrate(plan, t), "baseline_busiest_die_busy", progress)
     return replace(plan, scales=tuple(scales.items()))
@@ -239,7 +263,7 @@ def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
 # ------------------------------------------------------------------------------ sweeps
 def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
     """Calibrate the arrival factors (:func:`calibrated`), then run (or resume) the sweeps
-    of ``groups`` into ``out/store`` (``kw``: jobs, progress); the runs keep the
+    of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler); the runs keep the
     calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
     t0 = time.perf_counter()
     plan = calibrated(plan, out, kw.get("progress", True))

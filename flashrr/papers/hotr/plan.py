@@ -21,6 +21,12 @@ Fig. 1(c) comes from the traces themselves (page access classes).  Runs go to
 one :func:`flashrr.sweep.sweep` store under ``OUT/store``, so an interrupted
 reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
 20,000-request calibration (a few minutes on two cores).
+
+``--paper-scale`` (:data:`PAPER_SCALE`) is the default plan: the four Table III
+traces at Table III's I/O counts (``n_requests=None``), each played once (§IV-A
+names no repeats), on the TLC ``hotr`` device and its SLC/MLC/QLC variants
+(Fig. 9).  The calibration prefix is flashrr's own step, not the paper's, and
+stays :data:`CALIBRATION_REQUESTS`.
 """
 from __future__ import annotations
 
@@ -44,6 +50,8 @@ QUICK_CALIBRATION = 20_000
 # the quick plan: every trace, shorter, and a shorter calibration prefix
 QUICK = dict(n_requests=QUICK_N_REQUESTS, calibration_requests=QUICK_CALIBRATION)
 CALIBRATION_REQUESTS = 100_000
+# the paper-scale plan (module docstring): Table III's traces and I/O counts, each played once
+PAPER_SCALE = dict(traces=TRACES, n_requests=None, repeat=1)
 SCALE_RANGE = (1 / 64, 64.0)
 BISECTION_STEPS = 9
 
@@ -64,6 +72,7 @@ class Plan:
     trace_params: tuple = ()
     device_overrides: tuple = ()
     quick: bool = False
+    paper_scale: bool = False
     workload: str = "model"
 
     def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
@@ -162,11 +171,13 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
 
 
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
-        timings: dict | None = None) -> Runs:
+        timings: dict | None = None, scheduler: str | None = None) -> Runs:
+    """Calibrate the time factors (:func:`calibration`, in this process), then run (or resume) the sweeps of
+    ``groups`` into ``out/store`` on ``jobs`` local processes or the Dask cluster at ``scheduler``."""
     t0 = time.perf_counter()
     scales = calibration(plan, out, progress)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
-                        timings)
+                        timings, scheduler)
     return Runs(frames, Path(out) / "store", plan, scales=scales)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...reproduce.paper import Paper
 from .claims import claims, to_markdown
 from .figures import FIGURES
-from .plan import GROUPS, Plan, quick_changes, run
+from .plan import GROUPS, PAPER_SCALE, Plan, quick_changes, run
 
 PAPER = Paper(
     name="phasedrr",
@@ -13,6 +13,7 @@ PAPER = Paper(
                 "the eight Table II traces.",
     plan=Plan(),
     quick=quick_changes(Plan()),
+    paper_scale=PAPER_SCALE,
     figures=FIGURES,
     claims=claims,
     claims_markdown=to_markdown,

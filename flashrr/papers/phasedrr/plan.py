@@ -34,6 +34,12 @@ is :data:`DEFAULT_REPEAT` replays at the paper's threshold H = 25,000.
 ``--quick`` runs three traces with a four-times smaller threshold, Delta and
 early-move window (H = 6,250, Delta = 32 ... 256) and four replays, so that
 blocks still reach H in a few minutes.
+
+``--paper-scale`` (:data:`PAPER_SCALE`) is the default plan: the ``phasedrr``
+device of Table I with its hard RR threshold of 25K reads (§IV-A, Table I), and
+the eight Table II traces at their own request counts.  §IV-A repeats the traces
+"to trigger a considerable number of RR operations" without giving the count,
+so the replays stay :data:`DEFAULT_REPEAT`.
 """
 from __future__ import annotations
 
@@ -56,6 +62,8 @@ DEFAULT_REPEAT = 16
 QUICK_REPEAT = 4
 QUICK_SCALE = 4
 RR_THRESHOLD = 25_000
+# the paper-scale plan (module docstring): Table I's threshold, Table II's traces and counts; replays not given
+PAPER_SCALE = dict(traces=TRACES, n_requests=None, rr_threshold=RR_THRESHOLD, repeat=DEFAULT_REPEAT)
 GROUPS = ("main", "sens", "counters", REAL_GROUP)
 # the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 5's traces:
 # MQSim's web search excerpt for ws_1 (WebSearch); the MSR and SYSTOR excerpts are too short to ship
@@ -88,6 +96,7 @@ class Plan:
     trace_params: tuple = DEFAULT_TRACE_PARAMS
     device_overrides: tuple = ()
     quick: bool = False
+    paper_scale: bool = False
     workload: str = "model"
     real_samples: tuple = REAL_SAMPLES
 
@@ -161,5 +170,5 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
 
 
 def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings)."""
+    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings, scheduler)."""
     return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...reproduce.paper import Paper
 from .claims import claims, to_markdown
 from .figures import FIGURES
-from .plan import GROUPS, QUICK, Plan, run
+from .plan import GROUPS, PAPER_SCALE, QUICK, Plan, run
 
 PAPER = Paper(
     name="shuffler",
@@ -13,6 +13,7 @@ PAPER = Paper(
                 "on the ten Table 2 traces.",
     plan=Plan(),
     quick=QUICK,
+    paper_scale=PAPER_SCALE,
     figures=FIGURES,
     claims=claims,
     claims_markdown=to_markdown,

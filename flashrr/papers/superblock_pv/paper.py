@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...reproduce.paper import Paper
 from .claims import claims, to_markdown
 from .figures import FIGURES
-from .plan import QUICK, Plan
+from .plan import PAPER_SCALE, QUICK, Plan
 from .reproduction import reproduce
 from .tables import TABLES
 
@@ -15,6 +15,7 @@ PAPER = Paper(
                 "assembly on the process-variation model, no traces.",
     plan=Plan(),
     quick=QUICK,
+    paper_scale=PAPER_SCALE,
     figures=FIGURES,
     claims=claims,
     claims_markdown=to_markdown,

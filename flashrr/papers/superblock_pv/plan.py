@@ -14,6 +14,9 @@ The reproduction (:mod:`flashrr.papers.superblock_pv.reproduction`) writes into 
 * ``claims.csv`` / ``claims.md`` and ``reproduce.json`` (plan, wall times in s).
 
 ``--quick`` uses 4 dies and the P/E points 0, 1,500 and 3,000 (seconds).
+``--paper-scale`` (:data:`PAPER_SCALE`) is the default plan: 24 dies (§IV-B, "24
+NAND flash memory chips"), 4 planes each (§VI-A), 400 superblocks per die and P/E
+point (§IV-A, direction 4) and the 16 P/E points 0 to 3,000 in steps of 200 (§IV-B).
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ from ...pv.model import PVModel, PVParams
 
 # the quick plan: 4 dies and three P/E points (seconds)
 QUICK = dict(dies=4, pe_points=(0, 1500, 3000))
+# the paper-scale plan (module docstring): the paper's dies, planes, superblocks per die and P/E points
+PAPER_SCALE = dict(dies=24, planes=4, blocks=400, pe_points=PAPER_PE_POINTS)
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Plan:
     pe_points: tuple = PAPER_PE_POINTS
     params: PVParams | None = None
     quick: bool = False
+    paper_scale: bool = False
 
 @dataclass
 class Runs:
