@@ -300,7 +300,7 @@ cdef class CompiledEngine:
                 done = imax(done, self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_READ, self.tx_n[i], t,
                                              self.t_read + self.tx_extra[i], CAUSE_USER))
                 self.cnt[C_RETRY_NS] += self.tx_extra[i]
-                add_wide(self.cnt, C_READ_FLASH_NS, self.t_read + self.tx_extra[i])
+                self.cnt[C_READ_FLASH_NS] += self.t_read + self.tx_extra[i]
                 self.cnt[C_USER_TXNS] += 1
             if blocked:
                 self.cnt[C_BLOCKED] += 1
