@@ -283,11 +283,12 @@ cdef class CompiledEngine:
                         raise InvariantError(f"invariant: read of LPN {self.buf_lpn[i]} did not return its latest write")
                 # a page whose move is not programmed yet is read where it was
                 self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 else <int32_t>ppn
-                blk = div_pow2(ppn, self.N_shift, self.N)
                 if self.em_on:
-                    self.buf_extra[i] = self._model_extra(blk, t, i)
+                    self.buf_extra[i] = self._model_extra(div_pow2(ppn, self.N_shift, self.N), t, i)
+                elif self.n_steps:
+                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(div_pow2(ppn, self.N_shift, self.N))]
                 else:
-                    self.buf_extra[i] = self.rc.retry_extra[self.rc.retries(blk)] if self.n_steps else 0
+                    self.buf_extra[i] = 0
             nm0 = nm
             if self.redirector is not None:
                 nm = self.redirector.redirect(self.buf_lpn, self.buf_ppn, self.buf_loc, self.buf_extra, nm, t)
