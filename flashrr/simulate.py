@@ -171,11 +171,15 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
 
 
 def release_engine(layout_ref) -> None:
-    """Free a finished run's engine now.  The engine's components refer to each other in a cycle, so
-    the engine and its device-sized arrays would stay in memory until the cyclic garbage collector
-    next runs; a caller running one simulation after another (sweep workers, calibration loops) would
-    hold several runs' states at once.  The young generations are collected (about a millisecond), and
-    every generation if the engine's layout, ``layout_ref()``, is still alive after that."""
+    """Free a finished run's engine now, if dropping it did not.  The compiled engine is freed by
+    reference counting (its layers call back into it through weak references); the reference
+    engine's layers and mechanisms can refer to each other in a cycle, which would keep the run's
+    device-sized arrays until the cyclic garbage collector next runs, so a caller running one
+    simulation after another (sweep workers, calibration loops) would hold several runs' states at
+    once.  While the engine's layout, ``layout_ref()``, is alive, the young generations are
+    collected (about a millisecond), then every generation."""
+    if layout_ref() is None:
+        return
     gc.collect(1)
     if layout_ref() is not None:
         gc.collect()

@@ -120,3 +120,33 @@ def test_a_finished_run_leaves_no_engine_in_memory(monkeypatch):
             assert layouts[-1]() is None, policy
     finally:
         gc.enable()
+
+
+def test_the_compiled_engine_is_freed_without_the_garbage_collector(monkeypatch):
+    """No reference cycle holds a finished compiled engine: its layout goes when simulate drops it,
+    with no collection at all (release_engine does nothing here)."""
+    import gc
+    import importlib
+    import weakref
+
+    from flashrr.config import SimConfig
+
+    sim = importlib.import_module("flashrr.simulate")
+    config = SimConfig.preset("shuffler").replace(**{k: v for k, v in TINY.items() if k != "preset"})
+    layouts = []
+    build = sim.build_layout
+
+    def recorded(config, metadata):
+        layout = build(config, metadata)
+        layouts.append(weakref.ref(layout))
+        return layout
+
+    monkeypatch.setattr(sim, "build_layout", recorded)
+    monkeypatch.setattr(sim, "release_engine", lambda layout_ref: None)
+    gc.disable()
+    try:
+        for policy, params in (("baseline", {}), ("shuffler", {}), ("phasedrr", {"delta_reads": 4}), ("page", {})):
+            sim.simulate(config, SYNTH_FOLDED, policy, **params)
+            assert layouts[-1]() is None, policy
+    finally:
+        gc.enable()

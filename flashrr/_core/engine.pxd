@@ -40,6 +40,7 @@ cdef class CompiledEngine(Host):
     cdef Mechanism placer              # user-page placer (None: the FTL's user frontier)
     cdef Mechanism write_path          # write path without the cache (None: plain writes)
     cdef object slots                  # what assembly.build returned (tests reach the mechanisms)
+    cdef object __weakref__            # the reclaim layer calls back through a weak reference (no cycle)
     cdef HeldWrites held               # gc.write_stall: pages waiting for their lane's erase (None when off)
     cdef bint stall_on
     # ---- configuration (copied from Layout)

@@ -24,6 +24,7 @@ from .invariants import EngineError, InvariantError, check_precondition, check_r
 from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKETS as _HIST_BUCKETS,
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
+from .weak import weak_method
 from . import assembly
 
 cnp.import_array()
@@ -102,8 +103,8 @@ cdef class CompiledEngine:
         self.sched = Scheduler(L, A["counters"], L.scheduler == _USER_FIRST)
         self.ftl = Ftl(L, self.sched, self.check)
         self.cache = Cache(L.cache_pages, self.ftl.array("lmap"))
-        self.rc = Reclaim(L, self.ftl, self.sched, A["counters"], hooks, self.state_view,
-                          self.check_invariants if self.check else None)
+        self.rc = Reclaim(L, self.ftl, self.sched, A["counters"], hooks, weak_method(self, "state_view"),
+                          weak_method(self, "check_invariants") if self.check else None)
         self.em_on = L.error_tables is not None
         self.em_retry = self.em_on and L.error_tables.retry_on
         if self.em_on:

@@ -19,6 +19,7 @@ import numpy as np
 from .counters import COUNTERS
 from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
 from .invariants import check_state
+from .weak import weak_method
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
@@ -42,8 +43,8 @@ class ReferenceEngine:
         self.sched = Scheduler(L, self.c)
         self.ftl = Ftl(L, self.sched, check)
         self.cache = Cache(L.cache_pages)
-        self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, self.state_view,
-                          self.check_invariants if check else None)
+        self.rc = Reclaim(L, self.ftl, self.sched, self.c, hooks, weak_method(self, "state_view"),
+                          weak_method(self, "check_invariants") if check else None)
         em = self.em = ErrorState(L, self.rc.block_reads, self.rc.rr_threshold) if L.error_tables else None
         self.rc.em = em
         self.page_counters = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
