@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport INT64_MAX, INT64_MIN, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from .device.common cimport *
 from .device.errors cimport ErrorState, count_steps, switch_steps
@@ -194,15 +194,16 @@ cdef class CompiledEngine:
 
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil:
         cdef int32_t lane
-        cdef int64_t ppn
+        cdef int64_t ppn, blk
         cdef int32_t* mix_user = self.rc.mix_user
         if self.placer is None:
             ppn = self.ftl.user_slot()
         else:
             ppn = self.placer.user_page(lpn)
-        mix_user[div_pow2(ppn, self.N_shift, self.N)] += 1
-        if self.em_on and self.em.born[div_pow2(ppn, self.N_shift, self.N)] == INT64_MIN:  # its first page
-            self.em.programmed(div_pow2(ppn, self.N_shift, self.N), t)
+        blk = div_pow2(ppn, self.N_shift, self.N)
+        mix_user[blk] += 1
+        if self.em_on:
+            self.em.programmed(blk, t)
         lane = self.ftl.kick
         if lane >= 0:  # the user frontier took a superblock: GC owes a victim if below the threshold
             self.ftl.kick = -1
@@ -241,8 +242,7 @@ cdef class CompiledEngine:
         counted now, or with a redirector kept in buf_em (with its ppn) and counted once
         the read is known to go to flash."""
         cdef int32_t c = 0, S = self.em.S
-        if t >= self.em.next_t[blk * self.em.nt_stride]:
-            self.em.refresh(blk, t)
+        self.em.touch(blk, t)
         if self.em_retry:
             c = switch_steps(self.em.switch + blk * self.em.stride, S, self.rc.block_reads[blk])
         elif self.n_steps:

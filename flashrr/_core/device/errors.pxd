@@ -2,7 +2,7 @@
 # programmed, and the read counts the model's tables give for them (RR threshold,
 # retry switch points).  Twin: errors_py.py.  docs/reliability.md, "In the engine".
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport INT64_MIN, int32_t, int64_t
 cimport cython
 
 
@@ -34,9 +34,19 @@ cdef class ErrorState:
     cdef int32_t* tab                  # [(pe_hi - pe_lo) * n_buckets * W] ErrorTables.rows
     cdef int64_t* ctr                  # [S + 2] user page reads by steps 0..S, then uncorrectable reads
 
-    cdef int programmed(self, int64_t blk, int64_t t) except -1 nogil    # a page of blk programmed at t
+    cdef int first_program(self, int64_t blk, int64_t t) except -1 nogil # blk's first page since erase, at t
     cdef void erased(self, int64_t blk) noexcept nogil
     cdef int refresh(self, int64_t blk, int64_t t) except -1 nogil       # look blk's read counts up at t
+    cdef inline int programmed(self, int64_t blk, int64_t t) except -1 nogil:
+        """A page of blk is programmed at t (ns); the first since its erase starts its data's age."""
+        if self.born[blk] == INT64_MIN:               # UNSET
+            return self.first_program(blk, t)
+        return 0
+    cdef inline int touch(self, int64_t blk, int64_t t) except -1 nogil:
+        """Look blk's read counts up again if its retention left its bucket by t (ns)."""
+        if t >= self.next_t[blk * self.nt_stride]:
+            return self.refresh(blk, t)
+        return 0
     cdef int grow(self, int32_t pe) except -1 with gil                   # extend tab to cover pe
     cdef int32_t steps(self, int64_t blk) noexcept nogil                  # steps at its reads (S + 1: uncorrectable)
 

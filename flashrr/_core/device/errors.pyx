@@ -77,10 +77,8 @@ cdef class ErrorState:
         """One of the per-block arrays (``pe``, ``born``, ``mult``), for tests."""
         return self._keep[name]
 
-    cdef int programmed(self, int64_t blk, int64_t t) except -1 nogil:
+    cdef int first_program(self, int64_t blk, int64_t t) except -1 nogil:
         cdef int64_t m
-        if self.born[blk] != INT64_MIN:           # UNSET
-            return 0
         self.born[blk] = t - self.offset_ns
         if self.trigger_on:
             m = self.rr_threshold[blk] // self.thr0
@@ -124,11 +122,6 @@ cdef class ErrorState:
 
     cdef int32_t steps(self, int64_t blk) noexcept nogil:
         return switch_steps(self.switch + blk * self.stride, self.S, self.block_reads[blk])
-
-    def touch(self, int64_t blk, int64_t t):
-        """Python access for tests: look ``blk`` up again if its retention left its bucket by ``t``."""
-        if t >= self.next_t[blk * self.nt_stride]:
-            self.refresh(blk, t)
 
     def margin(self, blocks, int64_t t, reads):
         """RBER margin of the blocks holding data among ``blocks`` at ``t`` with ``reads``

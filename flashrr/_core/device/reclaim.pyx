@@ -3,7 +3,7 @@
 read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reclaim_py.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
-from libc.stdint cimport INT32_MAX, INT64_MAX, INT64_MIN, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import functools
@@ -340,9 +340,7 @@ cdef class Reclaim:
         self.ftl.sb_state[victim] = S_VICTIM
         if self.em_on:
             for c in range(k):
-                b = <int64_t>victim * k + c
-                if t >= self.em.next_t[b * self.em.nt_stride]:
-                    self.em.refresh(b, t)
+                self.em.touch(<int64_t>victim * k + c, t)
         with gil:
             self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
             self.cur_margin = (self.em.margin(range(victim * k, (victim + 1) * k), t, self.cur_reads)
@@ -400,7 +398,7 @@ cdef class Reclaim:
                 self.mix_rr[self.ftl.div_N(ppn)] += 1
             else:
                 self.mix_gc[self.ftl.div_N(ppn)] += 1
-            if self.em_on and self.em.born[self.ftl.div_N(ppn)] == INT64_MIN:  # its first page
+            if self.em_on:
                 self.em.programmed(self.ftl.div_N(ppn), t)
             if self.ftl.check:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
@@ -581,7 +579,7 @@ cdef class Reclaim:
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             b = self.ftl.div_N(ppn)
             mix[b] += 1
-            if self.em_on and self.em.born[b] == INT64_MIN:   # its first page
+            if self.em_on:
                 self.em.programmed(b, t)
             old = (vbase + self.m_comp[q]) * N + self.m_off[q]
             if self.ftl.check:
