@@ -227,13 +227,15 @@ cdef class Scheduler:
         if self.hs_kind[a] != self.hs_kind[b]:
             return self.hs_kind[a] < self.hs_kind[b]
         return a < b
+    cdef inline void hs_play(self, int32_t i) noexcept nogil:
+        """Node i of the tournament tree takes the winner of its two children."""
+        cdef int32_t l = self.hs_tree[2 * i], r = self.hs_tree[2 * i + 1]
+        self.hs_tree[i] = r if self.hs_before(r, l) else l
     cdef inline void hs_update(self, int32_t die) noexcept nogil:
         """Die's hs changed: replay its path of the tournament tree."""
-        cdef int32_t i = (self.hs_leaves + die) >> 1, l, r
+        cdef int32_t i = (self.hs_leaves + die) >> 1
         while i >= 1:
-            l = self.hs_tree[2 * i]
-            r = self.hs_tree[2 * i + 1]
-            self.hs_tree[i] = r if self.hs_before(r, l) else l
+            self.hs_play(i)
             i >>= 1
     cdef void hs_rebuild(self) noexcept nogil                               # every node of the tree again
     cdef int book_head(self, int32_t die, int64_t start) except -1 nogil

@@ -413,11 +413,9 @@ cdef class Scheduler:
             free(c)
 
     cdef void hs_rebuild(self) noexcept nogil:
-        cdef int32_t i, l, r
+        cdef int32_t i
         for i in range(self.hs_leaves - 1, 0, -1):
-            l = self.hs_tree[2 * i]
-            r = self.hs_tree[2 * i + 1]
-            self.hs_tree[i] = r if self.hs_before(r, l) else l
+            self.hs_play(i)
 
     # ================================================================ background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil:
