@@ -21,6 +21,7 @@ from .claims import write_claims
 from .figures import make_figures
 from .paper import Paper, check_scale
 from .sweep_runs import FAILED_RUNS
+from ..sweep.driver import check_workers
 
 
 def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
@@ -37,9 +38,7 @@ def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None,
     and, for a paper with sweeps, ``figures_not_drawn`` (id -> reason) and ``failed_runs``."""
     paper.check_options(repeat, trace_params, device_overrides)
     check_scale(quick, paper_scale)
-    if jobs is not None and scheduler is not None:
-        raise ValueError(f"reproduce {paper.name}: give jobs (local processes) or scheduler (a Dask cluster), "
-                         "not both")
+    check_workers(jobs, scheduler, f"reproduce {paper.name}")
     if figures is not None:
         unknown = [f for f in figures if f not in paper.output_ids]
         if unknown:

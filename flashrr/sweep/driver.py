@@ -93,6 +93,12 @@ def plan(spec: SweepSpec, store: ResultStore) -> list:
     return spec.expand(ids)
 
 
+def check_workers(jobs, scheduler, who: str) -> None:
+    """Raise ValueError (naming ``who``) when both local ``jobs`` and a Dask ``scheduler`` are given."""
+    if jobs is not None and scheduler is not None:
+        raise ValueError(f"{who}: give jobs (local processes) or scheduler (a Dask cluster), not both")
+
+
 def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
               base_dir=None) -> SweepOutcome:
     """Run every run of ``spec`` that ``out`` does not hold yet; see :func:`sweep`.
@@ -101,8 +107,7 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
     spec, ``StoreError`` if another sweep is writing to ``out``, and
     ``KeyboardInterrupt`` after stopping the workers when interrupted.
     """
-    if jobs is not None and scheduler is not None:
-        raise ValueError("sweep: give jobs (local processes) or scheduler (a Dask cluster), not both")
+    check_workers(jobs, scheduler, "sweep")
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0):
         raise ValueError(f"sweep: jobs must be a non-negative integer (0 = run in this process), got {jobs!r}")
     spec = load_spec(spec, base_dir=base_dir)
