@@ -352,6 +352,7 @@ COMBINED_PAIRS = [
     ("hotr+phasedrr", None), ("hotr+reallocation", "block"), ("cocktail+phasedrr", "block"),
     ("hotr+cocktail", "block"), ("redftl+phasedrr", "block"), ("ipr+hotr", "block"), ("page+rl-rr", None),
     ("phasedrr+read-exposure", None), ("rl-rr+read-exposure", None), ("phasedrr+optimal", None),
+    ("shuffler+patrol", None), ("phasedrr+patrol", None),
 ]
 
 
@@ -370,6 +371,9 @@ def draw_part_params(draw, name: str, cfg) -> dict:
             out.update({"hotr.hot_threshold": draw(st.integers(1, 3)), "hotr.staging_pages": draw(st.integers(1, 8))})
         elif part == "cocktail":
             out.update({"cocktail.pool_min_blocks": 1, "cocktail.pool_max_blocks": draw(st.integers(1, 3))})
+        elif part == "patrol":
+            out.update({"patrol.scan_interval_ns": draw(st.sampled_from([1_000, 20_000, 1_000_000])),
+                        "patrol.ahead": draw(st.sampled_from([0.3, 0.8]))})
     return out
 
 
