@@ -94,8 +94,10 @@ def test_the_cache_holds_only_the_trace_the_runs_need(tmp_path, fresh_cache):
     assert info["cached"] == ["synth:lun1?n_requests=2000"]
 
 
-def test_a_finished_run_leaves_no_engine_in_memory(monkeypatch):
-    """The engine's state is freed when simulate returns, not at the garbage collector's next run."""
+def _runs_without_collection(monkeypatch, runs, release: bool) -> None:
+    """Run simulate on a tiny device for each ``(policy, params)`` of ``runs`` with the garbage
+    collector off (and ``release_engine`` a no-op unless ``release``); check after each run that
+    its layout, and so its engine, is gone."""
     import gc
     import importlib
     import weakref
@@ -113,40 +115,24 @@ def test_a_finished_run_leaves_no_engine_in_memory(monkeypatch):
         return layout
 
     monkeypatch.setattr(sim, "build_layout", recorded)
+    if not release:
+        monkeypatch.setattr(sim, "release_engine", lambda layout_ref: None)
     gc.disable()  # no automatic collection between the run's end and the check
     try:
-        for policy in ("baseline", "shuffler"):
-            sim.simulate(config, SYNTH_FOLDED, policy)
+        for policy, params in runs:
+            sim.simulate(config, SYNTH_FOLDED, policy, **params)
             assert layouts[-1]() is None, policy
     finally:
         gc.enable()
+
+
+def test_a_finished_run_leaves_no_engine_in_memory(monkeypatch):
+    """The engine's state is freed when simulate returns, not at the garbage collector's next run."""
+    _runs_without_collection(monkeypatch, (("baseline", {}), ("shuffler", {})), release=True)
 
 
 def test_the_compiled_engine_is_freed_without_the_garbage_collector(monkeypatch):
     """No reference cycle holds a finished compiled engine: its layout goes when simulate drops it,
     with no collection at all (release_engine does nothing here)."""
-    import gc
-    import importlib
-    import weakref
-
-    from flashrr.config import SimConfig
-
-    sim = importlib.import_module("flashrr.simulate")
-    config = SimConfig.preset("shuffler").replace(**{k: v for k, v in TINY.items() if k != "preset"})
-    layouts = []
-    build = sim.build_layout
-
-    def recorded(config, metadata):
-        layout = build(config, metadata)
-        layouts.append(weakref.ref(layout))
-        return layout
-
-    monkeypatch.setattr(sim, "build_layout", recorded)
-    monkeypatch.setattr(sim, "release_engine", lambda layout_ref: None)
-    gc.disable()
-    try:
-        for policy, params in (("baseline", {}), ("shuffler", {}), ("phasedrr", {"delta_reads": 4}), ("page", {})):
-            sim.simulate(config, SYNTH_FOLDED, policy, **params)
-            assert layouts[-1]() is None, policy
-    finally:
-        gc.enable()
+    _runs_without_collection(monkeypatch, (("baseline", {}), ("shuffler", {}), ("phasedrr", {"delta_reads": 4}),
+                                           ("page", {})), release=False)
