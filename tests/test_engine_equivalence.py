@@ -39,7 +39,8 @@ how often GC ran deep below its threshold.
 """
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core.invariants import InvariantError
@@ -119,6 +120,52 @@ def test_engines_identical_with_every_hook(case):
     pol = HookPolicy()
     a, b = run_both(cfg, trace, policy=pol, repeat=repeat, seed=seed)
     _record_events(a, pol)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
+@settings(max_examples=40)
+@given(any_device_case(), st.integers(20_000, 200_000))
+def test_user_first_runs_identical_with_idle_moves(case, idle_ns):
+    """Under "user-first" a die books a run of queued transactions (a migration's reads or
+    programs of consecutive offsets) in one step, up to the next request and to any other
+    die's next work.  Superblocks span two dies or more, RR queues idle-time moves
+    (HookPolicy), and every fifth request follows an idle gap, so whole runs are booked
+    in one background pass, beside idle moves on the other dies."""
+    cfg, trace, repeat, seed = case
+    sb = cfg.superblock
+    assume(sb.sb_dies * sb.sb_chips * sb.sb_channels > 1)
+    cfg = cfg.replace(scheduler="user-first")
+    t = np.asarray(trace.time_ns, np.int64) + idle_ns * (np.arange(len(trace.time_ns)) // 5)
+    trace = flashrr.Trace(t, trace.offset, trace.size, trace.is_write)
+    pol = HookPolicy()
+    a, b = run_both(cfg, trace, policy=pol, repeat=repeat, seed=seed)
+    _record_events(a, pol)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
+@settings(max_examples=60)
+@given(any_device_case(), st.sampled_from([0, 1, 2, 3]))
+def test_user_first_one_die_runs_identical_and_sound(case, reread):
+    """A one-die migration queued under "user-first" goes to the scheduler as runs: its rows'
+    reads, and its programs of one superblock with consecutive offsets and the same
+    components, each run booked as one.  Until a moved page's program is booked, reads
+    of it go to its old place; a run that stood for rows of other components would
+    release the wrong pages.  Superblocks of two or four planes of one die, a GC that is
+    not urgent, and the trace read again ``reread`` times after its writes, with the
+    invariants checked (every read returns the latest write)."""
+    cfg, trace, repeat, seed = case
+    sb = cfg.superblock
+    assume(sb.sb_dies * sb.sb_chips * sb.sb_channels == 1 and sb.sb_planes >= 2)
+    cfg = cfg.replace(scheduler="user-first", gc_hard_threshold_ratio=0.005)
+    if reread:
+        t = np.asarray(trace.time_ns, np.int64)
+        reads = ~np.asarray(trace.is_write)
+        times = [t] + [t[-1] + 1 + (i + 1) * (t[-1] + 1) + t[reads] for i in range(reread)]
+        trace = flashrr.Trace(np.concatenate(times), np.concatenate([trace.offset] + [trace.offset[reads]] * reread),
+                              np.concatenate([trace.size] + [trace.size[reads]] * reread),
+                              np.concatenate([trace.is_write] + [trace.is_write[reads]] * reread))
+    a, b = run_both(cfg, trace, repeat=repeat, seed=seed, check_invariants=True)
+    _record_events(a)
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 

@@ -117,6 +117,10 @@ cdef inline int64_t imax(int64_t a, int64_t b) noexcept nogil:
     return a if a > b else b
 
 
+cdef inline int64_t imin(int64_t a, int64_t b) noexcept nogil:
+    return a if a < b else b
+
+
 cdef inline int64_t div_pow2(int64_t x, int32_t shift, int32_t d) noexcept nogil:
     """x // d, as a shift when d == 2**shift (shift >= 0); the layers keep shift = -1 otherwise."""
     return x >> shift if shift >= 0 else x // d

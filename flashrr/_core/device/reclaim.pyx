@@ -12,7 +12,7 @@ import numpy as np
 cimport numpy as cnp
 
 from .common cimport *
-from .sched cimport IdleMove
+from .sched cimport IdleMove, Txn
 from .block_mix cimport BlockMix
 from ..roles cimport Mechanism
 from ..invariants import EngineError
@@ -194,6 +194,10 @@ cdef class Reclaim:
         a = arr("x_dsb", nx, np.int32); self.x_dsb = <int32_t*>a.data
         a = arr("x_off", nx, np.int32); self.x_off = <int32_t*>a.data
         a = arr("x_cmask", nx, np.uint64); self.x_cmask = <uint64_t*>a.data
+        a = arr("x_count", nx, np.int32); self.x_count = <int32_t*>a.data
+        a = arr("m_rowmask", MAX_RANKED * self.N, np.uint64); self.m_rowmask = <uint64_t*>a.data
+        a = arr("m_rowsb", MAX_RANKED, np.int64); self.m_rowsb = <int64_t*>a.data
+        self.m_rownsb = 0
         self.h_on_rr = hooks.on_read_reclaim if hooks is not None else None
         self.h_place = hooks.place_migration if hooks is not None else None
         self.h_choose = hooks.choose_gc_victim if hooks is not None else None
@@ -321,13 +325,11 @@ cdef class Reclaim:
         cdef int32_t k = self.k, N = self.N, S = self.S
         cdef int32_t lane = victim // S
         cdef int32_t base = lane * k
-        cdef int32_t n = 0, nt = 0, off, c, lpn, q, qq, nd
+        cdef int32_t n = 0, nt = 0, off, c, lpn, q, qq
         cdef int64_t ppn
-        cdef int32_t dies_seen[64]
         cdef int64_t mu = 0, mr = 0, mg = 0, b
-        cdef int64_t sbs[MAX_RANKED]
-        cdef int32_t nsb, n_ranks
-        cdef bint plain, placed, direct
+        cdef int32_t n_ranks
+        cdef bint plain, placed, direct, one_die, runs
         cdef int32_t drank[64]
         cdef int32_t d = self.sched.group_dies[self.sched.group_first[lane]], n_reads = 0, n_progs = 0
         cdef int64_t read_ns = 0
@@ -364,13 +366,16 @@ cdef class Reclaim:
             cretry[c] = self.retries(<int64_t>victim * k + c)
         n_ranks = _die_ranks(cdie, k, drank)
         plain = self.mig is None or not self.mig.places_migration(is_rr)
-        # "gc-first" and "fcfs" book a one-die migration at once and in order when nothing is
-        # queued on its die (schedule()'s shortcut; "fcfs" never queues): its reads, programs
-        # and erase then run back to back, so only their counts and total times matter, and
-        # no transaction is written down
-        direct = (plain and not placed and self.pv is None and not self.untimed
-                  and self.sched_mode != SCHED_USER_FIRST and self.sched.group_len[lane] == 1
-                  and self.sched.q_len[d] == 0)
+        # A one-die migration is booked at once and in order when nothing is queued on its die
+        # (schedule()'s shortcut; "fcfs" never queues; "user-first" only when the lane's pool
+        # is short once the victim is free, known at the end): its reads, programs and erase
+        # then run back to back, so only their counts and total times matter, and no
+        # transaction is written down.  Under "user-first" one that is queued after all goes
+        # as runs of transactions (_read_runs, _prog_runs).
+        one_die = (plain and not placed and self.pv is None and not self.untimed
+                   and self.sched.group_len[lane] == 1)
+        runs = one_die and self.sched_mode == SCHED_USER_FIRST
+        direct = one_die and (runs or self.sched.q_len[d] == 0)
         if direct:
             read_ns = self._read_time(n, cretry, &n_reads)
         else:
@@ -379,9 +384,9 @@ cdef class Reclaim:
         if not plain:
             self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
         else:
-            n_progs = self._move_plain(victim, is_rr, n, direct, t)
+            n_progs = self._move_plain(victim, is_rr, n, direct, runs, t)
             if n_progs < 0:                                # too many destinations to count
-                direct = False
+                direct = runs = False
                 nt = self._reads(n, nt, base, cdie, cretry, drank)
         for qq in range(0 if plain else n):
             # the remap below loads each page's mapping entry, a DRAM miss on large
@@ -404,23 +409,8 @@ cdef class Reclaim:
                 self.ftl.ppn_version[ppn] = self.ftl.ppn_version[self.ftl.lmap[2 * self.m_lpn[q]]]
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
-        # one program per (dest superblock, offset, die), in that order: by direct address
-        # when the pages land in few superblocks, one per (superblock, offset, component),
-        # else by sorting keys
         if not direct:
-            nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-            c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
-            nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
-            nd = 0
-            for c in range(k):
-                nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
-            for c in range(nd):
-                self.x_phase[nt] = PH_ERASE
-                self.x_die[nt] = dies_seen[c]
-                self.x_chan[nt] = 0
-                self.x_xfer[nt] = 0
-                self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
-                nt += 1
+            nt = self._progs_erases(victim, n, nt, base, drank, n_ranks)
         self.cnt[C_PROGRAMMED] += n
         for c in range(k):
             b = <int64_t>victim * k + c
@@ -471,11 +461,46 @@ cdef class Reclaim:
         self.in_mig = False
         if self.mig is not None:
             self.mig.migration_done(lane)
-        if direct:
+        if runs and (self.sched.q_len[d] or self.ftl.pool_size(lane) >= self.gc_hard):
+            # queued after all, as runs (reads, programs, then the erase)
+            nt = self._read_runs(n, d, self.comp_chan[base], cretry)
+            nt = self._prog_runs(nt, d, self.comp_chan[base])
+            self.x_phase[nt] = PH_ERASE
+            self.x_die[nt] = d
+            self.x_chan[nt] = 0
+            self.x_xfer[nt] = 0
+            self.x_dur[nt] = self.t_erase
+            self.x_count[nt] = 1
+            self.schedule(is_rr, victim, lane, t, nt + 1, n, True)
+        elif direct:
             self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
         elif not self.untimed:
-            self.schedule(is_rr, victim, lane, t, nt, n)
+            self.schedule(is_rr, victim, lane, t, nt, n, False)
         return 0
+
+    cdef int32_t _progs_erases(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* drank,
+                               int32_t n_ranks) noexcept nogil:
+        """After the reads (transactions 0..nt-1), the programs of migrated pages 0..n-1 (placed:
+        m_newppn) and the victim's erases as transactions nt, nt+1, ...; returns the new count.
+        One program per (dest superblock, offset, die), in that order: by direct address when
+        the pages land in few superblocks, one per (superblock, offset, component), else by
+        sorting keys; then one erase per die of the victim."""
+        cdef int64_t sbs[MAX_RANKED]
+        cdef int32_t dies_seen[64]
+        cdef int32_t nsb, c, nd = 0
+        nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
+        c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
+        nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
+        for c in range(self.k):
+            nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
+        for c in range(nd):
+            self.x_phase[nt] = PH_ERASE
+            self.x_die[nt] = dies_seen[c]
+            self.x_chan[nt] = 0
+            self.x_xfer[nt] = 0
+            self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
+            nt += 1
+        return nt
 
     cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil:
         """Total time (ns) of the reads _reads() would write for pages 0..n-1 of a one-die
@@ -556,17 +581,21 @@ cdef class Reclaim:
                 nt += 1
         return nt
 
-    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, int64_t t) except -2 nogil:
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
+                            int64_t t) except -2 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
         source order, and remap them (m_newppn); for migrations whose pages neither budget
         streams nor a write pool place.  Every page's place is known: the victim's.  With
         ``rows``, returns how many distinct (destination superblock, offset) the pages went
-        to (-1 past MAX_RANKED superblocks): a one-die migration's programs."""
+        to (-1 past MAX_RANKED superblocks): a one-die migration's programs.  With ``masks``
+        too, each row's components go to m_rowmask and the superblocks to m_rowsb, for
+        _prog_runs."""
         cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
         cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
-        cdef int64_t sbs[MAX_RANKED]
+        cdef int64_t* sbs = self.m_rowsb
         cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
         cdef int32_t* stamp = self.m_rowstamp
+        cdef uint64_t* rowmask = self.m_rowmask
         if rows:
             if self.rowstamp_serial == INT32_MAX:
                 memset(stamp, 0, sizeof(int32_t) * MAX_RANKED * N)
@@ -603,8 +632,79 @@ cdef class Reclaim:
                 if stamp[slot] != serial:
                     stamp[slot] = serial
                     n_rows += 1
+                    if masks:
+                        rowmask[slot] = (<uint64_t>1) << self.m_dest[q]
+                elif masks:
+                    rowmask[slot] |= (<uint64_t>1) << self.m_dest[q]
+        self.m_rownsb = nsb
         self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
         return n_rows
+
+    cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil:
+        """The reads of a one-die migration's pages 0..n-1 as runs (transactions 0, 1, ...;
+        x_count each): the transactions _reads() would write, one per source row at its
+        slowest page's retries, with neighbours of equal duration joined.  Returns the count."""
+        cdef int32_t q = 0, off, nt = 0
+        cdef int64_t worst, dur
+        while q < n:
+            off = self.m_off[q]
+            worst = 0
+            while q < n and self.m_off[q] == off:
+                if cretry[self.m_comp[q]] > worst:
+                    worst = cretry[self.m_comp[q]]
+                q += 1
+            dur = self.t_read + self.retry_extra[worst]
+            if nt and self.x_dur[nt - 1] == dur:
+                self.x_count[nt - 1] += 1
+                continue
+            self.x_phase[nt] = PH_READ
+            self.x_die[nt] = d
+            self.x_chan[nt] = chan
+            self.x_xfer[nt] = 0
+            self.x_dur[nt] = dur
+            self.x_count[nt] = 1
+            nt += 1
+        return nt
+
+    cdef int32_t _prog_runs(self, int32_t nt, int32_t d, int32_t chan) noexcept nogil:
+        """After transactions 0..nt-1, the programs of a one-die migration as runs, from the rows
+        _move_plain(masks) marked: the transactions _progs_direct() would write, one per
+        (destination superblock, offset) in that order with its components, with neighbours
+        of one superblock, consecutive offsets and equal components joined.  Returns the count."""
+        cdef int32_t N = self.N, nsb = self.m_rownsb, i, j, rank, off, first = nt
+        cdef int32_t serial = self.rowstamp_serial
+        cdef int32_t order[MAX_RANKED]
+        cdef int64_t slot
+        cdef uint64_t mask
+        for i in range(nsb):                               # ranks by superblock id
+            order[i] = i
+            j = i
+            while j > 0 and self.m_rowsb[order[j - 1]] > self.m_rowsb[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+        for i in range(nsb):
+            rank = order[i]
+            for off in range(N):
+                slot = <int64_t>rank * N + off
+                if self.m_rowstamp[slot] != serial:
+                    continue
+                mask = self.m_rowmask[slot]
+                if (nt > first and self.x_dsb[nt - 1] == self.m_rowsb[rank] and self.x_cmask[nt - 1] == mask
+                        and self.x_off[nt - 1] + self.x_count[nt - 1] == off):
+                    self.x_count[nt - 1] += 1
+                    continue
+                self.x_phase[nt] = PH_PROG
+                self.x_die[nt] = d
+                self.x_chan[nt] = chan
+                self.x_xfer[nt] = 0
+                self.x_dur[nt] = self.t_prog
+                self.x_dsb[nt] = <int32_t>self.m_rowsb[rank]
+                self.x_off[nt] = off
+                self.x_cmask[nt] = mask
+                self.x_count[nt] = 1
+                nt += 1
+        return nt
 
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
                         uint64_t cmask) noexcept nogil:
@@ -750,7 +850,11 @@ cdef class Reclaim:
         return job
 
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
-                      int32_t n_pages) except -1 nogil:
+                      int32_t n_pages, bint runs) except -1 nogil:
+        """Hand the migration's transactions x_*[0:n_tx] to the scheduler: booked now ("fcfs";
+        urgent on one idle die), queued and forced (urgent), or queued ("user-first").  With
+        ``runs``, entry i stands for x_count[i] transactions, each after the one before with no
+        channel transfer, so booked now they take one op() (a one-die migration)."""
         cdef int32_t job = self._open_job(is_rr, victim, lane, t), i, q, d, p
         cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
         cdef int64_t end, e, ready
@@ -759,8 +863,8 @@ cdef class Reclaim:
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for i in range(n_tx):
-                e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t, self.x_dur[i],
-                                  cause)
+                e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t,
+                                  self.x_dur[i] * (self.x_count[i] if runs else 1), cause)
                 if self.x_phase[i] == PH_ERASE:
                     end = imax(end, e)
             self.sched.set_erase_end(job, end)
@@ -781,13 +885,14 @@ cdef class Reclaim:
                     ready = phase_end[PH_READ]
                 else:
                     ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
-                e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready, self.x_dur[i], cause)
+                e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready,
+                                  self.x_dur[i] * (self.x_count[i] if runs else 1), cause)
                 phase_end[p] = imax(phase_end[p], e)
             self.sched.set_erase_end(job, phase_end[PH_ERASE])
             return 0
         for i in range(n_tx):
             self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
-                             self.x_dsb[i], self.x_off[i], self.x_cmask[i])
+                             self.x_dsb[i], self.x_off[i], self.x_cmask[i], self.x_count[i] if runs else 1)
         if not urgent:
             # reads of moved pages go to the old place until they are programmed
             for q in range(n_pages):
@@ -826,6 +931,7 @@ cdef class Reclaim:
         them all).  The earliest bound is looked at again before it is taken."""
         cdef int32_t d, i, best, best_kind
         cdef int64_t s, best_s
+        cdef Txn* head
         # every start is at or after the last scan's earliest, while no queue has changed
         if until <= self.sched.bg_next:
             return 0
@@ -856,7 +962,11 @@ cdef class Reclaim:
                 self.sched.hs_update(best)
                 continue
             if best_kind == 0:
-                self.sched.book_head(best, best_s)
+                head = &self.sched.q[best][self.sched.q_head[best]]
+                if head.count > 1 and until - best_s > head.dur:  # a run, of which more than one fits:
+                    self.sched.book_head(best, best_s, imin(until, self.sched.hs_others(best)))  # before the others
+                else:
+                    self.sched.book_head(best, best_s, until)
             else:
                 self.idle_move(best, best_s)
 

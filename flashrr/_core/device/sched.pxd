@@ -3,7 +3,7 @@
 # Times are int64 ns.  A *job* is one decided GC or RR migration; its
 # transactions wait in per-die FIFO queues until they are booked.
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 cimport cython
 
 from .common cimport *
@@ -18,7 +18,9 @@ ctypedef struct Txn:                   # one queued background transaction
     int32_t chan                       # channel of its transfers
     int32_t n_xfer                     # pages moved over the channel
     int32_t dsb                        # programs: destination superblock
-    int32_t off                        # programs: destination page offset
+    int32_t off                        # programs: destination page offset (of the first, in a run)
+    int32_t count                      # a run: this many transactions, each after the one before
+                                       # (reads; programs of consecutive offsets), none over the channel
     int8_t phase                       # PH_READ / PH_PROG / PH_ERASE
 
 ctypedef struct Job:                   # one decided migration
@@ -204,7 +206,7 @@ cdef class Scheduler:
     # ---- background jobs
     cdef int32_t new_job(self, int8_t kind, int32_t lane, int32_t victim, int64_t t) except -1 nogil
     cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
-                   int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil
+                   int32_t dsb, int32_t off, uint64_t cmask, int32_t count) except -1 nogil
     cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil          # dst is read at src until programmed
     cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil  # start of the die's head, -1 if none
     cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its head, else of its first idle move
@@ -238,7 +240,18 @@ cdef class Scheduler:
             self.hs_play(i)
             i >>= 1
     cdef void hs_rebuild(self) noexcept nogil                               # every node of the tree again
-    cdef int book_head(self, int32_t die, int64_t start) except -1 nogil
+    cdef inline int64_t hs_others(self, int32_t die) noexcept nogil:
+        """The least hs (ns) of the dies other than ``die`` (the tree's winner): the winners
+        of the subtrees beside die's path; INT64_MAX if none."""
+        cdef int32_t i = self.hs_leaves + die, w
+        cdef int64_t least = INT64_MAX
+        while i > 1:
+            w = self.hs_tree[i ^ 1]
+            if w >= 0 and self.hs[w] < least:
+                least = self.hs[w]
+            i >>= 1
+        return least
+    cdef int book_head(self, int32_t die, int64_t start, int64_t before) except -1 nogil
     cdef int force(self, int32_t job) except -1 nogil                         # book the job's die group until it is done
     cdef bint job_pending(self, int32_t job) noexcept nogil
     cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil       # the job's erases are booked

@@ -446,28 +446,41 @@ cdef class Scheduler:
         return j
 
     cdef int queue(self, int32_t job, int32_t phase, int32_t die, int32_t chan, int32_t n_xfer, int64_t dur,
-                   int32_t dsb, int32_t off, uint64_t cmask) except -1 nogil:
+                   int32_t dsb, int32_t off, uint64_t cmask, int32_t count) except -1 nogil:
+        """Queue ``count`` transactions of ``job`` on ``die``, each after the one before
+        (count > 1: reads of equal duration, or programs of offsets off, off+1, ... with the
+        same components; none over the channel).  They join the die's last entry when they
+        continue its run."""
         cdef int32_t cap = self.q_cap[die], ln = self.q_len[die], h = self.q_head[die]
         cdef Txn* ring = self.q[die]
         cdef Txn* tx
-        if ln == cap:
-            ring = self.q[die] = <Txn*>_unwrap_grow(ring, cap, h, ln, sizeof(Txn))
-            self.q_cap[die] = cap = 2 * cap
-            h = self.q_head[die] = 0
-        tx = &ring[_wrap(h + ln, cap)]
-        tx.job = job
-        tx.phase = <int8_t>phase
-        tx.chan = chan
-        tx.n_xfer = n_xfer
-        tx.dur = dur
-        tx.dsb = dsb
-        tx.off = off
-        tx.cmask = cmask
-        self.q_len[die] = ln + 1
-        self.jobs[job].left[phase] += 1
+        cdef bint joined = False
+        if ln and n_xfer == 0 and phase != PH_ERASE:
+            tx = &ring[_wrap(h + ln - 1, cap)]
+            joined = (tx.job == job and tx.phase == phase and tx.n_xfer == 0 and tx.dur == dur and tx.chan == chan
+                      and (phase == PH_READ or (tx.dsb == dsb and tx.cmask == cmask and tx.off + tx.count == off)))
+        if joined:
+            tx.count += count
+        else:
+            if ln == cap:
+                ring = self.q[die] = <Txn*>_unwrap_grow(ring, cap, h, ln, sizeof(Txn))
+                self.q_cap[die] = cap = 2 * cap
+                h = self.q_head[die] = 0
+            tx = &ring[_wrap(h + ln, cap)]
+            tx.job = job
+            tx.phase = <int8_t>phase
+            tx.chan = chan
+            tx.n_xfer = n_xfer
+            tx.dur = dur
+            tx.dsb = dsb
+            tx.off = off
+            tx.cmask = cmask
+            tx.count = count
+            self.q_len[die] = ln + 1
+        self.jobs[job].left[phase] += count
         if phase == PH_PROG:
-            self.die_q_progs[die] += 1
-        self.bg_pending += 1
+            self.die_q_progs[die] += count
+        self.bg_pending += count
         self.changed(die)
         if phase == PH_ERASE:
             self.sb_erase_job[self.jobs[job].victim] = job
@@ -520,26 +533,41 @@ cdef class Scheduler:
             return imax(m.t, self.die_free[die])
         return INT64_MAX
 
-    cdef int book_head(self, int32_t die, int64_t start) except -1 nogil:
-        cdef Txn tx = self.q[die][self.q_head[die]]
+    cdef int book_head(self, int32_t die, int64_t start, int64_t before) except -1 nogil:
+        """Book the die's head transaction from ``start`` (ns), and, if the head is a run, the
+        run's next ones that start before ``before``: they follow each other on the die with
+        nothing else booked in between, so one op() books them all."""
+        cdef Txn* head = &self.q[die][self.q_head[die]]
+        cdef Txn tx = head[0]
         cdef Job* job = &self.jobs[tx.job]
-        cdef int64_t end, ppn
-        cdef int32_t c
-        self.q_head[die] = _wrap(self.q_head[die] + 1, self.q_cap[die])
-        self.q_len[die] -= 1
-        self.bg_pending -= 1
+        cdef int64_t end, ppn, m = 1
+        cdef int32_t c, o
+        if tx.count > 1:
+            if tx.dur <= 0:
+                m = tx.count if start < before else 1
+            elif before > start:
+                m = imin(tx.count, imax(1, (before - start + tx.dur - 1) // tx.dur))
+        if m < tx.count:                                   # the run's rest stays at the head
+            head.count -= <int32_t>m
+            head.off += <int32_t>m
+        else:
+            self.q_head[die] = _wrap(self.q_head[die] + 1, self.q_cap[die])
+            self.q_len[die] -= 1
+        self.bg_pending -= m
         self.changed(die)
-        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
+        end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, m * tx.dur,
+                      CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
         if tx.phase == PH_PROG:
-            self.die_q_progs[die] -= 1
+            self.die_q_progs[die] -= m
             if self.n_src:
-                for c in range(self.k):
-                    if (tx.cmask >> c) & 1:
-                        ppn = (<int64_t>tx.dsb * self.k + c) * self.N + tx.off
-                        if self.src_of[ppn] >= 0:
-                            self.src_of[ppn] = -1
-                            self.n_src -= 1
-        job.left[tx.phase] -= 1
+                for o in range(tx.off, tx.off + <int32_t>m):
+                    for c in range(self.k):
+                        if (tx.cmask >> c) & 1:
+                            ppn = (<int64_t>tx.dsb * self.k + c) * self.N + o
+                            if self.src_of[ppn] >= 0:
+                                self.src_of[ppn] = -1
+                                self.n_src -= 1
+        job.left[tx.phase] -= <int32_t>m
         job.end[tx.phase] = imax(job.end[tx.phase], end)
         if job.left[tx.phase] == 0:
             self.hs_all_stale = True
@@ -554,23 +582,33 @@ cdef class Scheduler:
         return j.left[PH_READ] > 0 or j.left[PH_PROG] > 0 or j.left[PH_ERASE] > 0
 
     cdef int force(self, int32_t job) except -1 nogil:
+        """Book the queued transactions of the job's dies until the job is done, earliest start
+        first (lower die on ties); a run is booked on while it starts before any other die's
+        head."""
         cdef int32_t lane = self.jobs[job].lane
         cdef int32_t* dies = self.group_dies + self.group_first[lane]
         cdef int32_t nd = self.group_len[lane], i, d, best
-        cdef int64_t s, best_s
+        cdef int64_t s, best_s, next_s
         while self.job_pending(job):
             best = -1
             best_s = 0
+            next_s = INT64_MAX
             for i in range(nd):
                 d = dies[i]
                 s = self.head_start(d, job)
-                if s >= 0 and (best < 0 or s < best_s):
+                if s < 0:
+                    continue
+                if best < 0 or s < best_s:
+                    if best >= 0:
+                        next_s = best_s
                     best = d
                     best_s = s
+                elif s < next_s:
+                    next_s = s
             if best < 0:
                 with gil:
                     raise EngineError(f"scheduler: job {job} cannot be booked (a dependency never ran)")
-            self.book_head(best, best_s)
+            self.book_head(best, best_s, next_s)
         return 0
 
     cdef int set_erase_end(self, int32_t job, int64_t end) except -1 nogil:
