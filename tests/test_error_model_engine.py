@@ -57,6 +57,18 @@ def test_rber_trigger_fires_at_the_hand_computed_read_count(engine):
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_worse_layer_reclaims_at_its_own_hand_computed_read_count(engine):
+    # the worst word-line layer at 1.25 times the mean RBER: its worst page reaches t_bits earlier
+    t_bits, age, layer = 27.0, 10 * HOUR, 1.25
+    first = next(r for r in range(100_000) if layer * errors(r, 0.0, 12 * HOUR) >= t_bits)
+    assert first < next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=age, worst_layer_factor=layer).replace(trigger="rber")
+    ev = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine).rr_events
+    assert ev.loc[0, "block_reads"] == (first,)
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - layer * errors(first, 0.0, age) / t_bits, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_a_read_after_the_retention_bucket_ends_sees_the_next_buckets_threshold(engine):
     # 1-day quanta, data 18.5 days old: bucket [16 d, 20 d), looked up at 20 d; two days
     # later, bucket [20 d, 24 d) at 24 d
@@ -239,7 +251,8 @@ def model_case(draw):
     t_bits = _t_bits_for(preset, reads, pe, age + quantum) / (1 + factor * draw(st.sampled_from([0, 3])))
     em = {"enabled": True, "rber_preset": preset, "initial_pe_mean": pe,
           "initial_pe_sd": draw(st.sampled_from([0.0, 50.0])), "initial_pe_seed": draw(st.integers(0, 9)),
-          "data_age_s": age, "retention_quantum_s": quantum, "ecc_t_bits": t_bits, "ladder_factor": factor}
+          "data_age_s": age, "retention_quantum_s": quantum, "ecc_t_bits": t_bits, "ladder_factor": factor,
+          "worst_layer_factor": draw(st.sampled_from([1.0, 1.3]))}
     cfg = cfg.replace(error_model=em, trigger=draw(st.sampled_from(["count", "rber"])),
                       rber_fraction=draw(st.sampled_from([0.9, 1.0])))
     if draw(st.booleans()):
@@ -268,6 +281,7 @@ def test_engines_identical_with_the_model_on(case):
     ({"error_model": {"initial_pe_sd": -1.0}}, "error_model.initial_pe_sd"),
     ({"error_model": {"retention_quantum_s": 0.0}}, "error_model.retention_quantum_s"),
     ({"error_model": {"ladder_growth": "geometric", "ladder_factor": 0.5}}, "error_model.ladder_factor"),
+    ({"error_model": {"worst_layer_factor": 0.9}}, "error_model.worst_layer_factor"),
 ])
 def test_bad_error_model_config_names_the_field(change, field):
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
