@@ -73,8 +73,9 @@ class RBERModel:
     per bit at ``pe`` P/E cycles.  ``beta``, ``m``, ``t0_s``, ``n``,
     ``retention_law``: retention term (per bit; ``t0_s`` in seconds is the unit
     of time the term is written in, ``n`` the time exponent of the power law).
-    ``gamma``, ``p``, ``q``: read-disturb term (per bit per read**q).  ``refs_per_page``: read reference voltages each page
-    type senses, LSB first; its length is the bits per cell.
+    ``gamma``, ``p``, ``q``: read-disturb term (per bit per read**q).
+    ``refs_per_page``: read reference voltages each page type senses, LSB
+    first; its length is the bits per cell.
     """
 
     _section = "rber"
