@@ -531,6 +531,8 @@ class ErrorModelConfig:
     * ``data_age_s``: age (s) of the preconditioned data when the trace starts.
     * ``retention_quantum_s``: the unit (s) of the retention buckets the engine looks
       its tables up in (docs/reliability.md, "In the engine").
+    * ``worst_layer_factor``: RBER of a block's worst word-line layer over the mean
+      of its layers (dimensionless, >= 1; 1: no layer variation, the default).
     """
 
     _section = "error_model"
@@ -544,6 +546,7 @@ class ErrorModelConfig:
     initial_pe_seed: int = 0
     data_age_s: float = 0.0
     retention_quantum_s: float = 3600.0
+    worst_layer_factor: float = 1.0
 
     def __post_init__(self):
         _require(isinstance(self.enabled, bool), "error_model.enabled", "must be true or false", self.enabled)
@@ -557,6 +560,7 @@ class ErrorModelConfig:
                  "error_model.ladder_factor", "must be > 1 (or 0) for geometric growth", self.ladder_factor)
         _nonneg_int(self, "initial_pe_seed")
         _finite(self, "retention_quantum_s", 1e-6, rule="must be a finite number of seconds >= 1e-6")
+        _finite(self, "worst_layer_factor", 1.0)
 
 
 SECTIONS = {

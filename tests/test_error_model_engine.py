@@ -2,8 +2,6 @@
 trigger, retry steps and uncorrectable reads from the model, the RBER margin of an RR,
 and that the model changes nothing it should not.  Expected read counts are computed
 here by hand from the TLC preset's coefficients as docs/reliability.md lists them."""
-import math
-
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
@@ -16,8 +14,9 @@ from flashrr.config import ConfigError, ReadRetryConfig, SimConfig
 from flashrr.reliability import draw_initial_pe, ecc_preset, rber_preset
 from strategies import any_device_case
 
-# docs/reliability.md, TLC column
-EPS, ALPHA, K, BETA, M, T0, GAMMA, P = 1.48e-3, 3.90e-10, 2.05, 1.3e-4, 0.14, 3600.0, 8.0e-8, 0.33
+# docs/reliability.md, TLC column (Kim et al., FAST 2019; time in days, block reads)
+EPS, ALPHA, K, BETA, M, N, GAMMA, P, Q = 1.48e-3, 3.90e-10, 2.05, 6.28e-5, 0.14, 0.54, 3.73e-9, 0.33, 1.71
+DAY = 86_400.0
 WORST = 4 / (7 / 3)          # MSB senses 4 of the 1-2-4 references; factors have mean 1
 BITS = 8 * 1024              # 1 KiB codewords
 HOUR = 3600.0
@@ -27,8 +26,8 @@ OLD_EVENT_COLUMNS = ["time_ns", "superblock", "lane", "block_reads", "pages_move
 
 def errors(reads, pe=0.0, retention_s=0.0):
     """Expected raw errors per codeword of the worst TLC page (hand formula)."""
-    rber = (EPS + ALPHA * pe ** K + BETA * (1 + pe) ** M * math.log(1 + retention_s / T0)
-            + GAMMA * (1 + pe) ** P * reads)
+    rber = (EPS + ALPHA * pe ** K + BETA * (1 + pe) ** M * (retention_s / DAY) ** N
+            + GAMMA * (1 + pe) ** P * reads ** Q)
     return BITS * WORST * rber
 
 
@@ -47,7 +46,7 @@ def test_rber_trigger_fires_at_the_hand_computed_read_count(engine):
     # data 10 h old: retention bucket [10 h, 12 h), looked up at its upper edge, 12 h
     t_bits, age = 27.0, 10 * HOUR
     first = next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
-    assert 1000 < first < 1800 and errors(first, 0.0, 10 * HOUR) < t_bits   # the bucket's edge matters
+    assert 800 < first < 1000 and errors(first, 0.0, 10 * HOUR) < t_bits    # the bucket's edge matters
     cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=age).replace(trigger="rber")
     res = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine)
     ev = res.rr_events
@@ -58,15 +57,28 @@ def test_rber_trigger_fires_at_the_hand_computed_read_count(engine):
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_worse_layer_reclaims_at_its_own_hand_computed_read_count(engine):
+    # the worst word-line layer at 1.25 times the mean RBER: its worst page reaches t_bits earlier
+    t_bits, age, layer = 27.0, 10 * HOUR, 1.25
+    first = next(r for r in range(100_000) if layer * errors(r, 0.0, 12 * HOUR) >= t_bits)
+    assert first < next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=age, worst_layer_factor=layer).replace(trigger="rber")
+    ev = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine).rr_events
+    assert ev.loc[0, "block_reads"] == (first,)
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - layer * errors(first, 0.0, age) / t_bits, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_a_read_after_the_retention_bucket_ends_sees_the_next_buckets_threshold(engine):
-    # data 3.5 h old: bucket [3 h, 4 h), looked up at 4 h; an hour later, bucket [4 h, 5 h) at 5 h
+    # 1-day quanta, data 18.5 days old: bucket [16 d, 20 d), looked up at 20 d; two days
+    # later, bucket [20 d, 24 d) at 24 d
     t_bits = 27.0
-    thr_early = next(r for r in range(100_000) if errors(r, 0.0, 4 * HOUR) >= t_bits)
-    thr_late = next(r for r in range(100_000) if errors(r, 0.0, 5 * HOUR) >= t_bits)
-    assert thr_late + 100 < thr_early
-    k = thr_late + 50                                     # reads that stay under the early threshold
-    times = np.append(np.arange(k) * 1000, int(HOUR * 1e9))
-    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=3.5 * HOUR).replace(trigger="rber")
+    thr_early = next(r for r in range(100_000) if errors(r, 0.0, 20 * DAY) >= t_bits)
+    thr_late = next(r for r in range(100_000) if errors(r, 0.0, 24 * DAY) >= t_bits)
+    assert thr_late + 50 < thr_early
+    k = thr_late + 25                                     # reads that stay under the early threshold
+    times = np.append(np.arange(k) * 1000, int(2 * DAY * 1e9))
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=18.5 * DAY, retention_quantum_s=DAY).replace(trigger="rber")
     quick = flashrr.simulate(cfg, page_trace(np.zeros(k, np.int64), times=times[:k]), engine=engine)
     late = flashrr.simulate(cfg, page_trace(np.zeros(k + 1, np.int64), times=times), engine=engine)
     assert quick.summary["rr_count"] == 0
@@ -239,7 +251,8 @@ def model_case(draw):
     t_bits = _t_bits_for(preset, reads, pe, age + quantum) / (1 + factor * draw(st.sampled_from([0, 3])))
     em = {"enabled": True, "rber_preset": preset, "initial_pe_mean": pe,
           "initial_pe_sd": draw(st.sampled_from([0.0, 50.0])), "initial_pe_seed": draw(st.integers(0, 9)),
-          "data_age_s": age, "retention_quantum_s": quantum, "ecc_t_bits": t_bits, "ladder_factor": factor}
+          "data_age_s": age, "retention_quantum_s": quantum, "ecc_t_bits": t_bits, "ladder_factor": factor,
+          "worst_layer_factor": draw(st.sampled_from([1.0, 1.3]))}
     cfg = cfg.replace(error_model=em, trigger=draw(st.sampled_from(["count", "rber"])),
                       rber_fraction=draw(st.sampled_from([0.9, 1.0])))
     if draw(st.booleans()):
@@ -268,6 +281,7 @@ def test_engines_identical_with_the_model_on(case):
     ({"error_model": {"initial_pe_sd": -1.0}}, "error_model.initial_pe_sd"),
     ({"error_model": {"retention_quantum_s": 0.0}}, "error_model.retention_quantum_s"),
     ({"error_model": {"ladder_growth": "geometric", "ladder_factor": 0.5}}, "error_model.ladder_factor"),
+    ({"error_model": {"worst_layer_factor": 0.9}}, "error_model.worst_layer_factor"),
 ])
 def test_bad_error_model_config_names_the_field(change, field):
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):

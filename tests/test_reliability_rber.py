@@ -59,10 +59,37 @@ def test_fresh_page_is_epsilon_times_its_factor():
     assert m.rber(0, 0, 0, page=0) == pytest.approx(m.epsilon * 1 / (7 / 3))
 
 
-def test_read_disturb_is_linear_in_reads_by_default():
-    m = rber_preset("tlc")
+def test_read_disturb_is_linear_in_reads_when_q_is_one():
+    m = rber_preset("tlc").replace(q=1.0)
     a, b, c = m.rber(500, 3600.0, [0, 10_000, 20_000])
     assert c - b == pytest.approx(b - a)
+
+
+DAY = 86_400.0
+
+
+def test_tlc_preset_by_hand():
+    # Kim et al., FAST 2019, 3D TLC set; time in days, reads of the block; average page
+    pe, days, reads = 1000, 2.0, 500
+    wear = 1.48e-3 + 3.90e-10 * pe ** 2.05
+    retention = 6.28e-5 * (1 + pe) ** 0.14 * days ** 0.54
+    disturb = 3.73e-9 * (1 + pe) ** 0.33 * reads ** 1.71
+    assert rber_preset("tlc").rber(pe, days * DAY, reads) == pytest.approx(wear + retention + disturb, rel=1e-12)
+    # 1.48e-3 + 5.5e-4 (wear) + 2.4e-4 (retention) + 1.5e-3 (reads): about 3.8e-3 per bit
+    assert 3.7e-3 < wear + retention + disturb < 3.9e-3
+
+
+def test_mlc_preset_by_hand():
+    # Kim et al., FAST 2019, 3x-nm MLC set; the MSB page senses 2 of the 1-2 references (factor 4/3)
+    pe, days, reads = 3000, 30.0, 10_000
+    rber = (8.34e-5 + 3.30e-11 * pe ** 1.71 + 5.56e-19 * (1 + pe) ** 2.49 * days ** 3.33
+            + 6.26e-13 * (1 + pe) ** 1.76 * reads ** 0.47)
+    assert rber_preset("mlc").rber(pe, days * DAY, reads, page=1) == pytest.approx(rber * 4 / 3, rel=1e-12)
+
+
+def test_log_retention_law():
+    m = rber_preset("tlc").replace(retention_law="log", t0_s=3600.0, beta=1e-4, m=0.0)
+    assert m.rber(0, 3 * 3600.0, 0) == pytest.approx(1.48e-3 + 1e-4 * math.log(4.0))
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -86,6 +113,8 @@ def test_denser_cells_have_higher_rber():
     ("q", 0, r"rber\.q: must be a finite number > 0"),
     ("t0_s", -5, r"rber\.t0_s: must be a finite number >= 0"),
     ("cell", "SLC", r"rber\.cell: must be one of \('MLC', 'TLC', 'QLC'\) \(got 'SLC'\)"),
+    ("retention_law", "exp", r"rber\.retention_law: must be one of \('log', 'power'\) \(got 'exp'\)"),
+    ("n", -0.5, r"rber\.n: must be a finite number >= 0"),
     ("refs_per_page", (1, 2), r"rber\.refs_per_page: must hold one entry per page type of a TLC cell \(3\)"),
 ])
 def test_bad_model_parameters_name_the_field(field, value, expect):

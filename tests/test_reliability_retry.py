@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.presets import device_preset
-from flashrr.reliability import (ECC, FIT_TARGETS, NEVER, RetryLadder, ecc_preset, fitted_to, rber_preset,
-                                 rber_trigger, switch_points, trigger_reads)
+from flashrr.reliability import (ECC, FIT_TARGETS, NEVER, RetryLadder, ecc_preset, fit_table, fitted_to,
+                                 rber_preset, rber_trigger, switch_points, trigger_reads)
 
 GROWTHS = ("linear", "geometric")
 X = np.linspace(0.0, 1.2, 4801)  # reads / RR threshold, every 1/4000 of it
@@ -72,8 +72,12 @@ def test_fit_reproduces_the_paper_table_within_one_step(name, growth):
 
 
 @pytest.mark.parametrize("name", FIT_TARGETS)
-def test_linear_fit_is_exact(name):
-    f = fitted_to(name, "linear")
+def test_linear_fit_is_exact_for_linear_read_disturb(name):
+    # with q = 1 the switch points are evenly spaced, as the tables' are
+    table, threshold = {"phasedrr": (device_preset("phasedrr").read_retry, 25_000),
+                        "ldpc": (ReadRetryConfig.ldpc(24_000), 25_000),
+                        "cocktail": (device_preset("cocktail").read_retry, 10_240)}[name]
+    f = fit_table(name, table, threshold, model=rber_preset("tlc").replace(q=1.0))
     assert f.max_offset < 1e-6
     pts = switch_points(f.model, f.ecc, f.ladder, f.pe, f.retention_s, f.rr_threshold_reads)
     assert np.allclose(pts, list(f.table.retry_step_fractions) + [1.0], atol=1e-6)
@@ -107,7 +111,17 @@ def test_trigger_reads_vectorised_and_falls_with_wear():
     f = fitted_to("phasedrr")
     r = trigger_reads(f.model, f.ecc, np.array([0, 500, 1000, 3000]), f.retention_s, 1.0, f.ladder)
     assert r.shape == (4,) and np.all(np.diff(r) < 0)
-    assert abs(int(r[0]) - 25_000) <= 1  # at the fitted state the implied threshold is the paper's
+    # at the fitted state the implied threshold is the paper's, to the fit's weighted end point
+    end = switch_points(f.model, f.ecc, f.ladder, f.pe, f.retention_s, f.rr_threshold_reads)[-1]
+    assert abs(int(r[0]) - end * 25_000) <= 1 and abs(end - 1.0) < 0.01
+
+
+@pytest.mark.parametrize("name", FIT_TARGETS)
+@pytest.mark.parametrize("growth", GROWTHS)
+def test_fit_keeps_the_rr_threshold(name, growth):
+    f = fitted_to(name, growth)
+    end = switch_points(f.model, f.ecc, f.ladder, f.pe, f.retention_s, f.rr_threshold_reads)[-1]
+    assert abs(end - 1.0) < 0.01
 
 
 def test_trigger_never_without_read_disturb():

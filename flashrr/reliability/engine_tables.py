@@ -91,6 +91,8 @@ class ErrorTables:
         self.trigger_on = cfg.read_reclaim.trigger == "rber"
         self.retry_on = cfg.read_retry.retry_model == "rber"
         self.fraction = float(cfg.read_reclaim.rber_fraction)
+        #: the worst word-line layer's RBER multiplier: the tables and margins are its worst page's
+        self.layer = float(em.worst_layer_factor)
         #: the retry ladder: the read_retry table's steps under "rber", else none (hard decision only)
         extra = cfg.read_retry.extra_ns_by_retries() if self.retry_on else (0,)
         self.ladder = RetryLadder(extra, em.ladder_growth, factor)
@@ -118,10 +120,11 @@ class ErrorTables:
         n_steps]`` (module docstring).  One vectorised evaluation per call."""
         pe = np.arange(pe_lo, pe_hi, dtype=np.float64)[:, None]
         out = np.empty((pe_hi - pe_lo, N_RET_BUCKETS, self.n_steps + 2), np.int32)
-        out[:, :, 0] = self._counts(trigger_reads(self.model, self.ecc, pe, self._ret_s[None, :], self.fraction,
-                                                  self.ladder))
+        ret = self._ret_s[None, :]
+        first = trigger_reads(self.model, self.ecc, pe, ret, self.fraction, self.ladder, self.layer)
+        out[:, :, 0] = self._counts(first)
         for s, cap in enumerate(self.ladder.capability(self.ecc)):
-            out[:, :, 1 + s] = self._counts(reads_to_errors(self.model, self.ecc, pe, self._ret_s[None, :], cap, True))
+            out[:, :, 1 + s] = self._counts(reads_to_errors(self.model, self.ecc, pe, ret, cap, True, self.layer))
         return out
 
     def initial_range(self) -> tuple:
@@ -142,7 +145,8 @@ class ErrorTables:
         if pe.size == 0:
             return None
         ret_s = np.asarray(retention_ns, dtype=np.float64) / NS_PER_S
-        rber = self.model.rber(pe, np.maximum(ret_s, 0.0), np.asarray(reads, np.float64), self.model.worst_page)
+        rber = self.model.rber(pe, np.maximum(ret_s, 0.0), np.asarray(reads, np.float64), self.model.worst_page,
+                               self.layer)
         return float(1.0 - self.ecc.expected_errors(rber).max() / self.capability)
 
 

@@ -11,7 +11,10 @@ and the read turns uncorrectable at ``x_(S+1)``, one past the last step ``S``.
 The fit sets the read-disturb coefficient ``gamma`` and the ladder's ``factor``
 (scipy.optimize.least_squares on their logarithms) so that ``x_s`` meets the
 table's fractions and ``x_(S+1)`` meets 1: the RR threshold is taken to be where
-the worst page runs out of steps (an assumption).  Everything else comes from the
+the worst page runs out of steps (an assumption), and that point weighs
+``END_WEIGHT`` times the others: with ``q`` != 1 the switch points are not evenly
+spaced and no two parameters meet them all, so the fit keeps the threshold and
+spreads the miss over the intermediate steps.  Everything else comes from the
 cell's preset.
 
 Device states: Cocktail (§V-B, after Park et al., ASPLOS 2021) states that at 0
@@ -49,6 +52,7 @@ def _paper_tables() -> dict:
 
 
 FIT_TARGETS = ("phasedrr", "ldpc", "cocktail")
+END_WEIGHT = 10.0  # the uncorrectable point (the RR threshold) weighs 10 switch points in the fit
 PAPER_STATE = {"pe": 0.0, "retention_s": 90.0 * SECONDS_PER_DAY}  # 0 P/E cycles, 3 months
 
 
@@ -86,9 +90,11 @@ def switch_points(model: RBERModel, ecc: ECC, ladder: RetryLadder, pe, retention
 
 
 def fit_table(name: str, table: ReadRetryConfig, threshold: int, cell: str = "tlc", growth: str = "linear",
-              pe: float = PAPER_STATE["pe"], retention_s: float = PAPER_STATE["retention_s"]) -> FittedRetry:
-    """Fit ``gamma`` and the ladder factor so the model reproduces ``table``."""
-    model, ecc = rber_preset(cell), ecc_preset(cell)
+              pe: float = PAPER_STATE["pe"], retention_s: float = PAPER_STATE["retention_s"],
+              model: RBERModel | None = None) -> FittedRetry:
+    """Fit ``gamma`` and the ladder factor so the model reproduces ``table``; ``model``
+    (default: the cell's preset) gives every other coefficient."""
+    model, ecc = model or rber_preset(cell), ecc_preset(cell)
     ladder = RetryLadder.from_read_retry(table, growth, 0.5 if growth == "linear" else 1.5)
     base_errs = ecc.expected_errors(model.rber(pe, retention_s, 0, model.worst_page))
     if base_errs >= ecc.t_bits:
@@ -100,14 +106,17 @@ def fit_table(name: str, table: ReadRetryConfig, threshold: int, cell: str = "tl
         factor = np.exp(theta[1]) + (1.0 if growth == "geometric" else 0.0)
         return model.replace(gamma=float(np.exp(theta[0]))), ladder.replace(factor=float(factor))
 
+    weight = np.ones_like(target)
+    weight[-1] = END_WEIGHT
+
     def residual(theta):
         m, lad = build(theta)
-        return switch_points(m, ecc, lad, pe, retention_s, threshold) - target
+        return (switch_points(m, ecc, lad, pe, retention_s, threshold) - target) * weight
 
     start = np.log([model.gamma, ladder.factor - (1.0 if growth == "geometric" else 0.0)])
     sol = least_squares(residual, start, xtol=1e-12, ftol=1e-12)
     m, lad = build(sol.x)
-    offset = float(np.max(np.abs(residual(sol.x))))
+    offset = float(np.max(np.abs(residual(sol.x) / weight)))
     return FittedRetry(name, m, ecc, lad, table, int(threshold), float(pe), float(retention_s), offset)
 
 

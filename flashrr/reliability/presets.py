@@ -1,16 +1,18 @@
 """RBER and ECC presets for MLC, TLC and QLC.
 
-Sources (docs/reliability.md has the full table):
+Sources (docs/reliability.md, "Coefficients", has the full table):
 
-* TLC ``epsilon`` 1.48e-3, ``alpha`` 3.90e-10, ``k`` 2.05 and the exponents
-  ``m`` 0.14 and ``p`` 0.33: the 72-layer TLC coefficient set of a public MQSim
-  fork (github.com/jwjeong92/MQSim-JW, ``tools/examples/rber_model_example.py``),
-  whose terms have the same roles; the fork names no measurement behind them.
-* ``q`` = 1, linear read disturb: Cai et al., DSN 2015.
+* MLC and TLC ``epsilon``, ``alpha``, ``k``, ``beta``, ``m``, ``n``, ``gamma``,
+  ``p``, ``q``: the two fitted sets of Kim, Choi and Min, "Design tradeoffs for
+  SSD reliability" (FAST 2019), of the model ``RBER(cycles, time, reads)``:
+  MLC from a 3x-nm MLC data set (2011), TLC from a 3D TLC data set (2018).
+  Time in days and reads as the block's reads since its erase, the units
+  SimpleSSD applies the MLC set in; a chosen reading, as the units are not
+  restated with the sets where we found them.
 * ``refs_per_page``: read reference voltages per page under the usual Gray
   codings (MLC 1-2, TLC 1-2-4, QLC 1-2-4-8); a chosen default.
-* ``beta``, ``t0_s``, ``gamma``, all MLC and QLC magnitudes (TLC's scaled by
-  1/5 and by 3) and every ECC: chosen defaults, not published figures.
+* QLC (the TLC set's magnitudes times 3) and every ECC: chosen defaults, not
+  published figures.
 """
 from __future__ import annotations
 
@@ -18,19 +20,20 @@ from ..config import ConfigError
 from .ecc import ECC
 from .rber import RBERModel
 
-_TLC = RBERModel(cell="TLC", epsilon=1.48e-3, alpha=3.90e-10, k=2.05, beta=1.3e-4, m=0.14, t0_s=3600.0,
-                 gamma=8.0e-8, p=0.33, q=1.0, refs_per_page=(1, 2, 4))
+DAY_S = 86_400.0
 
-
-def _scaled(cell: str, scale: float, refs: tuple) -> RBERModel:
-    return _TLC.replace(cell=cell, epsilon=_TLC.epsilon * scale, alpha=_TLC.alpha * scale,
-                        beta=_TLC.beta * scale, gamma=_TLC.gamma * scale, refs_per_page=refs)
-
+# Kim et al., FAST 2019: time exponent n on days, reads of the block
+_MLC = RBERModel(cell="MLC", epsilon=8.34e-5, alpha=3.30e-11, k=1.71, beta=5.56e-19, m=2.49, t0_s=DAY_S, n=3.33,
+                 retention_law="power", gamma=6.26e-13, p=1.76, q=0.47, refs_per_page=(1, 2))
+_TLC = RBERModel(cell="TLC", epsilon=1.48e-3, alpha=3.90e-10, k=2.05, beta=6.28e-5, m=0.14, t0_s=DAY_S, n=0.54,
+                 retention_law="power", gamma=3.73e-9, p=0.33, q=1.71, refs_per_page=(1, 2, 4))
+_QLC_SCALE = 3.0  # chosen default: no published QLC set
 
 RBER_PRESETS = {
-    "mlc": _scaled("MLC", 0.2, (1, 2)),
+    "mlc": _MLC,
     "tlc": _TLC,
-    "qlc": _scaled("QLC", 3.0, (1, 2, 4, 8)),
+    "qlc": _TLC.replace(cell="QLC", epsilon=_TLC.epsilon * _QLC_SCALE, alpha=_TLC.alpha * _QLC_SCALE,
+                        beta=_TLC.beta * _QLC_SCALE, gamma=_TLC.gamma * _QLC_SCALE, refs_per_page=(1, 2, 4, 8)),
 }
 
 # hard-decision capability per 1 KiB codeword (chosen defaults)

@@ -6,8 +6,11 @@ layer::
     rber = page_factor[page] * layer_factor * (
                epsilon                                        # fresh cells
              + alpha * pe**k                                  # wear
-             + beta  * (1 + pe)**m * ln(1 + retention_s / t0_s) # retention loss
+             + beta  * (1 + pe)**m * g(retention_s / t0_s)    # retention loss
              + gamma * (1 + pe)**p * reads**q)                # read disturb
+
+    g(x) = x**n          (retention_law = "power", the presets)
+    g(x) = ln(1 + x)     (retention_law = "log")
 
 Inputs and units: ``pe`` is the block's program/erase cycles, ``retention_s``
 the seconds since the page was programmed, ``reads`` the reads its block took
@@ -21,13 +24,15 @@ Where each form comes from (docs/reliability.md lists every coefficient):
 * wear, a power law in P/E cycles: Mielke et al., "Bit error rate in NAND
   flash memories" (IRPS 2008).  Public simulator forks (SimpleSSD's error
   model, an MQSim fork) use the same ``epsilon + alpha * N**k`` term.
-* retention, growing with the logarithm of time, faster on worn cells: Cai et
-  al., "Flash correct-and-refresh" (ICCD 2012) and "Data retention in MLC NAND
-  flash memory" (HPCA 2015).  The ``1 + pe`` and ``1 + t / t0`` shifts keep the
-  term finite and zero at the origin; they are this module's choice.
-* read disturb, linear in the block's read count with a slope that grows with
-  wear: Cai et al., "Read disturb errors in MLC NAND flash memory" (DSN 2015).
-  ``q`` (default 1) allows a power law instead.
+* retention, growing with time, faster on worn cells: Cai et al., "Flash
+  correct-and-refresh" (ICCD 2012) and "Data retention in MLC NAND flash
+  memory" (HPCA 2015).  The power law in time is the form Kim, Choi and Min fit
+  to measured MLC and 3D TLC data ("Design tradeoffs for SSD reliability",
+  FAST 2019); the logarithmic law is an alternative.  The ``1 + pe`` shifts
+  keep the P/E factors non-zero on a fresh block; they are this module's choice.
+* read disturb, growing with the block's read count with a slope that grows
+  with wear: Cai et al., "Read disturb errors in MLC NAND flash memory" (DSN
+  2015).  ``q`` = 1 is linear; the presets take Kim et al.'s fitted power.
 * page type: a page's errors scale with the number of read reference voltages
   it senses, since most errors move a cell into an adjacent state (Cai et al.,
   "Error patterns in MLC NAND flash memory", DATE 2012).  The voltages per page
@@ -48,6 +53,7 @@ from ..config import ConfigError
 from ._checks import finite_nonneg, finite_positive, one_of, state_array
 
 PAGE_TYPES = ("LSB", "CSB", "MSB", "TSB")
+RETENTION_LAWS = ("log", "power")
 CELL_BITS = {"MLC": 2, "TLC": 3, "QLC": 4}
 
 
@@ -64,10 +70,12 @@ class RBERModel:
     """Coefficients of the RBER model (module docstring); every field is >= 0.
 
     ``epsilon``: RBER of fresh cells (per bit).  ``alpha``, ``k``: wear term,
-    per bit at ``pe`` P/E cycles.  ``beta``, ``m``, ``t0_s``: retention term
-    (per bit; ``t0_s`` in seconds).  ``gamma``, ``p``, ``q``: read-disturb term
-    (per bit per read**q).  ``refs_per_page``: read reference voltages each page
-    type senses, LSB first; its length is the bits per cell.
+    per bit at ``pe`` P/E cycles.  ``beta``, ``m``, ``t0_s``, ``n``,
+    ``retention_law``: retention term (per bit; ``t0_s`` in seconds is the unit
+    of time the term is written in, ``n`` the time exponent of the power law).
+    ``gamma``, ``p``, ``q``: read-disturb term (per bit per read**q).
+    ``refs_per_page``: read reference voltages each page type senses, LSB
+    first; its length is the bits per cell.
     """
 
     _section = "rber"
@@ -78,17 +86,20 @@ class RBERModel:
     beta: float = 0.0
     m: float = 0.0
     t0_s: float = 3600.0
+    n: float = 1.0
+    retention_law: str = "log"
     gamma: float = 0.0
     p: float = 0.0
     q: float = 1.0
     refs_per_page: tuple = (1, 2, 4)
 
     def __post_init__(self):
-        for f in ("epsilon", "alpha", "k", "beta", "m", "gamma", "p"):
+        for f in ("epsilon", "alpha", "k", "beta", "m", "n", "gamma", "p"):
             object.__setattr__(self, f, finite_nonneg(f"rber.{f}", getattr(self, f)))
         object.__setattr__(self, "t0_s", finite_positive("rber.t0_s", self.t0_s))
         object.__setattr__(self, "q", finite_positive("rber.q", self.q))
         one_of("rber.cell", self.cell, tuple(CELL_BITS))
+        one_of("rber.retention_law", self.retention_law, RETENTION_LAWS)
         refs = tuple(self.refs_per_page)
         if len(refs) != CELL_BITS[self.cell]:
             raise ConfigError(f"rber.refs_per_page: must hold one entry per page type of a {self.cell} cell "
@@ -123,9 +134,9 @@ class RBERModel:
     def base(self, pe, retention_s) -> np.ndarray:
         """RBER of an average page (factor 1) with no reads: fresh + wear + retention terms."""
         pe = state_array("pe", pe, "P/E cycles")
-        t = state_array("retention_s", retention_s, "seconds")
-        return (self.epsilon + self.alpha * pe ** self.k
-                + self.beta * (1.0 + pe) ** self.m * np.log1p(t / self.t0_s))
+        t = state_array("retention_s", retention_s, "seconds") / self.t0_s
+        aged = t ** self.n if self.retention_law == "power" else np.log1p(t)
+        return self.epsilon + self.alpha * pe ** self.k + self.beta * (1.0 + pe) ** self.m * aged
 
     def disturb_slope(self, pe) -> np.ndarray:
         """Read-disturb coefficient ``gamma * (1 + pe)**p`` (per bit per read**q)."""
