@@ -165,6 +165,30 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
     return out
 
 
+#: Roles whose calls happen while the engine preconditions (the fill's and warm-up's GC).
+PRECONDITION_ROLES = ("erase_observer", "migration_placer")
+
+
+def precondition_acts(hooks) -> list:
+    """Why ``hooks`` change what preconditioning does or leaves, one phrase each (empty:
+    they do not, and a device preconditioned without them is the same): a mechanism in
+    a role called during GC (:data:`PRECONDITION_ROLES`), a static layout of its own
+    (its placer takes the fill), or a policy hook that chooses GC victims or places GC
+    pages.  The user placers of the write pool and RR streams are off while the engine
+    preconditions."""
+    if hooks is None:
+        return []
+    out = [f"mechanism {e.hook!r} ({', '.join(r for r in e.roles if r in PRECONDITION_ROLES)})"
+           for e, _ in declared(hooks) if any(r in PRECONDITION_ROLES for r in e.roles)]
+    out += [f"mechanism {e.hook!r} (its static layout places the fill)" for e, _ in declared(hooks)
+            if e.placer and "user_placer" in e.roles]
+    if hooks.choose_gc_victim is not None:
+        out.append("hook choose_gc_victim")
+    if hooks.place_migration is not None and "gc" in hooks.place_kinds:
+        out.append("hook place_migration of GC pages")
+    return out
+
+
 def counter_values(slots: SimpleNamespace) -> dict:
     """``{name: value}`` of the counters the switched-on mechanisms report; a name two
     of them report (the read redirectors' ``redirected_*``) is their sum."""
