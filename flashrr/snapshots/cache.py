@@ -1,0 +1,93 @@
+"""Preconditioning through a snapshot: restore the device state from a snapshot file,
+or precondition and save it into a snapshot directory for the runs that follow.
+
+In a directory, a snapshot is ``<key>.npz``; the process that makes it holds an
+exclusive lock (``.<key>.lock``, ``flock``) while it preconditions, so processes
+that share the directory (a sweep's workers, Dask workers on one file system) wait
+for it and then load the file instead of preconditioning again."""
+from __future__ import annotations
+
+import collections
+import contextlib
+from pathlib import Path
+
+from .file import SnapshotError, load_snapshot, save_snapshot
+from .key import snapshot_key
+
+SNAPSHOT_SUFFIX = ".npz"
+
+#: How this process's runs got their device state: "made" (preconditioned, then saved),
+#: "loaded", "bypassed" (a policy that acts while preconditioning), "off" (no snapshot).
+STATS = collections.Counter()
+
+
+def snapshot_path(directory, fields: dict) -> Path:
+    """Where the snapshot for ``fields`` lives in ``directory``."""
+    return Path(directory) / f"{snapshot_key(fields)}{SNAPSHOT_SUFFIX}"
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): two processes may both precondition; the rename keeps the file whole
+        yield
+        return
+    with open(path.parent / f".{path.stem}.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _restore(eng, path: Path, fields: dict) -> None:
+    state = load_snapshot(path, fields)
+    try:
+        eng.restore_device_state(state)
+    except (ValueError, KeyError, TypeError) as e:
+        raise SnapshotError(f"snapshot {path}: {e}") from None
+
+
+def precondition_or_restore(eng, fill_pages: int, warmup_lpns, snapshot, fields, acts: list) -> str:
+    """Bring ``eng`` to its preconditioned state; returns how (a :data:`STATS` key).
+
+    ``snapshot``: None (precondition), a ``.npz`` file (restore it; it must exist and
+    match), or a directory (restore ``<key>.npz`` if it is there, else precondition and
+    save it).  ``fields``: a callable returning the key's fields (:func:`.key.snapshot_fields`).
+    ``acts``: why the policy's hooks act while preconditioning
+    (:func:`flashrr._core.assembly.precondition_acts`): such a policy's mechanisms and
+    hooks keep state a snapshot does not hold, so it preconditions (a directory) or is
+    refused (a file)."""
+    how = _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, acts)
+    STATS[how] += 1
+    return how
+
+
+def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, acts) -> str:
+    if snapshot is None:
+        eng.precondition(fill_pages, warmup_lpns)
+        return "off"
+    where = Path(snapshot)
+    if where.suffix == SNAPSHOT_SUFFIX:
+        if acts:
+            raise SnapshotError(f"snapshot {where}: this policy acts while the engine preconditions ({acts[0]}), "
+                                "so its device state cannot come from a snapshot")
+        _restore(eng, where, fields())
+        return "loaded"
+    if acts:
+        eng.precondition(fill_pages, warmup_lpns)
+        return "bypassed"
+    if where.exists() and not where.is_dir():
+        raise SnapshotError(f"snapshot directory {where}: not a directory (a snapshot file ends in "
+                            f"{SNAPSHOT_SUFFIX})")
+    where.mkdir(parents=True, exist_ok=True)
+    key_fields = fields()  # before preconditioning: they include the new engine's state
+    path = snapshot_path(where, key_fields)
+    with _locked(path):
+        if path.exists():
+            _restore(eng, path, key_fields)
+            return "loaded"
+        eng.precondition(fill_pages, warmup_lpns)
+        save_snapshot(path, key_fields, eng.device_state())
+        return "made"
