@@ -56,7 +56,7 @@ def load_snapshot(path, fields: dict) -> dict:
     if not path.is_file():
         raise SnapshotError(f"snapshot {path}: no such file")
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:  # f closes if np.load raises
             meta = json.loads(bytes(z[META]).decode())
             _check_fields(path, meta, fields)
             state: dict = {}
@@ -78,7 +78,7 @@ def _check_fields(path: Path, meta, fields: dict) -> None:
     if not isinstance(meta, dict) or not isinstance(meta.get("fields"), dict):
         raise SnapshotError(f"snapshot {path}: not a flashrr snapshot (no key fields)")
     theirs = meta["fields"]
-    for name in sorted(set(fields) | set(theirs)):
+    for name in list(fields) + [n for n in theirs if n not in fields]:  # digests last: the named fields first
         if name not in theirs or name not in fields or theirs[name] != fields[name]:
             raise SnapshotError(f"snapshot {path} was made for another device state: field {name!r} is "
                                 f"{theirs.get(name, '(absent)')!r} in the snapshot and "

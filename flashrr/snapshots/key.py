@@ -78,8 +78,8 @@ def snapshot_fields(config, layout, fill_pages: int, warmup_lpns, engine: str, c
     out["fill_pages"] = int(fill_pages)
     out["warmup_writes"] = int(len(warm))
     out["warmup_lpns"] = digest(warm)
-    out["initial_state"] = digest(initial_state)
     out["policy"] = policy_identity
+    out["initial_state"] = digest(initial_state)
     return out
 
 

@@ -88,7 +88,8 @@ cdef class ErrorState:
         cdef cnp.ndarray a
         restore_arrays(self._keep, state, ("pe", "born", "rec", "mult"), "error_model")
         tab = state.get("tab")
-        if tab is None or tab.dtype != np.int32 or tab.ndim != 1 or tab.size % (self.n_buckets * self.W):
+        own = self._keep["tab"]
+        if tab is None or tab.dtype != np.int32 or tab.ndim != own.ndim or tab.shape[1:] != own.shape[1:]:
             raise ValueError("error_model.tab: missing or not whole table rows")
         a = self._keep["tab"] = np.ascontiguousarray(tab, dtype=np.int32).copy()
         self.tab = <int32_t*>a.data
