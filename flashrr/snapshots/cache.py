@@ -17,7 +17,9 @@ from .key import snapshot_key
 SNAPSHOT_SUFFIX = ".npz"
 
 #: How this process's runs got their device state: "made" (preconditioned, then saved),
-#: "loaded", "bypassed" (a policy that acts while preconditioning), "off" (no snapshot).
+#: "loaded", "bypassed" (a policy that acts while preconditioning), "off" (no snapshot), and
+#: preconditioned without a snapshot kept: "unwritable" (the directory cannot be made or
+#: locked), "unsaved" (writing the file failed, e.g. a full disk).
 STATS = collections.Counter()
 
 
@@ -81,13 +83,24 @@ def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, act
     if where.exists() and not where.is_dir():
         raise SnapshotError(f"snapshot directory {where}: not a directory (a snapshot file ends in "
                             f"{SNAPSHOT_SUFFIX})")
-    where.mkdir(parents=True, exist_ok=True)
     key_fields = fields()  # before preconditioning: they include the new engine's state
     path = snapshot_path(where, key_fields)
-    with _locked(path):
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        lock = _locked(path)
+        lock.__enter__()
+    except OSError:  # a directory this process cannot write (a Dask worker without the store): no snapshot
+        eng.precondition(fill_pages, warmup_lpns)
+        return "unwritable"
+    try:
         if path.exists():
             _restore(eng, path, key_fields)
             return "loaded"
         eng.precondition(fill_pages, warmup_lpns)
-        save_snapshot(path, key_fields, eng.device_state())
+        try:
+            save_snapshot(path, key_fields, eng.device_state())
+        except OSError:  # a full disk: this run has its device; the next one preconditions too
+            return "unsaved"
         return "made"
+    finally:
+        lock.__exit__(None, None, None)
