@@ -5,15 +5,13 @@ and renamed over its final name, so a reader sees either nothing or the whole fi
 It is read without pickle."""
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import uuid
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from ..atomic_file import atomic_open
 from .key import snapshot_key
 
 META = "__meta__"
@@ -36,16 +34,8 @@ def save_snapshot(path, fields: dict, state: dict) -> Path:
                 scalars[f"{layer}/{name}"] = int(v)
     meta = {"fields": fields, "key": snapshot_key(fields), "scalars": scalars}
     arrays[META] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with atomic_open(path) as f:
+        np.savez(f, **arrays)
     return path
 
 

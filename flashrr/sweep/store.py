@@ -26,12 +26,12 @@ import json
 import os
 import re
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..atomic_file import atomic_open
 from .task import RunOutcome, RunTask
 
 RUNS_DIR = "runs"
@@ -61,17 +61,8 @@ def _pyarrow():
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path = Path(path)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def _parquet_bytes(df: pd.DataFrame) -> bytes:
