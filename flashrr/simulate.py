@@ -185,16 +185,17 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
 def _precondition_from_snapshot(eng, snapshot, config, layout, fill, warm, engine, check, pol, hooks) -> str:
     """Precondition ``eng`` through ``snapshot`` (a directory or a ``.npz`` file;
     :func:`flashrr.snapshots.precondition_or_restore`)."""
-    from ._core.assembly import precondition_acts
+    from ._core.assembly import precondition_acts, snapshot_blockers
     from .snapshots import precondition_or_restore, snapshot_fields
+    from .snapshots.key import policy_identity
 
-    acts = precondition_acts(hooks)
-    ident = f"{pol.name} {sorted(pol.params().items())!r}" if acts else None
+    acts = bool(precondition_acts(hooks))  # then the key names the policy, and the snapshot holds its mechanisms
+    ident = policy_identity(pol) if acts else None
 
     def fields():
-        return snapshot_fields(config, layout, fill, warm, engine, check, eng.device_state(), ident)
+        return snapshot_fields(config, layout, fill, warm, engine, check, eng.device_state(acts), ident)
 
-    return precondition_or_restore(eng, fill, warm, snapshot, fields, acts)
+    return precondition_or_restore(eng, fill, warm, snapshot, fields, snapshot_blockers(hooks), acts)
 
 
 def release_engine(layout_ref) -> None:

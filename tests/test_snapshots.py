@@ -16,23 +16,34 @@ from hypothesis import strategies as st
 import flashrr
 import flashrr.policies  # noqa: F401  (registers every policy)
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, tiny_config
-from flashrr._core.assembly import precondition_acts
+from flashrr._core.assembly import precondition_acts, snapshot_blockers
 from flashrr.cli import main
 from flashrr.config import ConfigError
-from flashrr.policy import POLICIES, make_policy
+from flashrr.policy import POLICIES, Policy, make_policy
 from flashrr.snapshots import SnapshotError
 from flashrr.snapshots.cache import STATS
-from strategies import any_device_case, pv_case
+from strategies import any_device_case, cocktail_case, pv_case, redundancy_case, rr_streams_case
+
+class LastGreedyGC(Policy):
+    """A policy hook that chooses GC victims (greedy, ties to the last candidate): it acts
+    while the engine preconditions, with Python state no snapshot holds."""
+
+    name = "last-greedy-gc"
+
+    def choose_gc_victim(self, state, lane, candidates, valid):
+        return int(candidates[::-1][int(np.argmin(valid[::-1]))])  # greedy, ties to the last
+
 
 WALL_FIELDS = ("sim_wall_s", "policy_time_s")  # wall-clock times, different in every run
-ALL_POLICIES = sorted(POLICIES) + ["shuffler+phasedrr"]
+ALL_POLICIES = sorted(POLICIES) + ["shuffler+phasedrr", "cocktail+phasedrr", LastGreedyGC]
 #: parameters that let a policy run on a tiny device (PhasedRR's phases fit under a low RR threshold)
 PARAMS = {"phasedrr": {"delta_reads": 1, "phase_mult": (1, 1, 1, 1, 1)},
-          "shuffler+phasedrr": {"phasedrr.delta_reads": 1, "phasedrr.phase_mult": (1, 1, 1, 1, 1)}}
+          "shuffler+phasedrr": {"phasedrr.delta_reads": 1, "phasedrr.phase_mult": (1, 1, 1, 1, 1)},
+          "cocktail+phasedrr": {"phasedrr.delta_reads": 1, "phasedrr.phase_mult": (1, 1, 1, 1, 1)}}
 
 
-def _acts(policy, cfg, trace=None, seed=0) -> list:
-    """precondition_acts of ``policy`` bound as simulate() binds it."""
+def _acts(policy, cfg, trace=None, seed=0) -> tuple:
+    """``(precondition_acts, snapshot_blockers)`` of ``policy`` bound as simulate() binds it."""
     from flashrr.trace.source import MemorySource
 
     pol = make_policy(policy, **PARAMS.get(policy, {}))
@@ -40,7 +51,7 @@ def _acts(policy, cfg, trace=None, seed=0) -> list:
     pol.bind(cfg, seed)
     if trace is not None:
         pol.bind_trace(MemorySource(trace), cfg)
-    return precondition_acts(pol.hooks())
+    return precondition_acts(pol.hooks()), snapshot_blockers(pol.hooks())
 
 
 def _run(cfg, trace, policy, **kw):
@@ -52,24 +63,29 @@ def _run(cfg, trace, policy, **kw):
         return e
 
 
-def _same_with_snapshots(cfg, trace, policy, engine, repeat, seed, check=False):
+def _same_with_snapshots(cfg, trace, policy, engine, repeat, seed, check=False, params=None):
     """Run ``policy`` without a snapshot, then from a directory where Baseline made the
     snapshot first (a policy whose hooks do not act while preconditioning loads
-    Baseline's), then again (it loads its own if it made one); all three must agree.
+    Baseline's; one whose hooks act makes its own), then again (it loads that); all three
+    must agree.
     Returns how the first run got its device (a STATS key), or None if the device
     refuses the policy or runs out of spare space."""
     kw = dict(engine=engine, repeat=repeat, seed=seed, check_invariants=check)
-    plain = _run(cfg, trace, policy, **kw, **PARAMS.get(policy, {}))
+    params = PARAMS.get(policy, {}) if params is None else params
+    plain = _run(cfg, trace, policy, **kw, **params)
     if isinstance(plain, Exception):
         return None
     with tempfile.TemporaryDirectory() as d:
         _run(cfg, trace, "baseline", snapshot=d, **kw)
         before = dict(STATS)
-        first = _run(cfg, trace, policy, snapshot=d, **kw, **PARAMS.get(policy, {}))
+        first = _run(cfg, trace, policy, snapshot=d, **kw, **params)
         how = next(k for k in STATS if STATS[k] != before.get(k, 0))
-        again = _run(cfg, trace, policy, snapshot=d, **kw, **PARAMS.get(policy, {}))
+        before = dict(STATS)
+        again = _run(cfg, trace, policy, snapshot=d, **kw, **params)
+        how_again = next(k for k in STATS if STATS[k] != before.get(k, 0))
     assert_identical(plain, first, ignore=WALL_FIELDS)
     assert_identical(plain, again, ignore=WALL_FIELDS)
+    assert how_again == ("bypassed" if how == "bypassed" else "loaded")
     return how
 
 
@@ -80,7 +96,8 @@ def test_every_policy_gets_the_same_result_from_a_snapshot(case, policy, engine)
     how = _same_with_snapshots(cfg, trace, policy, engine, repeat, seed)
     assume(how is not None)
     event(f"{engine}: {how}")
-    assert how == ("bypassed" if _acts(policy, cfg, trace, seed) else "loaded")
+    acts, blockers = _acts(policy, cfg, trace, seed)
+    assert how == ("bypassed" if blockers else "made" if acts else "loaded")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -89,6 +106,39 @@ def test_every_policy_gets_the_same_result_from_a_snapshot(case, policy, engine)
 def test_process_variation_state_comes_back_from_a_snapshot(case, policy, engine):
     cfg, trace, repeat, seed, check = case
     assume(_same_with_snapshots(cfg, trace, policy, engine, repeat, seed, check) is not None)
+
+
+ACTING_CASES = st.one_of(
+    cocktail_case().map(lambda c: (c[0], c[1], "cocktail", c[2], c[3])),
+    rr_streams_case().map(lambda c: (c[0], c[1], c[2], {}, c[3])),
+    redundancy_case().map(lambda c: (c[0], c[1], c[2], c[3], 1)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=ACTING_CASES, engine=st.sampled_from(["compiled", "reference"]))
+def test_policies_that_act_while_preconditioning_get_the_same_result_from_their_own_snapshot(case, engine):
+    """Cocktail's write pool, redFTL's and IPR's RR streams, and the static layouts of
+    Rails and TTFlash: the snapshot holds their mechanisms' state and is keyed by them."""
+    cfg, trace, policy, params, repeat = case
+    how = _same_with_snapshots(cfg, trace, policy, engine, repeat, 0, params=params)
+    assume(how is not None)
+    event(f"{engine}: {how}")
+    assert how == "made"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=ACTING_CASES, engine=st.sampled_from(["compiled", "reference"]))
+def test_an_engine_restored_from_its_own_snapshot_state_ends_in_the_same_state(case, engine):
+    """The mechanisms' state of a policy that acts while preconditioning is whole: after
+    the same requests, the restored engine's device and mechanism state equal the
+    preconditioned one's."""
+    cfg, trace, policy, params, repeat = case
+    try:
+        a = _preconditioned(engine, cfg, trace, policy, 0, params=params)
+    except (ConfigError, flashrr.EngineError):  # a device the policy refuses, or no spare space left
+        assume(False)
+    b = _preconditioned(engine, cfg, trace, policy, 0, a.device_state(True), True, params)
+    _same_end(a, b, trace, repeat, True)
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
@@ -103,7 +153,7 @@ def test_error_model_state_comes_back_from_a_snapshot(engine, trigger):
     assert _same_with_snapshots(cfg, trace, "baseline", engine, 2, 1) == "loaded"
 
 
-def _preconditioned(engine, cfg, trace, policy, seed, state=None):
+def _preconditioned(engine, cfg, trace, policy, seed, state=None, mechanisms=False, params=None):
     """An engine for ``policy`` on ``cfg`` brought to the aged device as simulate() does,
     by preconditioning or, given ``state``, by restoring it."""
     import math
@@ -113,7 +163,7 @@ def _preconditioned(engine, cfg, trace, policy, seed, state=None):
     from flashrr._core.layout import build_layout
     from flashrr.trace.source import MemorySource
 
-    pol = make_policy(policy, **PARAMS.get(policy, {}))
+    pol = make_policy(policy, **(PARAMS.get(policy, {}) if params is None else params))
     cfg = pol.device_config(cfg)
     pol.bind(cfg, seed)
     pol.bind_trace(MemorySource(trace), cfg)
@@ -121,7 +171,7 @@ def _preconditioned(engine, cfg, trace, policy, seed, state=None):
     cls = load_compiled_engine() if engine == "compiled" else ReferenceEngine
     eng = cls(layout, pol.hooks(), seed, False)
     if state is not None:
-        eng.restore_device_state(state)
+        eng.restore_device_state(state, mechanisms)
         return eng
     top = int(trace.max_lpn(cfg.geometry.page_size_bytes))
     fill = min(max(top + 1, int(math.ceil(cfg.precondition.fill_ratio * cfg.logical_pages))), cfg.logical_pages)
@@ -136,17 +186,27 @@ def _flat(state: dict) -> dict:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=any_device_case(), policy=st.sampled_from(ALL_POLICIES), engine=st.sampled_from(["compiled", "reference"]))
-def test_an_engine_restored_from_baselines_state_ends_in_the_same_state(case, policy, engine):
+def test_an_engine_restored_from_a_snapshot_state_ends_in_the_same_state(case, policy, engine):
     """Stronger than equal summaries: after the same requests, the restored engine's whole
-    device state (mapping, pools, frontiers, counts) equals the preconditioned one's."""
+    device state (mapping, pools, frontiers, counts, and the mechanisms of a policy that
+    acts during preconditioning) equals the preconditioned one's.  A policy that does not
+    act restores Baseline's state."""
     cfg, trace, repeat, seed = case
     try:
-        assume(not _acts(policy, cfg, trace, seed))
-        state = _preconditioned(engine, cfg, trace, "baseline", seed).device_state()
+        acts, blockers = _acts(policy, cfg, trace, seed)
+        assume(not blockers)
+        mech = bool(acts)
+        state = _preconditioned(engine, cfg, trace, policy if mech else "baseline", seed).device_state(mech)
         a = _preconditioned(engine, cfg, trace, policy, seed)
     except (ConfigError, flashrr.EngineError):  # a device the policy refuses, or no spare space left
         assume(False)
-    b = _preconditioned(engine, cfg, trace, policy, seed, state)
+    event(f"{engine}: {'own state' if mech else 'Baseline state'}")
+    b = _preconditioned(engine, cfg, trace, policy, seed, state, mech)
+    _same_end(a, b, trace, repeat, mech)
+
+
+def _same_end(a, b, trace, repeat, mech):
+    """Replay ``trace`` on both engines; the same error, or the same end state and counters."""
     errors = []
     for eng in (a, b):
         try:
@@ -157,7 +217,8 @@ def test_an_engine_restored_from_baselines_state_ends_in_the_same_state(case, po
             errors.append(str(e))
     assert errors[0] == errors[1]
     assume(errors[0] is None)
-    sa, sb = _flat(a.device_state()), _flat(b.device_state())
+    sa, sb = _flat(a.device_state(mech)), _flat(b.device_state(mech))
+    event(f"{len(sa)} state fields")
     assert sa.keys() == sb.keys()
     for name in sa:
         assert np.array_equal(sa[name], sb[name]), name
@@ -240,28 +301,42 @@ def test_an_altered_array_is_refused_naming_the_layer_field(tmp_path):
         flashrr.simulate(_device(), TRACE, snapshot=path)
 
 
-def test_a_policy_that_acts_while_preconditioning_gets_its_own_key_and_is_not_restored(tmp_path):
+def test_a_policy_that_acts_while_preconditioning_gets_its_own_key(tmp_path):
     from flashrr._core.layout import build_layout
     from flashrr.snapshots import snapshot_key
-    from flashrr.snapshots.key import snapshot_fields
+    from flashrr.snapshots.key import policy_identity, snapshot_fields
 
     cfg = _device()
-    assert _acts("cocktail", cfg) == ["mechanism 'write_pool' (migration_placer)"]
-    assert not _acts("shuffler", cfg) and not _acts("phasedrr", cfg)  # its erase observer clears only reads
+    assert _acts("cocktail", cfg) == (["mechanism 'write_pool' (migration_placer)"], [])
+    assert _acts("shuffler", cfg) == _acts("phasedrr", cfg) == ([], [])  # its erase observer clears only reads
     keys = {}
     for policy in ("baseline", "shuffler", "phasedrr", "cocktail"):
         pol = make_policy(policy, **PARAMS.get(policy, {}))
-        ident = f"{pol.name} {sorted(pol.params().items())!r}" if _acts(policy, cfg) else None
+        ident = policy_identity(pol) if _acts(policy, cfg)[0] else None
         fields = snapshot_fields(cfg, build_layout(cfg), 100, np.zeros(3, np.int64), "compiled", False, {}, ident)
         keys[policy] = snapshot_key(fields)
     assert keys["baseline"] == keys["shuffler"] == keys["phasedrr"] != keys["cocktail"]
     d = tmp_path / "snaps"
-    assert _count(lambda: flashrr.simulate(cfg, TRACE, policy="cocktail", snapshot=d)) == {"bypassed": 1}
+    for how in ("made", "loaded"):
+        assert _count(lambda: flashrr.simulate(cfg, TRACE, policy="cocktail", snapshot=d)) == {how: 1}
+    with np.load(next(d.glob("*.npz"))) as z:
+        assert "mechanism.write_pool/pool_blk" in z.files
+    path = _made(tmp_path)  # Baseline's
+    with pytest.raises(SnapshotError, match=rf"snapshot {path} was made for another device state: field 'policy' "
+                                            r"is None in the snapshot and .cocktail\("):
+        flashrr.simulate(cfg, TRACE, policy="cocktail", snapshot=path)
+
+
+def test_a_policy_hook_acting_while_preconditioning_is_not_restored(tmp_path):
+    cfg = _device()
+    assert _acts(LastGreedyGC, cfg)[1] == ["hook choose_gc_victim"]
+    d = tmp_path / "snaps"
+    assert _count(lambda: flashrr.simulate(cfg, TRACE, policy=LastGreedyGC, snapshot=d)) == {"bypassed": 1}
     assert not list(d.glob("*.npz"))
     path = _made(tmp_path)
     with pytest.raises(SnapshotError, match=rf"snapshot {path}: this policy acts while the engine preconditions "
-                                            r"\(mechanism 'write_pool'"):
-        flashrr.simulate(cfg, TRACE, policy="cocktail", snapshot=path)
+                                            r"\(hook choose_gc_victim\)"):
+        flashrr.simulate(cfg, TRACE, policy=LastGreedyGC, snapshot=path)
 
 
 def test_a_snapshot_path_that_is_a_file_but_not_npz_is_refused(tmp_path):

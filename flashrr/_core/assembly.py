@@ -196,6 +196,26 @@ def precondition_acts(hooks) -> list:
     return out
 
 
+def snapshot_blockers(hooks) -> list:
+    """The parts of ``precondition_acts(hooks)`` a snapshot cannot hold, one phrase each:
+    a policy hook (its Python state), or a mechanism acting during preconditioning whose
+    class has no ``state()``/``restore()`` pair.  Empty: the policy's aged device can come
+    from a snapshot keyed by the policy."""
+    if hooks is None:
+        return []
+    out = []
+    for e, _ in declared(hooks):
+        acting = any(r in PRECONDITION_ROLES and not (r == "erase_observer" and e.erase_resets_only) for r in e.roles)
+        cls = getattr(importlib.import_module(f"flashrr._core.mechanisms.{e.module}_py"), e.cls)
+        if acting and not hasattr(cls, "state"):
+            out.append(f"mechanism {e.hook!r} keeps no snapshot state")
+    if hooks.choose_gc_victim is not None:
+        out.append("hook choose_gc_victim")
+    if hooks.place_migration is not None and "gc" in hooks.place_kinds:
+        out.append("hook place_migration of GC pages")
+    return out
+
+
 def counter_values(slots: SimpleNamespace) -> dict:
     """``{name: value}`` of the counters the switched-on mechanisms report; a name two
     of them report (the read redirectors' ``redirected_*``) is their sum."""

@@ -3,12 +3,23 @@ again on a new engine (both engines; flashrr/snapshot saves it to a file).
 
 A state is ``{layer: {field: ndarray or int}}``: the layers' own ``state()`` dicts
 (``ftl``, ``reclaim``, and ``error_model``, ``pv``, ``placer`` when the config switches
-them on) and ``engine``, the engine's own fields.  A layer that is off is absent."""
+them on; ``mechanism.<hook>`` for a policy whose mechanisms act during
+preconditioning) and ``engine``, the engine's own fields.  A layer that is off is absent."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 
 ENGINE = "engine"
+
+
+def state_layers(device: dict, mechanisms: dict) -> dict:
+    """The device layers, and ``mechanism.<hook>`` for each of ``mechanisms`` (hook ->
+    object) that keeps snapshot state."""
+    out = dict(device)
+    out.update({f"mechanism.{hook}": m for hook, m in mechanisms.items() if hasattr(m, "state")})
+    return out
 
 
 def layer_states(layers: dict, engine_fields: dict) -> dict:
@@ -68,3 +79,19 @@ def set_copied(obj, state: dict, names, layer: str) -> None:
         if src.shape != dst.shape or src.dtype != dst.dtype:
             raise ValueError(f"{layer}.{name}: expected {dst.dtype} {dst.shape}, got {src.dtype} {src.shape}")
         dst[...] = src
+
+
+def json_array(value) -> np.ndarray:
+    """Nested lists of ints (a reference-engine mechanism's pools and frontiers) as the
+    bytes of their JSON, a uint8 array a snapshot file holds."""
+    return np.frombuffer(json.dumps(value).encode(), dtype=np.uint8).copy()
+
+
+def json_value(state: dict, name: str, layer: str):
+    """The nested lists :func:`json_array` stored as ``state[name]`` (ValueError names ``layer.name``)."""
+    if name not in state:
+        raise ValueError(f"{layer}.{name}: missing")
+    try:
+        return json.loads(bytes(np.asarray(state[name], dtype=np.uint8)).decode())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{layer}.{name}: not a JSON value ({e})") from None

@@ -17,7 +17,7 @@ from .key import snapshot_key
 SNAPSHOT_SUFFIX = ".npz"
 
 #: How this process's runs got their device state: "made" (preconditioned, then saved),
-#: "loaded", "bypassed" (a policy that acts while preconditioning), "off" (no snapshot), and
+#: "loaded", "bypassed" (a policy whose state a snapshot cannot hold), "off" (no snapshot), and
 #: preconditioned without a snapshot kept: "unwritable" (the directory cannot be made or
 #: locked), "unsaved" (writing the file failed, e.g. a full disk).
 STATS = collections.Counter()
@@ -43,41 +43,43 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _restore(eng, path: Path, fields: dict) -> None:
+def _restore(eng, path: Path, fields: dict, mechanisms: bool) -> None:
     state = load_snapshot(path, fields)
     try:
-        eng.restore_device_state(state)
+        eng.restore_device_state(state, mechanisms)
     except (ValueError, KeyError, TypeError) as e:
         raise SnapshotError(f"snapshot {path}: {e}") from None
 
 
-def precondition_or_restore(eng, fill_pages: int, warmup_lpns, snapshot, fields, acts: list) -> str:
+def precondition_or_restore(eng, fill_pages: int, warmup_lpns, snapshot, fields, blockers: list,
+                            mechanisms: bool = False) -> str:
     """Bring ``eng`` to its preconditioned state; returns how (a :data:`STATS` key).
 
     ``snapshot``: None (precondition), a ``.npz`` file (restore it; it must exist and
     match), or a directory (restore ``<key>.npz`` if it is there, else precondition and
     save it).  ``fields``: a callable returning the key's fields (:func:`.key.snapshot_fields`).
-    ``acts``: why the policy's hooks act while preconditioning
-    (:func:`flashrr._core.assembly.precondition_acts`): such a policy's mechanisms and
-    hooks keep state a snapshot does not hold, so it preconditions (a directory) or is
-    refused (a file)."""
-    how = _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, acts)
+    ``blockers``: why the policy's device cannot come from a snapshot
+    (:func:`flashrr._core.assembly.snapshot_blockers`: hooks or mechanisms with state a
+    snapshot does not hold); then it preconditions (a directory) or is refused (a file).
+    ``mechanisms``: the snapshot holds the policy's mechanisms too (they act during
+    preconditioning)."""
+    how = _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, blockers, mechanisms)
     STATS[how] += 1
     return how
 
 
-def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, acts) -> str:
+def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, blockers, mechanisms) -> str:
     if snapshot is None:
         eng.precondition(fill_pages, warmup_lpns)
         return "off"
     where = Path(snapshot)
     if where.suffix == SNAPSHOT_SUFFIX:
-        if acts:
-            raise SnapshotError(f"snapshot {where}: this policy acts while the engine preconditions ({acts[0]}), "
+        if blockers:
+            raise SnapshotError(f"snapshot {where}: this policy acts while the engine preconditions ({blockers[0]}), "
                                 "so its device state cannot come from a snapshot")
-        _restore(eng, where, fields())
+        _restore(eng, where, fields(), mechanisms)
         return "loaded"
-    if acts:
+    if blockers:
         eng.precondition(fill_pages, warmup_lpns)
         return "bypassed"
     if where.exists() and not where.is_dir():
@@ -94,11 +96,11 @@ def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, act
         return "unwritable"
     try:
         if path.exists():
-            _restore(eng, path, key_fields)
+            _restore(eng, path, key_fields, mechanisms)
             return "loaded"
         eng.precondition(fill_pages, warmup_lpns)
         try:
-            save_snapshot(path, key_fields, eng.device_state())
+            save_snapshot(path, key_fields, eng.device_state(mechanisms))
         except OSError:  # a full disk: this run has its device; the next one preconditions too
             return "unsaved"
         return "made"

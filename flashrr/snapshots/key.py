@@ -83,6 +83,12 @@ def snapshot_fields(config, layout, fill_pages: int, warmup_lpns, engine: str, c
     return out
 
 
+def policy_identity(pol) -> str:
+    """A policy's name and parameters, ``name(key=value, ...)`` in key order: the key's
+    ``policy`` field for a policy whose hooks act during preconditioning."""
+    return f"{pol.name}({', '.join(f'{k}={v!r}' for k, v in sorted(pol.params().items()))})"
+
+
 def _plain(v):
     if isinstance(v, np.ndarray):
         return [int(x) for x in v]
