@@ -301,6 +301,42 @@ def test_an_altered_array_is_refused_naming_the_layer_field(tmp_path):
         flashrr.simulate(_device(), TRACE, snapshot=path)
 
 
+def _edit(path, damage) -> dict:
+    """Rewrite the snapshot file ``path`` after ``damage(arrays, meta)``; returns the meta."""
+    import json
+
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(arrays["__meta__"]).decode())
+    damage(arrays, meta)
+    arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    return meta
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda a, m: a.pop("ftl/p2l"), r"ftl.p2l: missing"),
+    (lambda a, m: m["scalars"].pop("ftl/user_lane"), r"ftl.user_lane: missing"),
+    (lambda a, m: m["scalars"].update({"ftl/user_lane": "x"}), r"not a readable flashrr snapshot \(ValueError"),
+    (lambda a, m: m.update(scalars=[1]), r"not a readable flashrr snapshot \(AttributeError"),
+])
+def test_an_edited_snapshot_is_refused_naming_the_file(tmp_path, damage, message):
+    path = _made(tmp_path)
+    _edit(path, damage)
+    with pytest.raises(SnapshotError, match=rf"snapshot {path}: {message}"):
+        flashrr.simulate(_device(), TRACE, snapshot=path)
+
+
+def test_a_snapshot_whose_fields_were_edited_is_refused_by_its_key(tmp_path):
+    from flashrr.snapshots import load_snapshot
+
+    path = _made(tmp_path)
+    meta = _edit(path, lambda a, m: m["fields"].update(fill_pages=1))
+    with pytest.raises(SnapshotError, match=rf"snapshot {path}: its key .* does not match its fields"):
+        load_snapshot(path, meta["fields"])
+
+
 def test_a_policy_that_acts_while_preconditioning_gets_its_own_key(tmp_path):
     from flashrr._core.layout import build_layout
     from flashrr.snapshots import snapshot_key

@@ -34,8 +34,8 @@ def restore_layers(layers: dict, state: dict) -> dict:
     fields.  Raises ValueError naming the layer that is on in one and off in the other."""
     for name, layer in layers.items():
         if (layer is None) != (name not in state):
-            raise ValueError(f"{name}: {'on in the snapshot but off' if layer is None else 'off in the snapshot but on'}"
-                             " in this engine")
+            where = "on in the snapshot but off" if layer is None else "off in the snapshot but on"
+            raise ValueError(f"{name}: {where} in this engine")
     extra = sorted(set(state) - set(layers) - {ENGINE})
     if extra:
         raise ValueError(f"{extra[0]}: not a layer of this engine")
@@ -43,7 +43,12 @@ def restore_layers(layers: dict, state: dict) -> dict:
         raise ValueError(f"{ENGINE}.n_filled: missing")
     for name, layer in layers.items():
         if layer is not None:
-            layer.restore(state[name])
+            try:
+                layer.restore(state[name])
+            except KeyError as e:
+                raise ValueError(f"{name}.{e.args[0]}: missing") from None
+            except TypeError as e:  # a field of the wrong kind (an array for an int, ...)
+                raise ValueError(f"{name}: {e}") from None
     return {k: int(v) for k, v in state[ENGINE].items()}
 
 

@@ -54,13 +54,13 @@ def load_snapshot(path, fields: dict) -> dict:
                 if name != META:
                     layer, _, field = name.partition("/")
                     state.setdefault(layer, {})[field] = z[name]
+            for name, v in meta.get("scalars", {}).items():
+                layer, _, field = name.partition("/")
+                state.setdefault(layer, {})[field] = int(v)
     except SnapshotError:
         raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile) as e:
         raise SnapshotError(f"snapshot {path}: not a readable flashrr snapshot ({type(e).__name__}: {e})") from None
-    for name, v in meta.get("scalars", {}).items():
-        layer, _, field = name.partition("/")
-        state.setdefault(layer, {})[field] = int(v)
     return state
 
 
