@@ -87,14 +87,13 @@ def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, blo
                             f"{SNAPSHOT_SUFFIX})")
     key_fields = fields()  # before preconditioning: they include the new engine's state
     path = snapshot_path(where, key_fields)
-    try:
-        where.mkdir(parents=True, exist_ok=True)
-        lock = _locked(path)
-        lock.__enter__()
-    except OSError:  # a directory this process cannot write (a Dask worker without the store): no snapshot
-        eng.precondition(fill_pages, warmup_lpns)
-        return "unwritable"
-    try:
+    with contextlib.ExitStack() as held:
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            held.enter_context(_locked(path))
+        except OSError:  # a directory this process cannot write (a Dask worker without the store): no snapshot
+            eng.precondition(fill_pages, warmup_lpns)
+            return "unwritable"
         if path.exists():
             _restore(eng, path, key_fields, mechanisms)
             return "loaded"
@@ -104,5 +103,3 @@ def _precondition_or_restore(eng, fill_pages, warmup_lpns, snapshot, fields, blo
         except OSError:  # a full disk: this run has its device; the next one preconditions too
             return "unsaved"
         return "made"
-    finally:
-        lock.__exit__(None, None, None)
