@@ -30,6 +30,7 @@ import ast
 import dataclasses
 import math
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     return out
 
 
-def _tasks(rows, trace: str, repeat: int, seed: int, engine: str) -> list:
+def _tasks(rows, trace: str, repeat: int, seed: int, engine: str, snapshots: str = "") -> list:
     """One sweep RunTask per row, validated by the sweep spec parser (policy parameters included)."""
     from .sweep.identity import TraceHashCache, trace_identities
     from .sweep.spec import SpecError, load_spec
@@ -196,7 +197,7 @@ def _tasks(rows, trace: str, repeat: int, seed: int, engine: str) -> list:
         except (ValueError, OSError) as e:  # a preset or .toml the config loader rejects
             raise CompareError(f"compare {row.label}: {e}") from None
         task = spec.expand(trace_identities(spec.trace_targets(), TraceHashCache(None)))[0]
-        tasks.append(dataclasses.replace(task, index=len(tasks)))
+        tasks.append(dataclasses.replace(task, index=len(tasks), snapshots=snapshots))
     return tasks
 
 
@@ -255,10 +256,18 @@ def _check_run_args(trace, repeat) -> None:
         raise CompareError(f"trace: expected a trace file or 'synth:PRESET?…' spec, got {trace!r}")
 
 
-def _summaries(rows, trace: str, repeat: int, seed: int, jobs, progress: bool, engine: str, hint: str = "") -> list:
-    """The run summary of each row, in row order; CompareError naming every run that failed."""
-    tasks = _tasks(rows, trace, int(repeat), int(seed), engine)
-    outcomes = _execute(tasks, jobs, progress)
+def _summaries(rows, trace: str, repeat: int, seed: int, jobs, progress: bool, engine: str, hint: str = "",
+               snapshots=None) -> list:
+    """The run summary of each row, in row order; CompareError naming every run that failed.
+    ``snapshots``: as in :func:`compare`."""
+    if snapshots is False:
+        outcomes = _execute(_tasks(rows, trace, int(repeat), int(seed), engine), jobs, progress)
+    elif snapshots is None:  # the rows on one device share one aged device for the comparison's duration
+        with tempfile.TemporaryDirectory(prefix="flashrr-snapshots-") as tmp:
+            outcomes = _execute(_tasks(rows, trace, int(repeat), int(seed), engine, tmp), jobs, progress)
+    else:
+        where = str(Path(snapshots).resolve())
+        outcomes = _execute(_tasks(rows, trace, int(repeat), int(seed), engine, where), jobs, progress)
     failed = [f"{row.label} on {row.device_name}: {(out.error or 'unknown error').strip().splitlines()[-1]}"
               for row, out in zip(rows, outcomes) if not out.ok]
     if failed:
@@ -268,14 +277,17 @@ def _summaries(rows, trace: str, repeat: int, seed: int, jobs, progress: bool, e
 
 def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str | None = None,
             repeat: int = DEFAULT_REPEAT, params: dict | None = None, seed: int = 0, jobs: int | None = None,
-            progress: bool = False, engine: str = "compiled") -> pd.DataFrame:
+            progress: bool = False, engine: str = "compiled", snapshots=None) -> pd.DataFrame:
     """Run each of ``policies`` on ``trace`` and return one row per policy (index: the label given).
 
     ``policies``: names, or ``POLICY@PRESET`` to pick a row's device; a comma-separated string works
     too.  ``preset``: one device for every row without ``@``: a preset name, a .toml path or a
     SimConfig (default :data:`COMMON_PRESET`), or :data:`PAPER_DEVICES` for each policy's paper
     preset.  ``params``: ``{policy or label: {key: value}}``.  ``repeat``: replays of the trace.
-    ``jobs``: worker processes (default: the CPUs available; 0 or 1 runs here).
+    ``jobs``: worker processes (default: the CPUs available; 0 or 1 runs here).  ``snapshots``:
+    where the rows that start from the same aged device find its snapshot (:mod:`flashrr.snapshots`;
+    the results are the same): a directory, kept for later comparisons; None, a temporary
+    directory for this comparison; False, every row preconditions its own device.
 
     Columns: ``policy``, ``device``, ``trace``, ``repeat``, ``requests``, every metric of
     :data:`METRICS` (latencies in ns, as in the run summary), ``die_idle_fraction_min`` (the
@@ -287,7 +299,7 @@ def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str |
     rows = plan_rows(policies, preset, params)
     hint = (f" (rows without @PRESET ran on {COMMON_PRESET!r}; --per-paper, --preset or POLICY@PRESET "
             "picks other devices)" if preset is None else "")
-    summaries = _summaries(rows, trace, repeat, seed, jobs, progress, engine, hint)
+    summaries = _summaries(rows, trace, repeat, seed, jobs, progress, engine, hint, snapshots)
     return table(summaries, [r.label for r in rows])
 
 
@@ -309,14 +321,14 @@ def per_paper_rows(policies=PER_PAPER_POLICIES, params: dict | None = None) -> d
 
 def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str = DEFAULT_TRACE, repeat: int = DEFAULT_REPEAT,
                       params: dict | None = None, seed: int = 0, jobs: int | None = None, progress: bool = False,
-                      engine: str = "compiled") -> dict:
+                      engine: str = "compiled", snapshots=None) -> dict:
     """Each of ``policies`` against Baseline on its own paper's device: ``{paper preset: frame}``, one
     :func:`compare` frame per paper (first row Baseline on that device), all runs in one pool.
     Arguments as in :func:`compare`; a combined scheme needs parts of one paper."""
     _check_run_args(trace, repeat)
     blocks = per_paper_rows(policies, params)
     rows = [r for block in blocks.values() for r in block]
-    summaries = iter(_summaries(rows, trace, repeat, seed, jobs, progress, engine))
+    summaries = iter(_summaries(rows, trace, repeat, seed, jobs, progress, engine, snapshots=snapshots))
     return {dev: table([next(summaries) for _ in block], [r.label for r in block]) for dev, block in blocks.items()}
 
 

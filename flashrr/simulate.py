@@ -102,7 +102,7 @@ def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress
 
 def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "compiled", repeat: int = 1,
              check_invariants: bool = False, chunk_requests: int | None = None, progress: bool = False,
-             **policy_params) -> Result:
+             snapshot=None, **policy_params) -> Result:
     """Replay ``trace`` (``repeat`` times, time increasing) on the device ``config``
     under ``policy`` and return the :class:`~flashrr.result.Result`.
 
@@ -119,6 +119,12 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     :func:`flashrr.trace.source.default_chunk_requests`); a trace file streams
     from its parse cache, so memory does not grow with its length.  The result
     does not depend on the chunk size.  ``progress`` shows a progress bar.
+
+    ``snapshot`` takes the aged device (preconditioning's fill and warm-up) from a
+    snapshot instead of preconditioning (:mod:`flashrr.snapshots`; same results): a
+    directory holds one snapshot per device state, made by the first run that needs
+    it; a ``.npz`` path names one snapshot file, which must exist and match the run
+    (:class:`~flashrr.snapshots.SnapshotError` names the file and the field that differs).
     """
     config = resolve_config(config)
     chunk_requests = default_chunk_requests() if chunk_requests is None else check_chunk_requests(chunk_requests)
@@ -128,6 +134,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
         raise ValueError(f"repeat: expected a positive integer, got {repeat!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    if snapshot is not None and not isinstance(snapshot, str) and not hasattr(snapshot, "__fspath__"):
+        raise ValueError(f"snapshot: expected a directory or a .npz path, got {type(snapshot).__name__}")
     spec = trace
     trace = resolve_source(trace, config, progress=progress)
     pol = make_policy(policy, **policy_params)
@@ -142,14 +150,18 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     rng = np.random.default_rng(seed)
     n_warm = int(round(config.precondition.warmup_random_writes_ratio * fill))
     warm = rng.integers(0, fill, size=n_warm, dtype=np.int64) if n_warm and fill else np.zeros(0, np.int64)
+    hooks = pol.hooks()
     if engine == "compiled":
         from ._core import load_compiled_engine
 
-        eng = load_compiled_engine()(layout, pol.hooks(), seed, check_invariants)
+        eng = load_compiled_engine()(layout, hooks, seed, check_invariants)
     else:
-        eng = ReferenceEngine(layout, pol.hooks(), seed, check_invariants)
+        eng = ReferenceEngine(layout, hooks, seed, check_invariants)
     t0 = time.perf_counter()
-    eng.precondition(fill, warm)
+    if snapshot is None:
+        eng.precondition(fill, warm)
+    else:
+        _precondition_from_snapshot(eng, snapshot, config, layout, fill, warm, engine, check_invariants, pol, hooks)
     _replay(eng, trace, int(repeat), chunk_requests, progress)
     wall = time.perf_counter() - t0
     if check_invariants:
@@ -168,6 +180,22 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     del eng, layout, raw, em
     release_engine(held)
     return result
+
+
+def _precondition_from_snapshot(eng, snapshot, config, layout, fill, warm, engine, check, pol, hooks) -> str:
+    """Precondition ``eng`` through ``snapshot`` (a directory or a ``.npz`` file;
+    :func:`flashrr.snapshots.precondition_or_restore`)."""
+    from ._core.assembly import precondition_acts, snapshot_blockers
+    from .snapshots import precondition_or_restore, snapshot_fields
+    from .snapshots.key import policy_identity
+
+    acts = bool(precondition_acts(hooks))  # then the key names the policy, and the snapshot holds its mechanisms
+    ident = policy_identity(pol) if acts else None
+
+    def fields():
+        return snapshot_fields(config, layout, fill, warm, engine, check, eng.device_state(acts), ident)
+
+    return precondition_or_restore(eng, fill, warm, snapshot, fields, snapshot_blockers(hooks), acts)
 
 
 def release_engine(layout_ref) -> None:

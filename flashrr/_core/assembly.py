@@ -41,7 +41,9 @@ class MechanismEntry:
     object, the name of its method that returns it (or None for a spec that places as
     the device does: Optimal); ``counters``: names of the counters the mechanism keeps
     and reports through its ``counter_values()`` method (one int each, in this order),
-    added to the run's summary."""
+    added to the run's summary.  ``erase_resets_only``: its erase-observer calls only
+    clear what its read and request observers set, so preconditioning (no reads, no
+    requests) leaves it as built and its policy shares Baseline's snapshot."""
 
     hook: str
     module: str
@@ -49,6 +51,7 @@ class MechanismEntry:
     roles: tuple
     placer: str | None = None
     counters: tuple = ()
+    erase_resets_only: bool = False
 
     def __post_init__(self):
         bad = [r for r in self.roles if r not in ROLES]
@@ -162,6 +165,54 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
     if L.gc_write_stall and out.requesters is not None:
         raise EngineError(STALL_WITH_EARLY_MOVES)
+    return out
+
+
+#: Roles whose calls happen while the engine preconditions (the fill's and warm-up's GC).
+PRECONDITION_ROLES = ("erase_observer", "migration_placer")
+
+
+def precondition_acts(hooks) -> list:
+    """Why ``hooks`` change what preconditioning does or leaves, one phrase each (empty:
+    they do not, and a device preconditioned without them is the same): a mechanism in
+    a role called during GC (:data:`PRECONDITION_ROLES`; an erase observer that
+    ``erase_resets_only`` does not count), a static layout of its own
+    (its placer takes the fill), or a policy hook that chooses GC victims or places GC
+    pages.  The user placers of the write pool and RR streams are off while the engine
+    preconditions."""
+    if hooks is None:
+        return []
+    out = []
+    for e, _ in declared(hooks):
+        roles = [r for r in e.roles if r in PRECONDITION_ROLES and not (r == "erase_observer" and e.erase_resets_only)]
+        if roles:
+            out.append(f"mechanism {e.hook!r} ({', '.join(roles)})")
+    out += [f"mechanism {e.hook!r} (its static layout places the fill)" for e, _ in declared(hooks)
+            if e.placer and "user_placer" in e.roles]
+    if hooks.choose_gc_victim is not None:
+        out.append("hook choose_gc_victim")
+    if hooks.place_migration is not None and "gc" in hooks.place_kinds:
+        out.append("hook place_migration of GC pages")
+    return out
+
+
+def snapshot_blockers(hooks) -> list:
+    """The parts of ``precondition_acts(hooks)`` a snapshot cannot hold, one phrase each:
+    a policy hook (its Python state), or a mechanism acting during preconditioning whose
+    class has no ``state()``/``restore()`` pair.  Empty: the policy's aged device can come
+    from a snapshot keyed by the policy."""
+    if hooks is None:
+        return []
+    out = []
+    for e, _ in declared(hooks):
+        acting = any(r in PRECONDITION_ROLES and not (r == "erase_observer" and e.erase_resets_only) for r in e.roles)
+        cls = getattr(importlib.import_module(f"flashrr._core.mechanisms.{e.module}_py"), e.cls)
+        if acting and not hasattr(cls, "state"):
+            out.append(f"mechanism {e.hook!r} keeps no snapshot state")
+    if hooks.choose_gc_victim is not None:
+        out.append("hook choose_gc_victim")
+    if hooks.place_migration is not None and "gc" in hooks.place_kinds:
+        out.append("hook place_migration of GC pages")
     return out
 
 

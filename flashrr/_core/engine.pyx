@@ -25,6 +25,7 @@ from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKET
                      HIST_SUB_BITS as _HIST_SUB_BITS, SCHED_CODES as _SCHED_CODES, SCHED_USER_FIRST as _USER_FIRST)
 from .invariants import check_state
 from .weak import weak_method
+from .device_state import layer_states, restore_layers, state_layers
 from . import assembly
 
 cnp.import_array()
@@ -580,6 +581,24 @@ cdef class CompiledEngine:
         self.rc.clear_events()
         self.sched.reset()
         self.rc.array("block_reads")[:] = 0
+
+    def device_state(self, mechanisms=False):
+        """The device state preconditioning leaves, by layer (flashrr/snapshot): taken
+        right after :meth:`precondition`, and set by :meth:`restore_device_state`.
+        ``mechanisms``: with the state of the policy's mechanisms (a policy whose hooks
+        act during preconditioning)."""
+        return layer_states(self._state_layers(mechanisms), {"n_filled": self.n_filled})
+
+    def restore_device_state(self, state, mechanisms=False):
+        """Stand in for :meth:`precondition` on a new engine: set the state
+        :meth:`device_state` returned (ValueError names a layer's field that does not fit)."""
+        self.n_filled = restore_layers(self._state_layers(mechanisms), state)["n_filled"]
+
+    def _state_layers(self, mechanisms):
+        placer = self.placer if self.placer is not None and self.placer.places_fill else None
+        return state_layers({"ftl": self.ftl, "reclaim": self.rc, "error_model": self.em if self.em_on else None,
+                             "pv": self.pv if self.pv_on else None, "placer": placer},
+                            self.slots.mechanisms if mechanisms else {})
 
     def run(self, time_ns, offset, size, is_write, int repeat=1):
         """Replay requests in order (may be called again with later chunks)."""

@@ -20,6 +20,7 @@ from .counters import COUNTERS
 from .invariants import EngineError, InvariantError, check_precondition, check_requests, unwritten_read
 from .invariants import check_state
 from .weak import weak_method
+from .device_state import layer_states, restore_layers, state_layers
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
@@ -373,6 +374,23 @@ class ReferenceEngine:
         self.rc.rr_events.clear()
         self.sched.reset()
         self.rc.block_reads[:] = 0
+
+    def device_state(self, mechanisms: bool = False) -> dict:
+        """The device state preconditioning leaves, by layer (flashrr/snapshot): taken
+        right after :meth:`precondition`, and set by :meth:`restore_device_state`.
+        ``mechanisms``: with the state of the policy's mechanisms (a policy whose hooks
+        act during preconditioning)."""
+        return layer_states(self._state_layers(mechanisms), {"n_filled": self.n_filled})
+
+    def restore_device_state(self, state: dict, mechanisms: bool = False) -> None:
+        """Stand in for :meth:`precondition` on a new engine: set the state
+        :meth:`device_state` returned (ValueError names a layer's field that does not fit)."""
+        self.n_filled = restore_layers(self._state_layers(mechanisms), state)["n_filled"]
+
+    def _state_layers(self, mechanisms: bool) -> dict:
+        placer = self.placer if self.placer is not None and self.placer.places_fill else None
+        return state_layers({"ftl": self.ftl, "reclaim": self.rc, "error_model": self.em, "pv": self.pv,
+                             "placer": placer}, self.slots.mechanisms if mechanisms else {})
 
     def run(self, time_ns, offset, size, is_write, repeat: int = 1) -> None:
         """Replay requests in order (may be called again with later chunks)."""

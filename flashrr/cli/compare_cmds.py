@@ -40,14 +40,17 @@ def _plot_paths(path: str, devices) -> list:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
               help="Worker processes [default: the CPUs available; 0 runs in this process].")
+@click.option("--snapshots", "snapshots", type=click.Path(file_okay=False), default=None,
+              help="Keep the aged-device snapshots the runs start from in DIR, for later runs "
+                   "[default: a temporary directory for this comparison].")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Also write a multi-panel bar chart to FILE.png (with --per-paper, FILE-<preset>.png each).")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON (one object per policy).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar of the runs (default: when stderr is a terminal).")
-def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, jobs, plot_path, as_json, as_csv,
-                progress):
+def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, jobs, snapshots, plot_path, as_json,
+                as_csv, progress):
     """Run several read-reclaim policies on one trace and print one row per
     policy: RRs, page moves, erases, WAF, read latency (mean, p99, p99.99),
     cache hit ratio, metadata, blocked and redirected reads, and each
@@ -67,7 +70,7 @@ def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, j
     written = []
     try:
         kw = dict(trace=trace_spec, repeat=repeat, params=parse_policy_params(params), seed=seed, jobs=jobs,
-                  progress=progress)
+                  progress=progress, snapshots=snapshots)
         if per_paper:
             blocks = compare_per_paper(policies or PER_PAPER_POLICIES, **kw)
             df, text = _per_paper_frame(blocks), format_per_paper(blocks)

@@ -34,8 +34,10 @@ def _fail(e: Exception) -> click.ClickException:
               help="Run on the existing Dask cluster with this scheduler address instead of local processes.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: when stderr is a terminal].")
+@click.option("--snapshots/--no-snapshots", default=True, show_default=True,
+              help="Runs that start from the same aged device restore it from one snapshot in OUT/snapshots.")
 @click.pass_context
-def sweep(ctx, spec, out, jobs, scheduler, progress):
+def sweep(ctx, spec, out, jobs, scheduler, progress, snapshots):
     """Run the sweep described by SPEC (a TOML file): traces x devices x policy
     parameter grids x seeds.  Each run is stored in OUT the moment it finishes."""
     if jobs is not None and scheduler is not None:
@@ -46,7 +48,7 @@ def sweep(ctx, spec, out, jobs, scheduler, progress):
     if progress is None:
         progress = sys.stderr.isatty()
     try:
-        outcome = run_sweep(spec, out, jobs=jobs, scheduler=scheduler, progress=progress)
+        outcome = run_sweep(spec, out, jobs=jobs, scheduler=scheduler, progress=progress, snapshots=snapshots)
     except (SpecError, ConfigError, StoreError, SweepError, OSError, ValueError, ImportError) as e:
         raise _fail(e) from None
     except KeyboardInterrupt:

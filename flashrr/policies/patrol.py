@@ -17,7 +17,7 @@ from .._core.assembly import MechanismEntry
 from ..policy import Policy, register_policy
 
 PATROL = MechanismEntry("patrol_scan", "patrol", "PatrolScan", ("request_observer", "erase_observer"),
-                        counters=("patrol_visits", "patrol_queued_superblocks", "patrol_queued_pages"))
+                        erase_resets_only=True, counters=("patrol_visits", "patrol_queued_superblocks", "patrol_queued_pages"))
 
 
 @register_policy

@@ -100,7 +100,7 @@ def check_workers(jobs, scheduler, who: str) -> None:
 
 
 def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
-              base_dir=None) -> SweepOutcome:
+              base_dir=None, snapshots: bool = True) -> SweepOutcome:
     """Run every run of ``spec`` that ``out`` does not hold yet; see :func:`sweep`.
 
     Raises :class:`~flashrr.sweep.spec.SpecError` before any run for an invalid
@@ -117,6 +117,8 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
     with store.lock():
         tasks = plan(spec, store)
         todo = [t for t in tasks if not store.is_done(t.key, t.keep)]
+        if snapshots:  # runs that start from the same aged device share its snapshot in the store
+            todo = [replace(t, snapshots=str(store.snapshots.resolve())) for t in todo]
         report.total, report.done_before = len(tasks), len(tasks) - len(todo)
         bar = Progress(report.total, report.done_before, enabled=progress)
 
@@ -153,7 +155,7 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
 
 
 def sweep(spec_or_path, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
-          base_dir=None) -> pd.DataFrame:
+          base_dir=None, snapshots: bool = True) -> pd.DataFrame:
     """Run a parameter sweep and return its results, one row per run.
 
     ``spec_or_path``: a sweep spec (a ``.toml`` path or a dict of the same
@@ -163,14 +165,17 @@ def sweep(spec_or_path, out, jobs: int | None = None, scheduler: str | None = No
     ``jobs``: local worker processes (default: the CPUs available; 0 runs in
     this process); ``scheduler``: address of an existing Dask scheduler
     (``tcp://host:port``) to run on instead.  ``progress``: show a progress
-    bar on stderr.
+    bar on stderr.  ``snapshots``: runs that start from the same aged device take it
+    from one snapshot in ``out/snapshots`` (:mod:`flashrr.snapshots`; same results)
+    instead of each preconditioning it.
 
     Returns the rows of :func:`~flashrr.sweep.store.load_results` for this
     spec's runs, in the spec's run order.  Raises :class:`SweepFailed` (after
     every run has been tried) if any run failed; its ``results`` attribute
     still holds the done runs.
     """
-    outcome = run_sweep(spec_or_path, out, jobs=jobs, scheduler=scheduler, progress=progress, base_dir=base_dir)
+    outcome = run_sweep(spec_or_path, out, jobs=jobs, scheduler=scheduler, progress=progress, base_dir=base_dir,
+                        snapshots=snapshots)
     if len(outcome.failures):
         first = outcome.failures.iloc[0]
         raise SweepFailed(f"{len(outcome.failures)} of {outcome.report.total} runs failed (details in "

@@ -7,6 +7,7 @@ Layout of ``DIR``::
     runs/<key>.gc_events.parquet  kept GC events   (keep = ["gc_events"])
     runs/<key>.hist.npz           kept latency histograms read/write/io (keep = ["hist"])
     runs/<key>.error.json         the last failure of a run that is not done
+    snapshots/<key>.npz           aged-device snapshots the runs start from (flashrr.snapshots)
     trace_hashes.json             content hashes of trace files (a cache)
     .lock                         held by the sweep that is writing (advisory)
 
@@ -25,15 +26,16 @@ import json
 import os
 import re
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..atomic_file import atomic_open
 from .task import RunOutcome, RunTask
 
 RUNS_DIR = "runs"
+SNAPSHOTS_DIR = "snapshots"
 HASHES_FILE = "trace_hashes.json"
 LOCK_FILE = ".lock"
 _SUMMARY_RE = re.compile(r"^([0-9a-f]+)\.parquet$")
@@ -59,17 +61,8 @@ def _pyarrow():
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path = Path(path)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def _parquet_bytes(df: pd.DataFrame) -> bytes:
@@ -104,6 +97,7 @@ class ResultStore:
         elif not self.root.is_dir():
             raise StoreError(f"{self.root}: no such results directory")
         self.runs = self.root / RUNS_DIR
+        self.snapshots = self.root / SNAPSHOTS_DIR
 
     # ---------------------------------------------------------------- paths and state
     def summary_path(self, key: str) -> Path:
@@ -144,7 +138,7 @@ class ResultStore:
             os.close(fd)  # closing releases the lock
 
     def _remove_temporaries(self) -> None:
-        for d in (self.root, self.runs):
+        for d in (self.root, self.runs, self.snapshots):
             for tmp in d.glob(".*.tmp"):
                 with contextlib.suppress(FileNotFoundError):
                     tmp.unlink()

@@ -58,7 +58,8 @@ class RunTask:
     (the normalised synth spec, or ``sha256:<hex>`` of the file's bytes).
     ``params`` go to the policy constructor; ``key_params`` are the policy's
     full parameters (its defaults overlaid with ``params``), used for the key
-    and the ``param_*`` columns.
+    and the ``param_*`` columns.  ``snapshots`` does not change the result, so it
+    is not part of the key.
     """
 
     index: int
@@ -75,6 +76,7 @@ class RunTask:
     engine: str
     keep: tuple = ()
     imports: tuple = ()
+    snapshots: str = ""  # directory of aged-device snapshots ("": every run preconditions); not in the key
 
     def columns(self) -> dict:
         """Columns stored with the run's summary that say which run it was."""

@@ -164,7 +164,7 @@ def execute(task: RunTask) -> RunOutcome:
         base, loaded = _CACHE.get(base_identity(task.trace_id, task.trace_target), task.trace_target)
         trace = apply_pipeline(parse_trace_spec(task.trace_target), base, task.device)
         res = simulate(task.device, trace, task.policy, seed=task.seed, engine=task.engine, repeat=task.repeat,
-                       **task.params)
+                       snapshot=task.snapshots or None, **task.params)
         artifacts = {}
         if "rr_events" in task.keep:
             artifacts["rr_events"] = res.rr_events

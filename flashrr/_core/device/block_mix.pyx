@@ -8,7 +8,7 @@ import functools
 import numpy as np
 cimport numpy as cnp
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
 
@@ -25,3 +25,10 @@ cdef class BlockMix:
     def array(self, name):
         """``mix_user``, ``mix_rr`` or ``mix_gc``: pages programmed per block since its erase."""
         return self._keep[name]
+
+    def state(self):
+        """Copies of the three arrays, for a snapshot."""
+        return saved_arrays(self._keep, ("mix_user", "mix_rr", "mix_gc"))
+
+    def restore(self, state):
+        restore_arrays(self._keep, state, ("mix_user", "mix_rr", "mix_gc"), "block_mix")

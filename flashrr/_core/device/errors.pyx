@@ -12,7 +12,7 @@ import numpy as np
 cimport numpy as cnp
 
 from ...reliability.engine_tables import N_RET_BUCKETS
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 from .errors_py import UNSET
 
 cnp.import_array()
@@ -76,6 +76,26 @@ cdef class ErrorState:
     def array(self, name):
         """One of the per-block arrays (``pe``, ``born``, ``mult``), for tests."""
         return self._keep[name]
+
+    def state(self):
+        """P/E counts, first-program times, looked-up read counts and the table rows, for a snapshot."""
+        out = saved_arrays(self._keep, ("pe", "born", "rec", "mult", "tab"))
+        out["pe_hi"] = self.pe_hi
+        return out
+
+    def restore(self, state):
+        """Set the state :meth:`state` returned (same layout and tables)."""
+        cdef cnp.ndarray a
+        restore_arrays(self._keep, state, ("pe", "born", "rec", "mult"), "error_model")
+        tab = state.get("tab")
+        own = self._keep["tab"]
+        if tab is None or tab.dtype != np.int32 or tab.ndim != own.ndim or tab.shape[1:] != own.shape[1:]:
+            raise ValueError("error_model.tab: missing or not whole table rows")
+        a = self._keep["tab"] = np.ascontiguousarray(tab, dtype=np.int32).copy()
+        self.tab = <int32_t*>a.data
+        self.pe_hi = int(state["pe_hi"])
+        if (self.pe_hi - self.pe_lo) * self.n_buckets * self.W != tab.size:
+            raise ValueError("error_model.pe_hi: does not match the table rows")
 
     cdef int first_program(self, int64_t blk, int64_t t) except -1 nogil:
         cdef int64_t m

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device_state import copied, set_copied
+
 UNSET = np.iinfo(np.int64).min   # born: no page programmed since the erase
 NEVER_T = np.iinfo(np.int64).max
 INT32_MAX = 2**31 - 1
@@ -40,6 +42,23 @@ class ErrorState:
         self.offset_ns = 0
         self.pe_lo, self.pe_hi = T.initial_range()             # P/E counts the table covers
         self.tab = T.rows(self.pe_lo, self.pe_hi)              # [P/E - pe_lo, bucket, trigger + switch]
+
+    def state(self) -> dict:
+        """P/E counts, first-program times, looked-up read counts and the table rows, for a snapshot."""
+        out = copied(self, ("pe", "born", "next_t", "mult", "switch", "tab"))
+        out["pe_hi"] = self.pe_hi
+        return out
+
+    def restore(self, state: dict) -> None:
+        """Set the state :meth:`state` returned (same layout and tables)."""
+        set_copied(self, state, ("pe", "born", "next_t", "mult", "switch"), "error_model")
+        tab = state.get("tab")
+        if tab is None or tab.dtype != self.tab.dtype or tab.ndim != 3 or tab.shape[1:] != self.tab.shape[1:]:
+            raise ValueError("error_model.tab: missing or not whole table rows")
+        if int(state["pe_hi"]) - self.pe_lo != tab.shape[0]:
+            raise ValueError("error_model.pe_hi: does not match the table rows")
+        self.tab = tab.copy()
+        self.pe_hi = int(state["pe_hi"])
 
     def set_untimed(self, on: bool) -> None:
         """Preconditioning: the data written now is ``data_age_s`` old when the trace starts."""

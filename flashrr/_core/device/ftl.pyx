@@ -11,9 +11,13 @@ cimport numpy as cnp
 from .common cimport *
 from ..invariants import EngineError
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
+
+# the arrays a snapshot keeps (the cache slots in lmap are all -1 after preconditioning)
+_STATE_ARRAYS = ("lmap", "p2l", "sb_valid", "sb_state", "free_ring", "free_head", "free_cnt", "uf_sb", "uf_wp",
+                 "gc_open", "gc_len", "gc_pos", "gc_off", "gc_due", "unerased", "sb_tag", "version", "ppn_version")
 
 
 cdef class Ftl:
@@ -68,6 +72,18 @@ cdef class Ftl:
     def array(self, name):
         """A NumPy view of one of the FTL's arrays (l2p, p2l, sb_valid, sb_state, ...)."""
         return self._keep[name]
+
+    def state(self):
+        """Mapping, free pools and frontiers, for a snapshot (flashrr/snapshot)."""
+        out = saved_arrays(self._keep, _STATE_ARRAYS)
+        out["user_lane"] = self.user_lane
+        return out
+
+    def restore(self, state):
+        """Set the state :meth:`state` returned (same layout)."""
+        restore_arrays(self._keep, state, _STATE_ARRAYS, "ftl")
+        self.user_lane = int(state["user_lane"])
+        self.kick = -1
 
     cdef int32_t alloc(self, int32_t lane, bint gc) except -1 nogil:
         """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR frontier."""

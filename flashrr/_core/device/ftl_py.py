@@ -8,6 +8,11 @@ import numpy as np
 from ..invariants import EngineError
 from ..layout import GC_OPEN_MAX, SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, Layout
 from .sched_py import Scheduler
+from ..device_state import copied, pack_lists, set_copied, unpack_lists
+
+_ARRAYS = ("l2p", "p2l", "sb_valid", "sb_state", "version", "ppn_version")
+_LISTS = ("uf_sb", "uf_wp", "gc_due", "unerased")
+_NESTED = ("free", "gc_open", "gc_pos", "gc_off")
 
 
 class Ftl:
@@ -37,6 +42,40 @@ class Ftl:
         self.check = check
         self.version = np.zeros(L.logical_pages if check else 0, dtype=np.int64)
         self.ppn_version = np.zeros(L.n_pages if check else 0, dtype=np.int64)
+
+    def state(self) -> dict:
+        """Mapping, free pools and frontiers, for a snapshot (flashrr/snapshot)."""
+        out = copied(self, _ARRAYS)
+        for name in _LISTS:
+            out[name] = np.array(getattr(self, name), dtype=np.int64)
+        for name in _NESTED:
+            out[name], out[name + "_lens"] = pack_lists(getattr(self, name))
+        out["sb_tag"] = np.array(sorted(self.sb_tag.items()), dtype=np.int64).reshape(-1, 2)
+        out["user_lane"] = self.user_lane
+        return out
+
+    def restore(self, state: dict) -> None:
+        """Set the state :meth:`state` returned (same layout)."""
+        set_copied(self, state, _ARRAYS, "ftl")
+        n = self.L.n_lanes
+        for name in _LISTS + _NESTED:
+            if name not in state:
+                raise ValueError(f"ftl.{name}: missing")
+        for name in _LISTS:
+            if state[name].shape != (n,):
+                raise ValueError(f"ftl.{name}: expected {n} lanes, got shape {state[name].shape}")
+            setattr(self, name, [int(v) for v in state[name]])
+        for name in _NESTED:
+            try:
+                lists = unpack_lists(state[name], state.get(name + "_lens", np.zeros(0, np.int64)))
+            except ValueError as e:
+                raise ValueError(f"ftl.{name}: {e}") from None
+            if len(lists) != n:
+                raise ValueError(f"ftl.{name}: expected {n} lanes, got {len(lists)}")
+            setattr(self, name, lists)
+        self.sb_tag = {int(s): int(t) for s, t in state["sb_tag"]}
+        self.user_lane = int(state["user_lane"])
+        self.kick = -1
 
     def alloc(self, lane: int, gc: bool) -> int:
         """Pop the lane's oldest free superblock for the user (``gc`` False) or the GC/RR

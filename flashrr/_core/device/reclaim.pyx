@@ -17,7 +17,7 @@ from .block_mix cimport BlockMix
 from ..roles cimport Mechanism
 from ..invariants import EngineError
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
 
@@ -220,6 +220,19 @@ cdef class Reclaim:
     def array(self, name):
         """A NumPy view of one of this layer's arrays (block_reads, block_erases, rr_threshold)."""
         return self._keep[name]
+
+    def state(self):
+        """P/E counts, RR thresholds and block mixes, for a snapshot (the read counts are 0 then)."""
+        out = saved_arrays(self._keep, ("block_erases", "rr_threshold", "rr_touched", "m_rowstamp"))
+        out["rowstamp_serial"] = self.rowstamp_serial
+        out.update(self.mix.state())
+        return out
+
+    def restore(self, state):
+        """Set the state :meth:`state` returned (same layout)."""
+        restore_arrays(self._keep, state, ("block_erases", "rr_threshold", "rr_touched", "m_rowstamp"), "reclaim")
+        self.rowstamp_serial = int(state["rowstamp_serial"])
+        self.mix.restore(state)
 
     def events(self, bint rr):
         return self.rr_events if rr else self.gc_events

@@ -11,6 +11,7 @@ from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB
 from .ftl_py import Ftl
 from .sched_py import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler, erase_tag
 from .block_mix_py import BlockMix
+from ..device_state import copied, set_copied
 
 
 class Reclaim:
@@ -34,6 +35,17 @@ class Reclaim:
         self.gc_events: list = []
         self.in_mig = False  # a migration is being decided
         self.untimed = False  # precondition: decide, book nothing
+
+    def state(self) -> dict:
+        """P/E counts, RR thresholds and block mixes, for a snapshot (the read counts are 0 then)."""
+        out = copied(self, ("block_erases", "rr_threshold", "rr_touched"))
+        out.update(self.mix.state())
+        return out
+
+    def restore(self, state: dict) -> None:
+        """Set the state :meth:`state` returned (same layout)."""
+        set_copied(self, state, ("block_erases", "rr_threshold", "rr_touched"), "reclaim")
+        self.mix.restore(state)
 
     def retries(self, blk: int) -> int:
         """Read retries of block ``blk`` at its current read count (under the error model's

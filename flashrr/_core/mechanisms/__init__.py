@@ -23,10 +23,10 @@ MECHANISMS = (
     # peak modelled bytes, blocks the slot pool could not take, classification scans, and per class
     # (hottest, hotter, tepid) the pages identified and those truly hot (diagnostic)
     MechanismEntry("working_sets", "working_sets", "WorkingSets", ("read_observer", "erase_observer"),
-                   counters=("ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot",
+                   erase_resets_only=True, counters=("ws_peak_bytes", "ws_pool_full", "ws_classify_scans", "ws_htt", "ws_htt_hot",
                              "ws_htr", "ws_htr_hot", "ws_tpd", "ws_tpd_hot")),
     MechanismEntry("early_moves", "early_moves", "EarlyMoves", ("read_observer", "request_observer",
-                                                                 "erase_observer")),
+                                                                 "erase_observer"), erase_resets_only=True),
     # replica programs, replicas dropped by a write, R-LRU entries evicted, peak replicas held,
     # staging-die busy time (ns)
     MechanismEntry("replication", "hot_replicas", "HotReplicas", ("read_observer", "write_observer",

@@ -38,9 +38,11 @@ cimport numpy as cnp
 
 from ..device.common cimport *
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
+
+_STATE_ARRAYS = ("blk_stream", "open_blk", "open_wp", "live", "given", "cold_next")
 
 
 cdef class Streams:
@@ -86,6 +88,14 @@ cdef class Streams:
         """A NumPy view: blk_stream, open_blk / open_wp / given ([lane, stream, slot] flattened), live
         ([lane, stream]), cold_next ([lane])."""
         return self._keep[name]
+
+    def state(self):
+        """Each block's stream and the streams' open blocks, for a snapshot (the GC of
+        preconditioning opens and erases stream blocks)."""
+        return saved_arrays(self._keep, _STATE_ARRAYS)
+
+    def restore(self, state):
+        restore_arrays(self._keep, state, _STATE_ARRAYS, "rr_streams")
 
     def counter_values(self):
         return counts_list(self.ctr, ST_N_COUNTERS)

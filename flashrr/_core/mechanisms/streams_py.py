@@ -9,8 +9,11 @@ import numpy as np
 
 from ..layout import SB_CLOSED, SB_OPEN_GC, Layout
 from ..device.ftl_py import Ftl
+from ..device_state import copied, json_array, json_value, set_copied
 from ..roles_py import Mechanism
 from . import counter_names
+
+_NESTED = ("open", "live", "given", "cold_next")  # per lane, in a snapshot
 
 
 
@@ -65,6 +68,21 @@ class Streams(Mechanism):
         self.cold_next = [0] * n
         self.code: list = []
         self.perm: list = []
+
+    def state(self) -> dict:
+        """Each block's stream and the streams' open blocks, for a snapshot (the GC of
+        preconditioning opens and erases stream blocks)."""
+        out = copied(self, ("blk_stream",))
+        out.update({name: json_array(getattr(self, name)) for name in _NESTED})
+        return out
+
+    def restore(self, state: dict) -> None:
+        set_copied(self, state, ("blk_stream",), "rr_streams")
+        values = {name: json_value(state, name, "rr_streams") for name in _NESTED}
+        if any(len(v) != len(self.cold_next) for v in values.values()):
+            raise ValueError(f"rr_streams.open: expected {len(self.cold_next)} lanes")
+        for name, v in values.items():
+            setattr(self, name, v)
 
     def counter_values(self) -> list:
         return list(self.ctr.values())

@@ -37,12 +37,14 @@ cimport numpy as cnp
 
 from ..device.common cimport *
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 from ..layout import SB_POOL as _SB_POOL
 
 cnp.import_array()
 
 assert _SB_POOL == S_POOL
+
+_STATE_ARRAYS = ("pool_blk", "pool_idx", "pool_flag", "pool_len", "pool_n_wr", "pool_cap", "wfr_blk", "wfr_idx")
 
 
 cdef class WritePool:
@@ -79,6 +81,13 @@ cdef class WritePool:
     def array(self, name):
         """A NumPy view of the pool state (pool_blk, pool_idx, pool_flag, pool_len, pool_cap, wfr_blk, ...)."""
         return self._keep[name]
+
+    def state(self):
+        """The pools and internal frontiers, for a snapshot (the GC of preconditioning fills them)."""
+        return saved_arrays(self._keep, _STATE_ARRAYS)
+
+    def restore(self, state):
+        restore_arrays(self._keep, state, _STATE_ARRAYS, "write_pool")
 
     def counter_values(self):
         return counts_list(self.ctr, WP_N_COUNTERS)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..layout import SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, SB_POOL, Layout
 from ..device.ftl_py import Ftl
+from ..device_state import json_array, json_value
 from ..roles_py import Mechanism
 from . import counter_names
 
@@ -46,6 +47,16 @@ class WritePool(Mechanism):
         self.pool = [[] for _ in range(n)]  # per lane: [block, next offset, flag] in insertion order
         self.cap = [self.cap_min] * n
         self.wfr = [[-1, 0] for _ in range(n)]  # internal frontier: block, next offset
+
+    def state(self) -> dict:
+        """The pools and internal frontiers, for a snapshot (the GC of preconditioning fills them)."""
+        return {"pool": json_array(self.pool), "cap": json_array(self.cap), "wfr": json_array(self.wfr)}
+
+    def restore(self, state: dict) -> None:
+        pool, cap, wfr = (json_value(state, name, "write_pool") for name in ("pool", "cap", "wfr"))
+        if not len(pool) == len(cap) == len(wfr) == self.n_lanes:
+            raise ValueError(f"write_pool.pool: expected {self.n_lanes} lanes")
+        self.pool, self.cap, self.wfr = pool, cap, wfr
 
     def counter_values(self) -> list:
         return list(self.ctr.values())

@@ -12,7 +12,7 @@ cimport numpy as cnp
 
 from ..device.common cimport *
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
 
@@ -60,6 +60,13 @@ cdef class PVTiming:
     def array(self, name):
         """A NumPy view of one of the arrays (phys, tprog, tbers, ...)."""
         return self._keep[name]
+
+    def state(self):
+        """The binding of slot blocks to PV blocks (reassembly changes it), for a snapshot."""
+        return saved_arrays(self._keep, ("phys", "owner"))
+
+    def restore(self, state):
+        restore_arrays(self._keep, state, ("phys", "owner"), "pv")
 
     cdef void program_extra(self, const int32_t* ppns, int64_t* out, int32_t n) noexcept nogil:
         """out[i] = program latency of ppns[i] - t_program (ns): the engine's per-page

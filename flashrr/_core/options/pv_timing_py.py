@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device_state import copied, set_copied
 from ..layout import Layout
 
 
@@ -23,6 +24,13 @@ class PVTiming:
         self.owner[self.phys] = np.arange(len(self.phys), dtype=np.int32)
         self.bsum = T.block_sum_ns
         self.eigen = T.eigen.reshape(-1, T.n_words)
+
+    def state(self) -> dict:
+        """The binding of slot blocks to PV blocks (reassembly changes it), for a snapshot."""
+        return copied(self, ("phys", "owner"))
+
+    def restore(self, state: dict) -> None:
+        set_copied(self, state, ("phys", "owner"), "pv")
 
     def page_ns(self, ppn: int) -> int:
         """Program latency (ns) of page ``ppn`` alone."""

@@ -18,7 +18,7 @@ cimport numpy as cnp
 
 from ..device.ftl cimport Ftl
 
-from ..buffers import owned_array
+from ..buffers import owned_array, restore_arrays, saved_arrays
 from ..layout import lanes_by_die
 
 cnp.import_array()
@@ -45,6 +45,13 @@ cdef class StaticDie:
         self.die_lanes = <int32_t*>a.data
         a = owned_array(keep, "rot", layout.n_dies, np.int32)
         self.rot = <int32_t*>a.data
+
+    def state(self):
+        """Each die's next lane, for a snapshot (the placement fills the device)."""
+        return saved_arrays(self._keep, ("rot",))
+
+    def restore(self, state):
+        restore_arrays(self._keep, state, ("rot",), "static_placement")
 
     cdef int64_t user_page(self, int32_t lpn) except -1 nogil:
         """The user-page placer: the lane the placement gives ``lpn`` writes it."""

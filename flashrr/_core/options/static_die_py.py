@@ -56,6 +56,16 @@ class StaticDie(Mechanism):
         self.k = layout.k
         self.rot = [0] * layout.n_dies
 
+    def state(self) -> dict:
+        """Each die's next lane, for a snapshot (the placement fills the device)."""
+        return {"rot": np.array(self.rot, dtype=np.int32)}
+
+    def restore(self, state: dict) -> None:
+        rot = state.get("rot")
+        if rot is None or rot.shape != (len(self.rot),):
+            raise ValueError(f"static_placement.rot: expected {len(self.rot)} dies")
+        self.rot = [int(v) for v in rot]
+
     def die_for(self, lpn: int) -> int:
         if self.mode == PLACE_RAID5:
             return raid5_data_die(lpn, self.n_groups)
