@@ -64,7 +64,7 @@ def test_jobs_and_scheduler_together_are_a_usage_error(tmp_path):
     assert r.exit_code == 2 and "--scheduler" in r.output and "not both" in r.output
 
 
-def test_cli_passes_paper_scale_and_scheduler_to_every_paper(monkeypatch, tmp_path):
+def test_cli_passes_paper_scale_scheduler_and_snapshots_to_every_paper(monkeypatch, tmp_path):
     import flashrr.reproduce.report as report
 
     calls = []
@@ -75,21 +75,21 @@ def test_cli_passes_paper_scale_and_scheduler_to_every_paper(monkeypatch, tmp_pa
 
     monkeypatch.setattr(report, "reproduce", record)
     r = CliRunner().invoke(reproduce_cmd, ["all", "--paper-scale", "--scheduler", "tcp://127.0.0.1:1",
-                                           "--out", str(tmp_path), "--no-progress"])
+                                           "--no-snapshots", "--out", str(tmp_path), "--no-progress"])
     assert r.exit_code != 0 and [n for n, _ in calls] == NAMES
     assert all(kw["paper_scale"] and not kw["quick"] and kw["scheduler"] == "tcp://127.0.0.1:1"
-               for _, kw in calls)
+               and kw["snapshots"] is False for _, kw in calls)
     assert "Mode: --paper-scale" in (tmp_path / "report.md").read_text()
 
 
 @pytest.mark.parametrize("name", ["shuffler", "phasedrr", "cocktail", "hotr"])
-def test_scheduler_reaches_every_sweep_of_a_paper(name, monkeypatch, tmp_path):
+def test_scheduler_and_snapshots_reach_every_sweep_of_a_paper(name, monkeypatch, tmp_path):
     import flashrr.sweep as sweep_pkg
 
     seen = []
 
-    def fake_sweep(spec, store, jobs=None, scheduler=None, progress=True):
-        seen.append((jobs, scheduler))
+    def fake_sweep(spec, store, jobs=None, scheduler=None, progress=True, snapshots=True):
+        seen.append((jobs, scheduler, snapshots))
         return pd.DataFrame()
 
     monkeypatch.setattr(sweep_pkg, "sweep", fake_sweep)
@@ -102,8 +102,9 @@ def test_scheduler_reaches_every_sweep_of_a_paper(name, monkeypatch, tmp_path):
             monkeypatch.setattr(hotr_plan, "calibration", lambda plan, out, progress: {t: 1.0 for t in plan.traces})
         else:
             plan = replace(plan, target_busy=None)
-    paper.run(plan, tmp_path, paper.groups, jobs=None, progress=False, scheduler="tcp://127.0.0.1:1")
-    assert seen and set(seen) == {(None, "tcp://127.0.0.1:1")}
+    paper.run(plan, tmp_path, paper.groups, jobs=None, progress=False, scheduler="tcp://127.0.0.1:1",
+              snapshots=False)
+    assert seen and set(seen) == {(None, "tcp://127.0.0.1:1", False)}
 
 
 def test_runner_refuses_jobs_with_a_scheduler(tmp_path):

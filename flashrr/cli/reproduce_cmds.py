@@ -67,9 +67,12 @@ def trace_param_help() -> str:
 @click.option("--workload", type=click.Choice(["model", "synth"]), default="model", show_default=True,
               help="Paper traces from the workload model (model:PRESET: the table's numbers with the locality of "
                    "a real sample of the family) or from the synthetic generator (synth:PRESET).")
+@click.option("--snapshots/--no-snapshots", default=True, show_default=True,
+              help="Runs that start from the same aged device restore it from one snapshot in OUT/store/snapshots "
+                   "(same results; a snapshot takes about 10 bytes per flash page of disk).")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
 def reproduce_cmd(paper, quick, paper_scale, repeat, jobs, scheduler, out_dir, figures, trace_params, device_params,
-                  workload, no_progress):
+                  workload, snapshots, no_progress):
     if quick and paper_scale:
         raise click.UsageError("--quick and --paper-scale are mutually exclusive")
     if jobs is not None and scheduler is not None:
@@ -79,7 +82,7 @@ def reproduce_cmd(paper, quick, paper_scale, repeat, jobs, scheduler, out_dir, f
             raise click.UsageError("--figure, --trace-param and --device-param are per paper; "
                                    "they do not apply to 'reproduce all'")
         _reproduce_all(quick, repeat, jobs, out_dir or "out/reproduce-all", not no_progress, workload, paper_scale,
-                       scheduler)
+                       scheduler, snapshots)
         return
     from flashrr.cli.run_cmds import parse_param
     from flashrr.reproduce.runner import reproduce
@@ -90,7 +93,7 @@ def reproduce_cmd(paper, quick, paper_scale, repeat, jobs, scheduler, out_dir, f
         res = reproduce(PAPERS[paper], out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=not no_progress,
                         figures=list(figures) or None, trace_params=[parse_param(p) for p in trace_params],
                         device_overrides=[parse_param(p) for p in device_params], workload=workload,
-                        paper_scale=paper_scale, scheduler=scheduler)
+                        paper_scale=paper_scale, scheduler=scheduler, snapshots=snapshots)
     except (ValueError, SweepFailed, StoreError) as e:
         raise click.ClickException(str(e)) from None
     n = sum(1 for paths in res["figures"].values() for p in paths if str(p).endswith(".png"))
@@ -102,14 +105,15 @@ def reproduce_cmd(paper, quick, paper_scale, repeat, jobs, scheduler, out_dir, f
     click.echo(f"total time {res['timings'].get('total_s', 0):.0f} s")
 
 
-def _reproduce_all(quick, repeat, jobs, out_dir, progress, workload="model", paper_scale=False, scheduler=None):
+def _reproduce_all(quick, repeat, jobs, out_dir, progress, workload="model", paper_scale=False, scheduler=None,
+                   snapshots=True):
     from flashrr.reproduce.report import reproduce_all
 
     def announce(p, i, n):
         click.echo(f"[{i + 1}/{n}] reproduce {p} -> {out_dir}/{p}", err=True)
 
     res = reproduce_all(out_dir, quick=quick, repeat=repeat, jobs=jobs, progress=progress, on_paper=announce,
-                        workload=workload, paper_scale=paper_scale, scheduler=scheduler)
+                        workload=workload, paper_scale=paper_scale, scheduler=scheduler, snapshots=snapshots)
     for s in res["sections"]:
         c = s.counts
         state = f"failed: {s.run.error}" if s.run.status != "ok" else \

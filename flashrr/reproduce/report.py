@@ -315,11 +315,13 @@ def write_report(out, runs: list, quick: bool | None = None, paper_scale: bool =
 
 def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
                   progress: bool = True, papers=None, plans: dict | None = None, on_paper=None,
-                  workload: str = "model", paper_scale: bool = False, scheduler: str | None = None) -> dict:
+                  workload: str = "model", paper_scale: bool = False, scheduler: str | None = None,
+                  snapshots: bool = True) -> dict:
     """Run every paper of ``papers`` (default: all of :data:`PAPERS`) into
     ``out/<paper>/`` and write the report after each.  ``quick`` or ``paper_scale``
     picks the plans (not both); ``jobs`` local processes or the Dask ``scheduler``
-    run the sweeps.  ``plans``: a plan per paper (passed as ``plan=``; overrides
+    run the sweeps (``snapshots``: from aged-device snapshots in each paper's store, as
+    :func:`flashrr.reproduce.runner.reproduce`).  ``plans``: a plan per paper (passed as ``plan=``; overrides
     ``quick``/``paper_scale``/``repeat``).  ``repeat`` is
     not passed to papers without traces (``Paper.has_traces`` False), nor is
     ``workload`` (``"model"`` or ``"synth"``: where the paper traces come from).
@@ -343,7 +345,7 @@ def reproduce_all(out, quick: bool = False, repeat: int | None = None, jobs: int
         try:
             declared = PAPERS[paper]
             kw = {"quick": quick, "paper_scale": paper_scale, "jobs": jobs, "scheduler": scheduler,
-                  "progress": progress}
+                  "progress": progress, "snapshots": snapshots}
             if repeat is not None and declared.has_traces:
                 kw["repeat"] = repeat
             if declared.has_traces and paper not in plans:

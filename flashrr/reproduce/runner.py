@@ -26,14 +26,17 @@ from ..sweep.driver import check_workers
 
 def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None, jobs: int | None = None,
               progress: bool = True, figures=None, plan=None, trace_params=(), device_overrides=(),
-              workload: str = "model", paper_scale: bool = False, scheduler: str | None = None) -> dict:
+              workload: str = "model", paper_scale: bool = False, scheduler: str | None = None,
+              snapshots: bool = True) -> dict:
     """Make ``paper``'s outputs in ``out``: the figures of ``figures`` (ids of
     ``paper.output_ids``), or every figure and the claims table when ``figures`` is
     None.  ``plan`` replaces the plan of the options (``quick``, ``paper_scale``,
     ``repeat``, ``trace_params``, ``device_overrides``, ``workload``: see
     :meth:`~flashrr.reproduce.paper.Paper.plan_from_options`).  The sweeps run on
     ``jobs`` local processes or on the Dask cluster whose scheduler is at ``scheduler``
-    (``tcp://HOST:PORT``; not both); a paper without sweeps runs in this process.
+    (``tcp://HOST:PORT``; not both); a paper without sweeps runs in this process.  With
+    ``snapshots``, runs that start from the same aged device restore it from one snapshot in
+    ``out/store/snapshots`` (:mod:`flashrr.snapshots`; the same results).
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {step: s}}``
     and, for a paper with sweeps, ``figures_not_drawn`` (id -> reason) and ``failed_runs``."""
     paper.check_options(repeat, trace_params, device_overrides)
@@ -48,11 +51,11 @@ def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None,
         plan = paper.plan_from_options(quick, repeat, trace_params, device_overrides, workload, paper_scale)
     if paper.reproduce is not None:
         return paper.reproduce(paper, plan, Path(out), None if figures is None else list(figures))
-    return reproduce_sweeps(paper, plan, Path(out), figures, jobs, progress, scheduler)
+    return reproduce_sweeps(paper, plan, Path(out), figures, jobs, progress, scheduler, snapshots)
 
 
 def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, progress: bool,
-                     scheduler: str | None = None) -> dict:
+                     scheduler: str | None = None, snapshots: bool = True) -> dict:
     """The body of :func:`reproduce` for a paper with sweeps: run (or resume) the
     groups the ``figures`` need (all of them and the claims when ``figures`` is None)
     with ``paper.run`` (on ``jobs`` local processes or the Dask ``scheduler``), then
@@ -63,7 +66,8 @@ def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, p
     groups = [g for g in paper.groups if with_claims or any(g in paper.figures[f].groups for f in wanted)]
     timings: dict = {}
     t0 = time.perf_counter()
-    runs = paper.run(plan, out, groups, jobs=jobs, progress=progress, timings=timings, scheduler=scheduler)
+    runs = paper.run(plan, out, groups, jobs=jobs, progress=progress, timings=timings, scheduler=scheduler,
+                     snapshots=snapshots)
     frames = [runs.frame(g) for g in groups if not runs.frame(g).empty]
     if frames:
         pd.concat(frames, ignore_index=True).to_csv(out / "runs.csv", index=False)

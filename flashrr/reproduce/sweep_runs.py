@@ -90,10 +90,11 @@ def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable,
 
 
 def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = None, progress: bool = True,
-               timings: dict | None = None, scheduler: str | None = None) -> dict:
+               timings: dict | None = None, scheduler: str | None = None, snapshots: bool = True) -> dict:
     """Run (or resume) the sweep spec of every group of ``groups`` into
     ``out/store``, on ``jobs`` local processes or on the Dask cluster at
-    ``scheduler`` (:func:`flashrr.sweep.sweep`); returns ``{group: tidy(group,
+    ``scheduler`` (:func:`flashrr.sweep.sweep`; ``snapshots``: runs on one aged device
+    restore it from ``out/store/snapshots``); returns ``{group: tidy(group,
     result rows)}``; the wall time (s) of each goes to ``timings[f"sweep_{group}_s"]``.
 
     A run that fails (the engine raised, or its result could not be stored) does
@@ -110,7 +111,7 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
             continue
         t0 = time.perf_counter()
         try:
-            rows = sweep(all_specs[g], store, jobs=jobs, scheduler=scheduler, progress=progress)
+            rows = sweep(all_specs[g], store, jobs=jobs, scheduler=scheduler, progress=progress, snapshots=snapshots)
         except SweepFailed as e:
             rows = e.results
             failed.append(e.failures.assign(group=g))
@@ -128,11 +129,12 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
 
 
 def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups, jobs: int | None = None,
-             progress: bool = True, timings: dict | None = None, scheduler: str | None = None):
+             progress: bool = True, timings: dict | None = None, scheduler: str | None = None,
+             snapshots: bool = True):
     """Run (or resume) the sweeps of ``groups`` into ``out/store`` (:func:`run_sweeps`) and return
     ``runs_cls(frames, store, plan)``; ``tidy(group, rows, plan)`` labels the rows."""
     frames = run_sweeps(all_specs, groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings,
-                        scheduler)
+                        scheduler, snapshots)
     return runs_cls(frames, Path(out) / "store", plan)
 
 

@@ -171,7 +171,7 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
 
 
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
-        timings: dict | None = None, scheduler: str | None = None) -> Runs:
+        timings: dict | None = None, scheduler: str | None = None, snapshots: bool = True) -> Runs:
     """Calibrate the time factors (:func:`calibration`, in this process), then run (or resume) the sweeps of
     ``groups`` into ``out/store`` on ``jobs`` local processes or the Dask cluster at ``scheduler``."""
     t0 = time.perf_counter()
@@ -179,5 +179,5 @@ def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool 
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
-                        timings, scheduler)
+                        timings, scheduler, snapshots)
     return Runs(frames, Path(out) / "store", plan, scales=scales)
