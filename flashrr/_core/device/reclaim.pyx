@@ -519,19 +519,25 @@ cdef class Reclaim:
         """Total time (ns) of the reads _reads() would write for pages 0..n-1 of a one-die
         migration, one per source row with pages, at the slowest page's retries; the rows'
         count into n_rows."""
-        cdef int32_t q = 0, off, rows = 0
+        cdef int32_t q = 0, rows = 0
         cdef int64_t worst, total = 0
         while q < n:
-            off = self.m_off[q]
-            worst = 0
-            while q < n and self.m_off[q] == off:
-                if cretry[self.m_comp[q]] > worst:
-                    worst = cretry[self.m_comp[q]]
-                q += 1
+            q = self._source_row(q, n, cretry, &worst)
             total += self.t_read + self.retry_extra[worst]
             rows += 1
         n_rows[0] = rows
         return total
+
+    cdef inline int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil:
+        """Pages q.. of migrated pages 0..n-1 that share page q's source row: their most retry
+        steps into ``worst``; returns the first page past the row."""
+        cdef int32_t off = self.m_off[q]
+        worst[0] = 0
+        while q < n and self.m_off[q] == off:
+            if cretry[self.m_comp[q]] > worst[0]:
+                worst[0] = cretry[self.m_comp[q]]
+            q += 1
+        return q
 
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
@@ -657,15 +663,10 @@ cdef class Reclaim:
         """The reads of a one-die migration's pages 0..n-1 as runs (transactions 0, 1, ...;
         x_count each): the transactions _reads() would write, one per source row at its
         slowest page's retries, with neighbours of equal duration joined.  Returns the count."""
-        cdef int32_t q = 0, off, nt = 0
+        cdef int32_t q = 0, nt = 0
         cdef int64_t worst, dur
         while q < n:
-            off = self.m_off[q]
-            worst = 0
-            while q < n and self.m_off[q] == off:
-                if cretry[self.m_comp[q]] > worst:
-                    worst = cretry[self.m_comp[q]]
-                q += 1
+            q = self._source_row(q, n, cretry, &worst)
             dur = self.t_read + self.retry_extra[worst]
             if nt and self.x_dur[nt - 1] == dur:
                 self.x_count[nt - 1] += 1
