@@ -54,6 +54,19 @@ def _acts(policy, cfg, trace=None, seed=0) -> tuple:
     return precondition_acts(pol.hooks()), snapshot_blockers(pol.hooks())
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _snapshot_every_device():
+    """The tests below draw devices with any warm-up, down to none; they are about what a
+    snapshot holds, so every device takes one here (the rule that skips devices with
+    little warm-up has its own test, which sets the share back)."""
+    import flashrr.snapshots.cache as cache
+
+    share = cache.MIN_WARMUP_SHARE
+    cache.MIN_WARMUP_SHARE = 0.0
+    yield share
+    cache.MIN_WARMUP_SHARE = share
+
+
 def _run(cfg, trace, policy, **kw):
     """simulate(), or the error it raised for a device the policy refuses or that runs out
     of spare space (assert_identical fails on any error a run without snapshot did not give)."""
@@ -473,3 +486,23 @@ def test_sweep_cli_no_snapshots_keeps_none(tmp_path):
     r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out2), "--jobs", "0"])
     assert r.exit_code == 0, r.output
     assert len(list((out2 / "snapshots").glob("*.npz"))) == 1
+
+
+@pytest.mark.parametrize("warmup, kept", [(0.0, 0), (0.02, 0), (0.05, 1)])
+def test_a_directory_keeps_no_snapshot_of_a_device_with_little_warm_up(tmp_path, warmup, kept,
+                                                                        _snapshot_every_device, monkeypatch):
+    """A fill without random warm-up writes costs less than a restore, so a snapshot
+    directory keeps none for it (below a thirty-second of the fill); the results are those
+    of preconditioning either way."""
+    import flashrr.snapshots.cache as cache
+
+    assert _snapshot_every_device == 1 / 32
+    monkeypatch.setattr(cache, "MIN_WARMUP_SHARE", _snapshot_every_device)
+    cfg = _device().replace(warmup_random_writes_ratio=warmup)
+    d = tmp_path / "snaps"
+    got = _count(lambda: flashrr.simulate(cfg, TRACE, snapshot=d))
+    assert got == ({"made": 1} if kept else {"cheap": 1})
+    assert len(list(d.glob("*.npz"))) == kept
+    plain = flashrr.simulate(cfg, TRACE)
+    again = flashrr.simulate(cfg, TRACE, snapshot=d)
+    assert_identical(plain, again, ignore=WALL_FIELDS)
