@@ -506,3 +506,31 @@ def test_a_directory_keeps_no_snapshot_of_a_device_with_little_warm_up(tmp_path,
     plain = flashrr.simulate(cfg, TRACE)
     again = flashrr.simulate(cfg, TRACE, snapshot=d)
     assert_identical(plain, again, ignore=WALL_FIELDS)
+
+
+def test_a_sweep_gives_the_snapshot_directory_only_to_runs_that_share_an_aged_device(tmp_path):
+    """A run on an aged device no other run of the sweep has would write a snapshot no run
+    loads: a sweep gives the directory to the runs with the device, seed and engine of
+    another, and the same trace unless the device fills its whole logical space (then the
+    trace does not change the fill); the others precondition."""
+    pytest.importorskip("pyarrow")
+    traces = ["synth:lun0?n_requests=300&seed=2&fold=modulo", "synth:lun0?n_requests=300&seed=3&fold=modulo"]
+
+    def spec(cfg, name, traces, policies, seeds):
+        dev = tmp_path / f"{name}.toml"
+        dev.write_text(cfg.to_toml())
+        return {"traces": traces, "devices": [str(dev)], "policies": {p: {} for p in policies}, "seeds": seeds,
+                "repeat": 1}
+
+    def count(s, name):
+        return _count(lambda: flashrr.sweep(s, tmp_path / name, jobs=0, progress=False))
+
+    full = _device()  # fill_ratio 1: both traces start from one aged device per seed
+    assert count(spec(full, "full", traces, ["baseline", "shuffler"], [0, 1]), "a") == {"made": 2, "loaded": 6}
+    assert count(spec(full, "full", traces[:1], ["baseline"], [0, 1]), "b") == {}  # no snapshot path at all
+    part = _device().replace(fill_ratio=0.5)  # the fill may depend on the trace: runs are paired by trace
+    assert count(spec(part, "part", traces, ["baseline"], [0]), "c") == {}
+    # each trace has two runs; both traces' highest pages are below the half fill, so their
+    # aged devices are one, and the second trace loads the first's snapshot
+    assert count(spec(part, "part", traces, ["baseline", "shuffler"], [0]), "d") == {"made": 1, "loaded": 3}
+    assert not list((tmp_path / "b" / "snapshots").glob("*.npz"))

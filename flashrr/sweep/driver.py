@@ -9,6 +9,7 @@ a killed worker, a crashed run) loses at most the runs in flight.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 import signal
 import threading
 from dataclasses import dataclass, field, replace
@@ -99,6 +100,20 @@ def check_workers(jobs, scheduler, who: str) -> None:
         raise ValueError(f"{who}: give jobs (local processes) or scheduler (a Dask cluster), not both")
 
 
+def with_shared_snapshots(todo: list, directory: str) -> list:
+    """``todo`` with the snapshot ``directory`` given to the runs that may share an aged
+    device: those with the same device, seed and engine as another run of ``todo`` (the
+    seed draws the warm-up), and the same trace unless the device fills its whole logical
+    space (the fill covers at least the trace's highest page).  A run on an aged device of
+    its own preconditions without one, since nothing would load the file."""
+    def aged(t: RunTask):
+        whole = t.device.precondition.fill_ratio >= 1.0
+        return None if whole else t.trace_id, t.device, t.seed, t.engine
+
+    count = Counter(aged(t) for t in todo)
+    return [replace(t, snapshots=directory) if count[aged(t)] > 1 else t for t in todo]
+
+
 def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
               base_dir=None, snapshots: bool = True) -> SweepOutcome:
     """Run every run of ``spec`` that ``out`` does not hold yet; see :func:`sweep`.
@@ -118,7 +133,7 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
         tasks = plan(spec, store)
         todo = [t for t in tasks if not store.is_done(t.key, t.keep)]
         if snapshots:  # runs that start from the same aged device share its snapshot in the store
-            todo = [replace(t, snapshots=str(store.snapshots.resolve())) for t in todo]
+            todo = with_shared_snapshots(todo, str(store.snapshots.resolve()))
         report.total, report.done_before = len(tasks), len(tasks) - len(todo)
         bar = Progress(report.total, report.done_before, enabled=progress)
 
