@@ -84,6 +84,7 @@ cdef class Reclaim:
     cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
                             int64_t t) except -2 nogil
     cdef int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil
+    cdef void _emit_run(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int64_t dur) noexcept nogil
     cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil
     cdef int32_t _prog_runs(self, int32_t nt, int32_t d, int32_t chan) noexcept nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,

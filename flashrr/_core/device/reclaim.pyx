@@ -478,12 +478,7 @@ cdef class Reclaim:
             # queued after all, as runs (reads, programs, then the erase)
             nt = self._read_runs(n, d, self.comp_chan[base], cretry)
             nt = self._prog_runs(nt, d, self.comp_chan[base])
-            self.x_phase[nt] = PH_ERASE
-            self.x_die[nt] = d
-            self.x_chan[nt] = 0
-            self.x_xfer[nt] = 0
-            self.x_dur[nt] = self.t_erase
-            self.x_count[nt] = 1
+            self._emit_run(nt, PH_ERASE, d, 0, self.t_erase)
             self.schedule(is_rr, victim, lane, t, nt + 1, n, True)
         elif direct:
             self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
@@ -659,6 +654,16 @@ cdef class Reclaim:
         self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
         return n_rows
 
+    cdef inline void _emit_run(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int64_t dur) noexcept nogil:
+        """Transaction nt of a one-die migration: one ``phase`` operation of ``dur`` ns on
+        ``die`` with no channel transfer, a run of 1 until a neighbour joins it."""
+        self.x_phase[nt] = phase
+        self.x_die[nt] = die
+        self.x_chan[nt] = chan
+        self.x_xfer[nt] = 0
+        self.x_dur[nt] = dur
+        self.x_count[nt] = 1
+
     cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil:
         """The reads of a one-die migration's pages 0..n-1 as runs (transactions 0, 1, ...;
         x_count each): the transactions _reads() would write, one per source row at its
@@ -671,12 +676,7 @@ cdef class Reclaim:
             if nt and self.x_dur[nt - 1] == dur:
                 self.x_count[nt - 1] += 1
                 continue
-            self.x_phase[nt] = PH_READ
-            self.x_die[nt] = d
-            self.x_chan[nt] = chan
-            self.x_xfer[nt] = 0
-            self.x_dur[nt] = dur
-            self.x_count[nt] = 1
+            self._emit_run(nt, PH_READ, d, chan, dur)
             nt += 1
         return nt
 
@@ -708,15 +708,10 @@ cdef class Reclaim:
                         and self.x_off[nt - 1] + self.x_count[nt - 1] == off):
                     self.x_count[nt - 1] += 1
                     continue
-                self.x_phase[nt] = PH_PROG
-                self.x_die[nt] = d
-                self.x_chan[nt] = chan
-                self.x_xfer[nt] = 0
-                self.x_dur[nt] = self.t_prog
+                self._emit_run(nt, PH_PROG, d, chan, self.t_prog)
                 self.x_dsb[nt] = <int32_t>self.m_rowsb[rank]
                 self.x_off[nt] = off
                 self.x_cmask[nt] = mask
-                self.x_count[nt] = 1
                 nt += 1
         return nt
 
