@@ -8,7 +8,6 @@ import pandas as pd
 
 from ._core.assembly import registry_counter_names
 from ._core.counters import COUNTERS
-from ._core.event_log import EventTable
 from ._core.layout import hist_bucket_bounds
 
 # victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC)
@@ -32,7 +31,7 @@ def hist_percentile(hist: np.ndarray, q: float) -> int:
 class Result:
     """Metrics of one run: ``summary`` (a dict), event tables and latency histograms."""
 
-    def __init__(self, summary: dict, hist: dict, rr_events, gc_events, k: int,
+    def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int,
                  block_erases: np.ndarray | None = None, retry_steps: np.ndarray | None = None):
         self.summary = summary
         self.hist = hist
@@ -53,17 +52,10 @@ class Result:
 
     @staticmethod
     def _events(rows) -> pd.DataFrame:
-        """The event table of ``rows``: one tuple per event (the reference engine), or the
-        compiled engine's columns (an :class:`~flashrr._core.event_log.EventTable`)."""
-        if isinstance(rows, EventTable):  # none: the frame a list without rows gives (object columns)
-            rows = rows if len(rows) else []
-        if isinstance(rows, EventTable):
-            df = pd.DataFrame(rows.columns(), columns=EVENT_COLUMNS)
-        else:
-            df = pd.DataFrame(
-                [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m),
-                  int(g), float("nan") if not rest or rest[0] is None else float(rest[0]))
-                 for t, sb, lane, reads, n, r, e, u, m, g, *rest in rows], columns=EVENT_COLUMNS)
+        df = pd.DataFrame(
+            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g),
+              float("nan") if not rest or rest[0] is None else float(rest[0]))
+             for t, sb, lane, reads, n, r, e, u, m, g, *rest in rows], columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]
         return df

@@ -166,7 +166,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     wall = time.perf_counter() - t0
     if check_invariants:
         eng.check_invariants()
-    raw = eng.results() if engine != "compiled" else eng.results(event_rows=False)
+    raw = eng.results()
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
              "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages}
     summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"],

@@ -658,11 +658,7 @@ cdef class CompiledEngine:
             page_counters=self.page_counters.view(), die_free_ns=self.sched.array("die_free")[:self.n_dies],
             queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
 
-    def results(self, bint event_rows=True):
-        """Counters, histograms, event records and the error model's results.  The RR and GC
-        events are lists of row tuples, or with ``event_rows=False`` columns
-        (:class:`~flashrr._core.event_log.EventTable`, which :class:`~flashrr.result.Result`
-        takes without building a tuple per event)."""
+    def results(self):
         A = self.arrays
         c = A["counters"]
         counters = {name: int(c[i]) + (int(c[N_COUNTERS + i]) << 62) for i, name in enumerate(COUNTERS)}
@@ -674,8 +670,8 @@ cdef class CompiledEngine:
         rr = self.rc.events(True)
         gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": (rr.rows if event_rows else rr.table)(self.sched.erase_ends(KIND_RR)),
-                "gc_events": (gc.rows if event_rows else gc.table)(self.sched.erase_ends(KIND_GC)),
+                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
+                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
                 "block_erases": self.rc.array("block_erases")[:self.layout.n_blocks].copy(),
                 "mechanism_counters": assembly.counter_values(self.slots),

@@ -15,7 +15,6 @@ from .common cimport *
 from .sched cimport IdleMove, Txn
 from .block_mix cimport BlockMix
 from ..roles cimport Mechanism
-from ..event_log import EventLog
 from ..invariants import EngineError
 
 from ..buffers import owned_array, restore_arrays, saved_arrays
@@ -207,8 +206,8 @@ cdef class Reclaim:
         self.place_gc = self.h_place is not None and "gc" in kinds
         self.state_view = state_view
         self.check_fn = check_fn
-        self.rr_events = EventLog(self.k)
-        self.gc_events = EventLog(self.k)
+        self.rr_events = []
+        self.gc_events = []
         self.in_mig = False
         self.untimed = False
 
@@ -468,10 +467,10 @@ cdef class Reclaim:
             if self.check_fn is not None:
                 self.check_fn()
             if is_rr:
-                self.rr_events.append(t, victim, lane, self.cur_reads, n, self.cur_routine, mu, mr, mg,
-                                      self.cur_margin)
+                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg),
+                                       self.cur_margin))
             else:
-                self.gc_events.append(t, victim, lane, self.cur_reads, n, "greedy", mu, mr, mg, self.cur_margin)
+                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg), self.cur_margin))
         self.in_mig = False
         if self.mig is not None:
             self.mig.migration_done(lane)
