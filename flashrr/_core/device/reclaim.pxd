@@ -84,7 +84,8 @@ cdef class Reclaim:
     cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
                             int64_t t) except -2 nogil
     cdef int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil
-    cdef void _emit_run(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int64_t dur) noexcept nogil
+    cdef void _emit_tx(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int32_t xfer,
+                       int64_t dur) noexcept nogil
     cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil
     cdef int32_t _prog_runs(self, int32_t nt, int32_t d, int32_t chan) noexcept nogil
     cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
@@ -97,7 +98,7 @@ cdef class Reclaim:
                                int32_t n_ranks) noexcept nogil
     cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
-                      int32_t n_pages, bint runs) except -1 nogil
+                      int32_t n_pages) except -1 nogil
     cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil

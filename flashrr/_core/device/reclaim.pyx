@@ -389,9 +389,7 @@ cdef class Reclaim:
                    and self.sched.group_len[lane] == 1)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
-        if direct:
-            read_ns = self._read_time(n, cretry, &n_reads)
-        else:
+        if not direct:
             nt = self._reads(n, nt, base, cdie, cretry, drank)
         # writes in source order, then one program per (dest superblock, offset, die)
         if not plain:
@@ -478,12 +476,13 @@ cdef class Reclaim:
             # queued after all, as runs (reads, programs, then the erase)
             nt = self._read_runs(n, d, self.comp_chan[base], cretry)
             nt = self._prog_runs(nt, d, self.comp_chan[base])
-            self._emit_run(nt, PH_ERASE, d, 0, self.t_erase)
-            self.schedule(is_rr, victim, lane, t, nt + 1, n, True)
+            self._emit_tx(nt, PH_ERASE, d, 0, 0, self.t_erase)
+            self.schedule(is_rr, victim, lane, t, nt + 1, n)
         elif direct:
+            read_ns = self._read_time(n, cretry, &n_reads)
             self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
         elif not self.untimed:
-            self.schedule(is_rr, victim, lane, t, nt, n, False)
+            self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
 
     cdef int32_t _progs_erases(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* drank,
@@ -502,11 +501,8 @@ cdef class Reclaim:
         for c in range(self.k):
             nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
         for c in range(nd):
-            self.x_phase[nt] = PH_ERASE
-            self.x_die[nt] = dies_seen[c]
-            self.x_chan[nt] = 0
-            self.x_xfer[nt] = 0
-            self.x_dur[nt] = self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c])
+            self._emit_tx(nt, PH_ERASE, dies_seen[c], 0, 0,
+                          self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c]))
             nt += 1
         return nt
 
@@ -587,11 +583,7 @@ cdef class Reclaim:
                 q += 1
             for o in range(nd):
                 r = order[o]
-                self.x_phase[nt] = PH_READ
-                self.x_die[nt] = r_die[r]
-                self.x_chan[nt] = r_chan[r]
-                self.x_xfer[nt] = r_xfer[r]
-                self.x_dur[nt] = self.t_read + self.retry_extra[r_extra[r]]
+                self._emit_tx(nt, PH_READ, r_die[r], r_chan[r], r_xfer[r], self.t_read + self.retry_extra[r_extra[r]])
                 nt += 1
         return nt
 
@@ -654,13 +646,15 @@ cdef class Reclaim:
         self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
         return n_rows
 
-    cdef inline void _emit_run(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int64_t dur) noexcept nogil:
-        """Transaction nt of a one-die migration: one ``phase`` operation of ``dur`` ns on
-        ``die`` with no channel transfer, a run of 1 until a neighbour joins it."""
+    cdef inline void _emit_tx(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int32_t xfer,
+                              int64_t dur) noexcept nogil:
+        """Transaction nt of the migration: one ``phase`` operation of ``dur`` ns on ``die``
+        moving ``xfer`` pages over channel ``chan``; a run of 1 until a neighbour of a one-die
+        migration joins it (_read_runs, _prog_runs)."""
         self.x_phase[nt] = phase
         self.x_die[nt] = die
         self.x_chan[nt] = chan
-        self.x_xfer[nt] = 0
+        self.x_xfer[nt] = xfer
         self.x_dur[nt] = dur
         self.x_count[nt] = 1
 
@@ -676,7 +670,7 @@ cdef class Reclaim:
             if nt and self.x_dur[nt - 1] == dur:
                 self.x_count[nt - 1] += 1
                 continue
-            self._emit_run(nt, PH_READ, d, chan, dur)
+            self._emit_tx(nt, PH_READ, d, chan, 0, dur)
             nt += 1
         return nt
 
@@ -708,7 +702,7 @@ cdef class Reclaim:
                         and self.x_off[nt - 1] + self.x_count[nt - 1] == off):
                     self.x_count[nt - 1] += 1
                     continue
-                self._emit_run(nt, PH_PROG, d, chan, self.t_prog)
+                self._emit_tx(nt, PH_PROG, d, chan, 0, self.t_prog)
                 self.x_dsb[nt] = <int32_t>self.m_rowsb[rank]
                 self.x_off[nt] = off
                 self.x_cmask[nt] = mask
@@ -722,11 +716,8 @@ cdef class Reclaim:
         cdef int64_t ppn = self.m_newppn[first]
         cdef int64_t b = self.ftl.div_N(ppn)              # shifts, not divisions, for powers of two
         cdef int32_t dsb = <int32_t>self.ftl.div_k(b), off = <int32_t>(ppn - b * self.N)
-        self.x_phase[nt] = PH_PROG
-        self.x_die[nt] = self.comp_die[base + self.m_dest[first]]
-        self.x_chan[nt] = self.comp_chan[base + self.m_dest[first]]
-        self.x_xfer[nt] = xfer
-        self.x_dur[nt] = self.t_prog if self.pv is None else self.pv.program_ns(dsb, off, cmask)
+        self._emit_tx(nt, PH_PROG, self.comp_die[base + self.m_dest[first]], self.comp_chan[base + self.m_dest[first]],
+                      xfer, self.t_prog if self.pv is None else self.pv.program_ns(dsb, off, cmask))
         self.x_dsb[nt] = dsb
         self.x_off[nt] = off
         self.x_cmask[nt] = cmask
@@ -859,11 +850,11 @@ cdef class Reclaim:
         return job
 
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
-                      int32_t n_pages, bint runs) except -1 nogil:
+                      int32_t n_pages) except -1 nogil:
         """Hand the migration's transactions x_*[0:n_tx] to the scheduler: booked now ("fcfs";
-        urgent on one idle die), queued and forced (urgent), or queued ("user-first").  With
-        ``runs``, entry i stands for x_count[i] transactions, each after the one before with no
-        channel transfer, so booked now they take one op() (a one-die migration)."""
+        urgent on one idle die), queued and forced (urgent), or queued ("user-first").  Entry
+        i stands for x_count[i] transactions; more than one (a run of a one-die migration) have
+        no channel transfer and follow each other, so booked now they take one op()."""
         cdef int32_t job = self._open_job(is_rr, victim, lane, t), i, q, d, p
         cdef int32_t cause = CAUSE_RR if is_rr else CAUSE_GC
         cdef int64_t end, e, ready
@@ -873,7 +864,7 @@ cdef class Reclaim:
             end = t
             for i in range(n_tx):
                 e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t,
-                                  self.x_dur[i] * (self.x_count[i] if runs else 1), cause)
+                                  self.x_dur[i] * self.x_count[i], cause)
                 if self.x_phase[i] == PH_ERASE:
                     end = imax(end, e)
             self.sched.set_erase_end(job, end)
@@ -895,13 +886,13 @@ cdef class Reclaim:
                 else:
                     ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
                 e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready,
-                                  self.x_dur[i] * (self.x_count[i] if runs else 1), cause)
+                                  self.x_dur[i] * self.x_count[i], cause)
                 phase_end[p] = imax(phase_end[p], e)
             self.sched.set_erase_end(job, phase_end[PH_ERASE])
             return 0
         for i in range(n_tx):
             self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
-                             self.x_dsb[i], self.x_off[i], self.x_cmask[i], self.x_count[i] if runs else 1)
+                             self.x_dsb[i], self.x_off[i], self.x_cmask[i], self.x_count[i])
         if not urgent:
             # reads of moved pages go to the old place until they are programmed
             for q in range(n_pages):
