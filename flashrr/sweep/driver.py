@@ -108,7 +108,7 @@ def with_shared_snapshots(todo: list, directory: str) -> list:
     its own preconditions without one, since nothing would load the file."""
     def aged(t: RunTask):
         whole = t.device.precondition.fill_ratio >= 1.0
-        return None if whole else t.trace_id, t.device, t.seed, t.engine
+        return (None if whole else t.trace_id), t.device, t.seed, t.engine
 
     count = Counter(aged(t) for t in todo)
     return [replace(t, snapshots=directory) if count[aged(t)] > 1 else t for t in todo]
