@@ -31,7 +31,7 @@ def hist_percentile(hist: np.ndarray, q: float) -> int:
 class Result:
     """Metrics of one run: ``summary`` (a dict), event tables and latency histograms."""
 
-    def __init__(self, summary: dict, hist: dict, rr_events: list, gc_events: list, k: int,
+    def __init__(self, summary: dict, hist: dict, rr_events: dict, gc_events: dict, k: int,
                  block_erases: np.ndarray | None = None, retry_steps: np.ndarray | None = None):
         self.summary = summary
         self.hist = hist
@@ -42,7 +42,7 @@ class Result:
         #: Erases of each block (``n_blocks``, block ``sb * k + c``) since the device was new,
         #: preconditioning included: its P/E cycles.  None for a Result built without them.
         self.block_erases = block_erases
-        self._rr = rr_events
+        self._rr = rr_events  # the engine's event columns (EventLog.columns), tables built on demand
         self._gc = gc_events
         self.k = k
 
@@ -51,11 +51,12 @@ class Result:
         return pd.DataFrame([self.summary])
 
     @staticmethod
-    def _events(rows) -> pd.DataFrame:
-        df = pd.DataFrame(
-            [(int(t), int(sb), int(lane), tuple(int(x) for x in reads), int(n), str(r), int(e), int(u), int(m), int(g),
-              float("nan") if not rest or rest[0] is None else float(rest[0]))
-             for t, sb, lane, reads, n, r, e, u, m, g, *rest in rows], columns=EVENT_COLUMNS)
+    def _events(cols: dict) -> pd.DataFrame:
+        """The event table of the engine's columns (``EVENT_COLUMNS``; ``block_reads`` a
+        ``(events, k)`` array, shown as one tuple of ints per row; integers as int64)."""
+        data = {c: cols[c].astype(np.int64) if cols[c].dtype.kind == "i" else cols[c] for c in EVENT_COLUMNS}
+        data["block_reads"] = pd.Series([tuple(r) for r in cols["block_reads"].tolist()], dtype=object)
+        df = pd.DataFrame(data, columns=EVENT_COLUMNS)
         df["round"] = df.groupby("superblock").cumcount() if len(df) else pd.Series(dtype=np.int64)
         df["trigger_to_erase_ns"] = df["erase_end_ns"] - df["time_ns"]
         return df

@@ -448,7 +448,7 @@ def test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap(engine, path):
         eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8), 2)
         eng.finish()
         raw = eng.results()
-        reads, rr_times = raw["counters"]["reads"], [int(e[0]) for e in raw["rr_events"]]
+        reads, rr_times = raw["counters"]["reads"], raw["rr_events"]["time_ns"].tolist()
     assert reads == 10
     assert rr_times == [90_100]
 

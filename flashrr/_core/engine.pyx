@@ -667,11 +667,9 @@ cdef class CompiledEngine:
                 "io": h[2 * NBUCKETS:].copy()}
         die_free = self.sched.array("die_free")[:self.n_dies]
         end = max(int(self.last_arrival), int(die_free.max()) if self.n_dies else 0)
-        rr = self.rc.events(True)
-        gc = self.rc.events(False)
         return {"counters": counters, "hist": hist,
-                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(rr, self.sched.erase_ends(KIND_RR))],
-                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(gc, self.sched.erase_ends(KIND_GC))],
+                "rr_events": self.rc.events(True, self.sched.erase_ends(KIND_RR)),
+                "gc_events": self.rc.events(False, self.sched.erase_ends(KIND_GC)),
                 "die_busy_ns": self.sched.array("die_busy")[:self.n_dies].copy(), "end_ns": end,
                 "block_erases": self.rc.array("block_erases")[:self.layout.n_blocks].copy(),
                 "mechanism_counters": assembly.counter_values(self.slots),

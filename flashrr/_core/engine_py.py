@@ -370,8 +370,8 @@ class ReferenceEngine:
         for name in COUNTERS:
             self.c[name] = 0
         assembly.reset_counters(self.slots)
-        self.rc.gc_events.clear()
-        self.rc.rr_events.clear()
+        self.rc.gc_log.clear()
+        self.rc.rr_log.clear()
         self.sched.reset()
         self.rc.block_reads[:] = 0
 
@@ -464,8 +464,8 @@ class ReferenceEngine:
         sc = self.sched
         end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)
         return {"counters": dict(self.c), "hist": {k: v.copy() for k, v in self.hist.items()},
-                "rr_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(self.rc.rr_events, sc.erase_end[KIND_RR])],
-                "gc_events": [e[:6] + (x,) + e[6] + e[7:] for e, x in zip(self.rc.gc_events, sc.erase_end[KIND_GC])],
+                "rr_events": self.rc.rr_log.columns(sc.erase_end[KIND_RR]),
+                "gc_events": self.rc.gc_log.columns(sc.erase_end[KIND_GC]),
                 "die_busy_ns": sc.die_busy.copy(), "end_ns": end, "block_erases": self.rc.block_erases.copy(),
                 "mechanism_counters": assembly.counter_values(self.slots),
                 "error_model": self.em.results() if self.em is not None else None}

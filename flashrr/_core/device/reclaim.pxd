@@ -11,6 +11,7 @@ from ..options.pv_timing cimport PVTiming
 from .sched cimport EraseEv, Scheduler
 from .block_mix cimport BlockMix
 from .errors cimport ErrorState
+from .event_log cimport EventLog
 
 
 @cython.final
@@ -42,12 +43,13 @@ cdef class Reclaim:
     cdef Mechanism mig                 # migration placer (roles.pxd; None: the GC/RR frontier takes every page)
     cdef ErrorState em                 # error-model state of the blocks (None: the model is off)
     cdef bint em_on, em_retry          # em is set; and read_retry.retry_model == "rber"
-    # ---- policy hooks and event tables (Python, touched only with the GIL)
-    cdef object h_on_rr, h_place, h_choose, state_view, check_fn, rr_events, gc_events
-    cdef bint place_rr, place_gc
-    cdef object cur_routine            # label of the RR routine under way
-    cdef object cur_reads              # block read counts of the victim when it was chosen
-    cdef object cur_margin             # its RBER margin (an RR with the error model on; else None)
+    # ---- policy hooks (Python, called only with the GIL) and the event records
+    cdef object h_on_rr, h_place, h_choose, state_view, check_fn
+    cdef bint place_rr, place_gc, check_on
+    cdef EventLog rr_log, gc_log       # one record per RR / GC migration
+    cdef int32_t cur_routine           # rr_log's index of the label of the RR routine under way
+    cdef int32_t* cur_reads            # [k] block read counts of the victim when it was chosen
+    cdef double cur_margin             # its RBER margin (an RR with the error model on; else NaN)
     # ---- migration scratch (sized for one superblock)
     cdef int32_t* m_comp               # source component of each valid page, source order
     cdef int32_t* m_off                # source offset

@@ -4,6 +4,7 @@ read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reclaim_py.py``.  A migration changes the FTL when it is
 decided; the scheduler books its transactions."""
 from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.math cimport NAN
 from libc.string cimport memcpy, memset
 
 import functools
@@ -14,6 +15,8 @@ cimport numpy as cnp
 from .common cimport *
 from .sched cimport IdleMove, Txn
 from .block_mix cimport BlockMix
+from .event_log cimport EventLog, GC_CODE, RR_CODE
+from .event_log import RR_ROUTINE
 from ..roles cimport Mechanism
 from ..invariants import EngineError
 
@@ -174,7 +177,9 @@ cdef class Reclaim:
         self.em = None
         self.em_on = False
         self.em_retry = False
-        self.cur_margin = None
+        self.cur_margin = NAN
+        self.cur_routine = RR_CODE
+        a = arr("cur_reads", self.k, np.int32); self.cur_reads = <int32_t*>a.data
         kn = self.k * self.N
         a = arr("m_comp", kn, np.int32); self.m_comp = <int32_t*>a.data
         a = arr("m_off", kn, np.int32); self.m_off = <int32_t*>a.data
@@ -206,8 +211,9 @@ cdef class Reclaim:
         self.place_gc = self.h_place is not None and "gc" in kinds
         self.state_view = state_view
         self.check_fn = check_fn
-        self.rr_events = []
-        self.gc_events = []
+        self.check_on = check_fn is not None
+        self.rr_log = EventLog(self.k)
+        self.gc_log = EventLog(self.k)
         self.in_mig = False
         self.untimed = False
 
@@ -234,15 +240,17 @@ cdef class Reclaim:
         self.rowstamp_serial = int(state["rowstamp_serial"])
         self.mix.restore(state)
 
-    def events(self, bint rr):
-        return self.rr_events if rr else self.gc_events
+    def events(self, bint rr, erase_end):
+        """The RR (``rr``) or GC records as columns (``EventLog.columns``), with each
+        one's last erase end (ns)."""
+        return (self.rr_log if rr else self.gc_log).columns(erase_end)
 
     def set_untimed(self, bint on):
         self.untimed = on
 
     def clear_events(self):
-        self.rr_events.clear()
-        self.gc_events.clear()
+        self.rr_log.clear()
+        self.gc_log.clear()
 
     cdef int64_t retries(self, int64_t blk) noexcept nogil:
         cdef int64_t r = <int64_t>self.block_reads[blk] * PPM_C
@@ -356,10 +364,12 @@ cdef class Reclaim:
         if self.em_on:
             for c in range(k):
                 self.em.touch(<int64_t>victim * k + c, t)
-        with gil:
-            self.cur_reads = self._keep["block_reads"][victim * k:(victim + 1) * k].copy()
-            self.cur_margin = (self.em.margin(range(victim * k, (victim + 1) * k), t, self.cur_reads)
-                               if self.em_on and is_rr else None)
+        memcpy(self.cur_reads, &self.block_reads[victim * k], k * sizeof(int32_t))
+        self.cur_margin = NAN
+        if self.em_on and is_rr:
+            with gil:
+                m = self.em.margin(range(victim * k, (victim + 1) * k), t, self._keep["cur_reads"].copy())
+                self.cur_margin = NAN if m is None else m
         for off in range(N):
             for c in range(k):
                 lpn = self.ftl.p2l[(<int64_t>victim * k + c) * N + off]
@@ -461,14 +471,13 @@ cdef class Reclaim:
         else:
             self.cnt[C_GC_COUNT] += 1
             self.cnt[C_GC_MOVES] += n
-        with gil:
-            if self.check_fn is not None:
+        if self.check_on:
+            with gil:
                 self.check_fn()
-            if is_rr:
-                self.rr_events.append((t, victim, lane, self.cur_reads, n, self.cur_routine, (mu, mr, mg),
-                                       self.cur_margin))
-            else:
-                self.gc_events.append((t, victim, lane, self.cur_reads, n, "greedy", (mu, mr, mg), self.cur_margin))
+        if is_rr:
+            self.rr_log.add(t, victim, lane, self.cur_reads, n, self.cur_routine, mu, mr, mg, self.cur_margin)
+        else:
+            self.gc_log.add(t, victim, lane, self.cur_reads, n, GC_CODE, mu, mr, mg, self.cur_margin)
         self.in_mig = False
         if self.mig is not None:
             self.mig.migration_done(lane)
@@ -912,10 +921,10 @@ cdef class Reclaim:
                 due = True
         if not due:
             return 0
-        with gil:
-            self.cur_routine = "default"
-            if self.h_on_rr is not None:
-                self.cur_routine = str(self.h_on_rr(self.state_view(t), sb) or "default")
+        self.cur_routine = RR_CODE
+        if self.h_on_rr is not None:
+            with gil:
+                self.cur_routine = self.rr_log.code(str(self.h_on_rr(self.state_view(t), sb) or RR_ROUTINE))
         self.migrate(sb, True, t)
         self.run_gc(sb // self.S, t)
         return 0

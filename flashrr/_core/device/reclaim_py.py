@@ -11,6 +11,7 @@ from ..layout import CAUSE_GC, CAUSE_MOVE, CAUSE_RR, PPM, SB_CLOSED, SB_FREE, SB
 from .ftl_py import Ftl
 from .sched_py import KIND_GC, KIND_RR, PH_ERASE, PH_PROG, PH_READ, Scheduler, erase_tag
 from .block_mix_py import BlockMix
+from .event_log_py import GC_ROUTINE, RR_ROUTINE, EventLog
 from ..device_state import copied, set_copied
 
 
@@ -31,8 +32,8 @@ class Reclaim:
         self.mix = BlockMix(L.n_blocks)  # pages programmed per block by kind since its erase (all schemes)
         self.mig = None  # migration placer (roles_py.py; None: the GC/RR frontier takes every page)
         self.em = None  # error-model state of the blocks (errors_py.py; None: the model is off)
-        self.rr_events: list = []
-        self.gc_events: list = []
+        self.rr_log = EventLog(L.k)  # one record per RR migration
+        self.gc_log = EventLog(L.k)  # and per GC migration
         self.in_mig = False  # a migration is being decided
         self.untimed = False  # precondition: decide, book nothing
 
@@ -124,7 +125,7 @@ class Reclaim:
         return best
 
     # ------------------------------------------------------------------ migration
-    def migrate(self, victim: int, is_rr: bool, t: int, routine: str = "greedy") -> None:
+    def migrate(self, victim: int, is_rr: bool, t: int, routine: str = GC_ROUTINE) -> None:
         """Decide the migration of every valid page of ``victim`` to the GC/RR frontier and
         its erase, at ``t``: the FTL changes now; the scheduler books its transactions."""
         L, ftl = self.L, self.ftl
@@ -266,8 +267,7 @@ class Reclaim:
             self.c["rr_second_time"] += mix[1] > 0
         if self.check_fn is not None:
             self.check_fn()
-        (self.rr_events if is_rr else self.gc_events).append((t, victim, lane, reads_at_trigger, n, routine, mix,
-                                                              margin))
+        (self.rr_log if is_rr else self.gc_log).add(t, victim, lane, reads_at_trigger, n, routine, mix, margin)
         self.in_mig = False
         if mig is not None:
             mig.migration_done(lane)
@@ -307,9 +307,9 @@ class Reclaim:
         if self.ftl.sb_state[sb] in (SB_FREE, SB_VICTIM) or not np.any(
                 self.block_reads[blocks] >= self.rr_threshold[blocks]):
             return  # erased meanwhile (by GC or an earlier RR)
-        routine = "default"
+        routine = RR_ROUTINE
         if self.hooks is not None and self.hooks.on_read_reclaim is not None:
-            routine = str(self.hooks.on_read_reclaim(self.state_view(t), sb) or "default")
+            routine = str(self.hooks.on_read_reclaim(self.state_view(t), sb) or RR_ROUTINE)
         self.migrate(sb, True, t, routine)
         self.run_gc(sb // L.sb_per_lane, t)
 

@@ -758,6 +758,8 @@ cdef class Scheduler:
 
     def erase_ends(self, int kind):
         """When each event of ``kind`` (0 GC, 1 RR) had its last erase end (ns), -1 if never."""
-        cdef int32_t i
-        return [int(self.erase_end[kind][i]) for i in range(self.n_events[kind])]
+        out = np.empty(self.n_events[kind], dtype=np.int64)
+        if self.n_events[kind]:
+            memcpy(cnp.PyArray_DATA(out), self.erase_end[kind], self.n_events[kind] * sizeof(int64_t))
+        return out
 
