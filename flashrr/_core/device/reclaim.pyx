@@ -130,6 +130,40 @@ cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept no
     return n + 1
 
 
+cdef extern from *:
+    """
+    /* Greedy GC's victim among n superblocks: the index of the one in state `closed` with
+       the fewest valid pages, the first of equals; -1 when none is.  The scan goes by
+       blocks of 64 superblocks with no branch inside a block (a superblock in another
+       state counts as UINT32_MAX: its count OR all ones), so the compiler vectorises it;
+       it keeps the first block holding the least count, and then looks inside that one. */
+    static inline int32_t flashrr_fewest_valid(const int8_t* state, const int32_t* valid, int32_t n,
+                                               int8_t closed) {
+        uint32_t lo = UINT32_MAX, m, key;
+        int32_t at = -1, b, r, end;
+        for (b = 0; b < n; b += 64) {
+            end = b + 64 < n ? b + 64 : n;
+            m = UINT32_MAX;
+            for (r = b; r < end; r++) {
+                key = (uint32_t)valid[r] | (uint32_t)-(int32_t)(state[r] != closed);
+                m = key < m ? key : m;
+            }
+            if (m < lo) {
+                lo = m;
+                at = b;
+            }
+        }
+        if (at < 0)
+            return -1;
+        for (r = at; ; r++)
+            if (state[r] == closed && (uint32_t)valid[r] == lo)
+                return r;
+    }
+    """
+    int32_t fewest_valid "flashrr_fewest_valid"(const int8_t* state, const int32_t* valid, int32_t n,
+                                                int8_t closed) noexcept nogil
+
+
 cdef class Reclaim:
     def __init__(self, layout, Ftl ftl, Scheduler sched, counters, hooks, state_view, check_fn):
         """``state_view(t)`` builds the EngineState hooks see; ``check_fn()`` checks the
@@ -311,7 +345,7 @@ cdef class Reclaim:
         return 1
 
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil:
-        cdef int32_t S = self.S, r, sb, best = -1, best_valid = 0
+        cdef int32_t S = self.S, r
         if self.h_choose is not None:
             with gil:
                 states = self.ftl.array("sb_state")[lane * S:(lane + 1) * S]
@@ -322,12 +356,8 @@ cdef class Reclaim:
                 if v not in set(cand.tolist()):
                     raise EngineError(f"policy choose_gc_victim returned {v}, not a closed superblock of lane {lane}")
                 return v
-        for r in range(S):
-            sb = lane * S + r
-            if self.ftl.sb_state[sb] == S_CLOSED and (best < 0 or self.ftl.sb_valid[sb] < best_valid):
-                best = sb
-                best_valid = self.ftl.sb_valid[sb]
-        return best
+        r = fewest_valid(&self.ftl.sb_state[lane * S], &self.ftl.sb_valid[lane * S], S, S_CLOSED)
+        return lane * S + r if r >= 0 else -1
 
     # ================================================================ migration
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil:
