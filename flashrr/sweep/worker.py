@@ -167,10 +167,9 @@ def resident_bytes() -> int:
 
 def release_memory() -> None:
     """Give a finished run's memory back: collect the cycles left (a run's engine layers and
-    trace stages), then, under glibc, return the freed heap to the system (``malloc_trim``).
-    Without this a worker running one paper-scale run after another keeps earlier runs' heap:
-    PhasedRR's LUN runs one after another in one process held 3.1 GB after four runs whose
-    largest peaked at 1.5 GB."""
+    trace stages), then, under glibc, return the freed heap to the system (``malloc_trim``),
+    so that a worker running one paper-scale run after another does not keep the heap of the
+    runs before."""
     import gc
 
     gc.collect()

@@ -1,17 +1,14 @@
 # cython: language_level=3
 """The RR and GC migrations of one run, column by column in C arrays (compiled; twin
-``event_log_py.py``).  A record is about 40 + 4k bytes; a Python tuple per record cost
-about 0.9 KB, which GC-bound runs of millions of migrations could not afford."""
+``event_log_py.py``).  A record is 44 + 4k bytes and no Python object, so a GC-bound run
+of millions of migrations keeps its records in a few hundred MB."""
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
 import numpy as np
-cimport numpy as cnp
 
-from .sched cimport _grow
-
-cnp.import_array()
+from .sched cimport _copied, _grow
 
 GC_ROUTINE = "greedy"   # the routine label of every GC record
 RR_ROUTINE = "default"  # an RR's label when the policy names none
@@ -83,10 +80,3 @@ cdef class EventLog:
                 "victim_user_pages": mix[:, 0], "victim_rr_pages": mix[:, 1], "victim_gc_pages": mix[:, 2],
                 "rber_margin": _copied(self.margin, n, np.float64)}
 
-
-cdef object _copied(const void* p, int64_t count, dtype):
-    """A new NumPy array of ``count`` items of ``dtype`` copied from ``p``."""
-    out = np.empty(count, dtype=dtype)
-    if count:
-        memcpy(cnp.PyArray_DATA(out), p, count * out.itemsize)
-    return out

@@ -45,7 +45,7 @@ cdef class Reclaim:
     cdef bint em_on, em_retry          # em is set; and read_retry.retry_model == "rber"
     # ---- policy hooks (Python, called only with the GIL) and the event records
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn
-    cdef bint place_rr, place_gc, check_on
+    cdef bint place_rr, place_gc
     cdef EventLog rr_log, gc_log       # one record per RR / GC migration
     cdef int32_t cur_routine           # rr_log's index of the label of the RR routine under way
     cdef int32_t* cur_reads            # [k] block read counts of the victim when it was chosen

@@ -245,7 +245,6 @@ cdef class Reclaim:
         self.place_gc = self.h_place is not None and "gc" in kinds
         self.state_view = state_view
         self.check_fn = check_fn
-        self.check_on = check_fn is not None
         self.rr_log = EventLog(self.k)
         self.gc_log = EventLog(self.k)
         self.in_mig = False
@@ -398,7 +397,7 @@ cdef class Reclaim:
         self.cur_margin = NAN
         if self.em_on and is_rr:
             with gil:
-                m = self.em.margin(range(victim * k, (victim + 1) * k), t, self._keep["cur_reads"].copy())
+                m = self.em.margin(range(victim * k, (victim + 1) * k), t, self._keep["cur_reads"])
                 self.cur_margin = NAN if m is None else m
         for off in range(N):
             for c in range(k):
@@ -501,7 +500,7 @@ cdef class Reclaim:
         else:
             self.cnt[C_GC_COUNT] += 1
             self.cnt[C_GC_MOVES] += n
-        if self.check_on:
+        if self.check_fn is not None:
             with gil:
                 self.check_fn()
         if is_rr:

@@ -10,6 +10,7 @@ from .common cimport *
 
 
 cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil     # realloc, or MemoryError
+cdef object _copied(const void* p, int64_t count, dtype)          # a NumPy copy of count items at p
 
 ctypedef struct Txn:                   # one queued background transaction
     int64_t dur                        # sensing, programming or erase time (ns)

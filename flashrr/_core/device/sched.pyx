@@ -27,6 +27,14 @@ cdef void* _grow(void* p, int64_t n_bytes) except NULL nogil:
     return q
 
 
+cdef object _copied(const void* p, int64_t count, dtype):
+    """A new NumPy array of ``count`` items of ``dtype`` copied from ``p``."""
+    out = np.empty(count, dtype=dtype)
+    if count:
+        memcpy(cnp.PyArray_DATA(out), p, count * out.itemsize)
+    return out
+
+
 cdef void* _unwrap_grow(void* ring, int32_t cap, int32_t head, int32_t n, size_t elem) except NULL nogil:
     """A ring of ``cap`` elements of ``elem`` bytes holding ``n`` from ``head``, copied in
     order into a new buffer twice as large (the old one is freed)."""
@@ -758,8 +766,5 @@ cdef class Scheduler:
 
     def erase_ends(self, int kind):
         """When each event of ``kind`` (0 GC, 1 RR) had its last erase end (ns), -1 if never."""
-        out = np.empty(self.n_events[kind], dtype=np.int64)
-        if self.n_events[kind]:
-            memcpy(cnp.PyArray_DATA(out), self.erase_end[kind], self.n_events[kind] * sizeof(int64_t))
-        return out
+        return _copied(self.erase_end[kind], self.n_events[kind], np.int64)
 
