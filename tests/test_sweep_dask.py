@@ -87,3 +87,18 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
     spec = {"traces": _traces(tmp_path)[:1], "devices": [TINY], "policies": {"baseline": {}}}
     with pytest.raises(SweepError, match="cannot connect to the Dask scheduler at tcp://127.0.0.1:9"):
         run_sweep(spec, tmp_path / "out", scheduler="tcp://127.0.0.1:9", progress=False, base_dir=tmp_path)
+
+
+def test_calls_on_the_cluster_return_every_item_and_raise_a_failure(cluster, monkeypatch):
+    import math
+
+    import flashrr.sweep.runner as runner
+    from flashrr.sweep.calls import call_each
+
+    got = dict(call_each(math.factorial, [5, 3, 7, 0], scheduler=cluster.scheduler_address))
+    assert got == {5: 120, 3: 6, 7: 5040, 0: 1}
+    with pytest.raises(ValueError, match="not defined for negative"):
+        list(call_each(math.factorial, [4, -1], scheduler=cluster.scheduler_address))
+    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT_S", 1)
+    with pytest.raises(SweepError, match="cannot connect to the Dask scheduler"):
+        list(call_each(math.factorial, [1], scheduler="tcp://127.0.0.1:9"))

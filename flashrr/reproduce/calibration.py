@@ -11,6 +11,8 @@ from typing import Callable
 
 import pandas as pd
 
+from ..atomic_file import atomic_open
+
 
 def bisect_time_scale(load: Callable[[float], float], target: float, scale_range: tuple = (1 / 64, 64.0),
                       steps: int = 9, tol: float = 0.0) -> tuple[float, float]:
@@ -37,27 +39,62 @@ def bisect_time_scale(load: Callable[[float], float], target: float, scale_range
     return best
 
 
+def snapshot_dir(out) -> str:
+    """The snapshot directory of a reproduction in ``out``: its sweeps' (``out/store/snapshots``),
+    so the calibration's Baseline runs and the sweeps' runs share each aged device."""
+    from ..sweep.store import SNAPSHOTS_DIR
+
+    return str(Path(out) / "store" / SNAPSHOTS_DIR)
+
+
 def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple], value: str,
-                      progress: bool = True) -> dict:
+                      progress: bool = True, jobs: int | None = 1, scheduler: str | None = None) -> dict:
     """``{trace: factor}`` for every trace of ``traces``, reusing the rows of the
     CSV ``path`` made with the same ``key`` (a dict of everything the calibration
-    depends on) and calling ``calibrate(trace) -> (factor, load)`` for the others.
-    Rewrites ``path`` with the columns ``trace, scale_time, <value>, plan_key``."""
+    depends on) and calling ``calibrate(trace) -> (factor, load)`` for the others:
+    in this process, or, one trace per call, on ``jobs`` local processes or the Dask
+    cluster at ``scheduler`` (:func:`flashrr.sweep.calls.call_each`; ``calibrate``
+    must then pickle).  ``path`` has the columns ``trace, scale_time, <value>,
+    plan_key``.  It is rewritten after every trace calibrated, so an interrupted
+    calibration keeps the traces it finished; the rows of another key stay until
+    every trace of this one is done, and then the table holds this key's rows, in
+    ``traces`` order."""
+    from ..sweep.calls import call_each
+    from ..sweep.runner import default_jobs
+
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     key = json.dumps(key, sort_keys=True)
-    done = {}
+    traces = list(traces)
+    cols = ["trace", "scale_time", value, "plan_key"]
+    done, others = {}, pd.DataFrame(columns=cols)
     if path.exists():
         old = pd.read_csv(path)
-        if {"trace", "scale_time", value, "plan_key"} <= set(old.columns):
-            done = {r["trace"]: (float(r["scale_time"]), float(r[value])) for _, r in old.iterrows()
-                    if r["plan_key"] == key}
-    rows = []
-    for name in traces:
-        if name not in done:
-            if progress:
-                print(f"calibrating the time scale of {name} ...", flush=True)
-        f, load = done[name] if name in done else calibrate(name)
-        rows.append({"trace": name, "scale_time": f, value: load, "plan_key": key})
-    pd.DataFrame(rows, columns=["trace", "scale_time", value, "plan_key"]).to_csv(path, index=False)
-    return {r["trace"]: r["scale_time"] for r in rows}
+        if set(cols) <= set(old.columns):
+            mine = old["plan_key"] == key
+            done = {r["trace"]: (float(r["scale_time"]), float(r[value])) for _, r in old[mine].iterrows()
+                    if r["trace"] in traces}
+            others = old.loc[~mine, cols]
+    todo = [t for t in traces if t not in done]
+    if progress and todo:
+        n = max(1, min(default_jobs() if jobs is None else jobs, len(todo)))
+        where = f"the Dask cluster at {scheduler}" if scheduler else f"{n} process(es)"
+        print(f"calibrating the time scale of {len(todo)} trace(s) on {where} ...", flush=True)
+    for name, (f, load) in call_each(calibrate, todo, jobs, scheduler):
+        done[name] = (f, load)
+        if len(done) < len(traces):
+            _write_calibration(path, cols, key, traces, done, others)
+        if progress:
+            print(f"  {name}: time factor {f} ({value} {load:.4g})", flush=True)
+    _write_calibration(path, cols, key, traces, done, None)
+    return {t: done[t][0] for t in traces}
 
+
+def _write_calibration(path: Path, cols: list, key: str, traces: list, done: dict, others) -> None:
+    """The rows of the traces in ``done`` (then ``others``, a table of other keys' rows),
+    written whole (:func:`~flashrr.atomic_file.atomic_open`)."""
+    df = pd.DataFrame([(t, *done[t], key) for t in traces if t in done], columns=cols)
+    if others is not None and len(others):
+        df = pd.concat([df, others], ignore_index=True)
+    with atomic_open(path) as f:
+        df.to_csv(f, index=False)

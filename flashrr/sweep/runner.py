@@ -207,16 +207,23 @@ def run_local(tasks: list, jobs: int, handle: Handler) -> dict:
 # ----------------------------------------------------------------------------------------------- Dask
 
 
-def run_dask(tasks: list, address: str, handle: Handler) -> dict:
-    """Run ``tasks`` on the Dask cluster whose scheduler listens at ``address``."""
+def dask_client(address: str):
+    """A ``distributed.Client`` of the scheduler at ``address``, or :class:`SweepError`
+    saying why there is none."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise SweepError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     try:
-        client = Client(address, set_as_default=False, timeout=DASK_CONNECT_TIMEOUT_S)
+        return Client(address, set_as_default=False, timeout=DASK_CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError) as e:
         raise SweepError(f"cannot connect to the Dask scheduler at {address}: {e}") from None
+
+
+def run_dask(tasks: list, address: str, handle: Handler) -> dict:
+    """Run ``tasks`` on the Dask cluster whose scheduler listens at ``address``."""
+    client = dask_client(address)
+    from distributed import as_completed
     futures: dict = {}
     try:
         tag = uuid.uuid4().hex[:8]
