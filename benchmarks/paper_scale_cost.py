@@ -14,6 +14,12 @@ Cocktail's and HotR's arrival factors are not calibrated here: their runs use th
 fixed factor (Cocktail: ``128 / planes``; HotR: 1), which changes their arrival times,
 not their request counts.
 
+``calibrate PAPER [--default-plan] [--jobs J] [--traces a,b] [--no-snapshots]``: runs the load
+calibration of Cocktail's or HotR's paper-scale (or default) plan from scratch in a temporary
+directory, on ``J`` processes (0: this one), with the aged devices' snapshots (as ``reproduce``
+runs it) or without, and prints its wall time, the CPU time of this process and of its
+workers (s), the load average (1 min) before and after, and the factors found.
+
 Run: ``python benchmarks/paper_scale_cost.py count shuffler`` or
 ``python benchmarks/paper_scale_cost.py time shuffler --trace ali1 --policy page --group main``.
 """
@@ -96,6 +102,35 @@ def time_runs(name: str, trace: str, policy: str | None, device: str | None, gro
     return rows
 
 
+def calibrate(name: str, paper_scale: bool, jobs: int, traces: str | None, snapshots: bool) -> dict:
+    import tempfile
+    from dataclasses import replace
+
+    from flashrr.reproduce import PAPERS
+
+    plan = PAPERS[name].make_plan(paper_scale=paper_scale)
+    if traces:
+        plan = replace(plan, traces=tuple(traces.split(",")))
+    load0 = os.getloadavg()[0]
+    c0, t0 = os.times(), time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        if name == "cocktail":
+            from flashrr.papers.cocktail.plan import calibrated
+
+            scales = dict(calibrated(plan, tmp, False, jobs, snapshots=snapshots).scales)
+        elif name == "hotr":
+            from flashrr.papers.hotr.plan import calibration
+
+            scales = calibration(plan, tmp, False, jobs, snapshots=snapshots)
+        else:
+            raise SystemExit(f"{name} has no load calibration (cocktail and hotr do)")
+    c1 = os.times()
+    return {"paper": name, "paper_scale": paper_scale, "jobs": jobs, "snapshots": snapshots, "traces": len(scales),
+            "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(c1.user + c1.system - c0.user - c0.system, 1),
+            "workers_cpu_s": round(c1.children_user + c1.children_system - c0.children_user - c0.children_system, 1),
+            "load_1min": [round(load0, 2), round(os.getloadavg()[0], 2)], "scale_time": scales}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -107,9 +142,17 @@ def main() -> None:
     t.add_argument("--policy", help="policy name")
     t.add_argument("--device", help="substring of the device name")
     t.add_argument("--group", help="sweep group")
+    k = sub.add_parser("calibrate", help="time the load calibration from scratch")
+    k.add_argument("paper")
+    k.add_argument("--default-plan", action="store_true", help="the default plan, not the paper-scale one")
+    k.add_argument("--jobs", type=int, default=1, help="worker processes (0 or 1: this process)")
+    k.add_argument("--traces", help="comma-separated trace names (default: the plan's)")
+    k.add_argument("--no-snapshots", action="store_true", help="precondition every run (no aged-device snapshots)")
     args = ap.parse_args()
     if args.cmd == "count":
         print(json.dumps(count(args.paper)))
+    elif args.cmd == "calibrate":
+        print(json.dumps(calibrate(args.paper, not args.default_plan, args.jobs, args.traces, not args.no_snapshots)))
     else:
         time_runs(args.paper, args.trace, args.policy, args.device, args.group)
 

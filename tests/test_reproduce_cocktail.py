@@ -56,7 +56,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
     # a made-up load falling with the factor: busy = 10 / (10 + f) is 0.5 at f = 10
     calls = []
 
-    def busy(plan, trace, f):
+    def busy(plan, trace, f, snapshot=None):
         calls.append(f)
         return 10.0 / (10.0 + f)
 
@@ -166,3 +166,16 @@ def test_claims_average_per_trace_changes_and_give_the_ratio_of_sums():
     assert row["flashrr_value"] == pytest.approx(-35.0) and row["holds"] is True and row["magnitude"] == "similar"
     missing = table[table["claim"].str.contains("vs redFTL")]
     assert missing["holds"].eq("n/a").all() and np.isnan(missing["flashrr_value"]).all()
+
+
+def test_calibration_on_two_processes_and_from_snapshots_finds_the_same_factors(tiny_run, tmp_path):
+    out, _ = tiny_run  # calibrated in this process, with the sweeps' snapshots
+    table = (out / "calibration.csv").read_text()
+    pooled = repro.calibrated(TINY, tmp_path / "pool", progress=False, jobs=2, snapshots=False)
+    assert dict(pooled.scales) == dict(pd.read_csv(out / "calibration.csv")[["trace", "scale_time"]].values)
+    assert (tmp_path / "pool" / "calibration.csv").read_text() == table
+    assert not (tmp_path / "pool" / "store").exists()
+    # with snapshots the first run of a trace saves its aged device where the sweeps look for it
+    repro.calibrated(TINY, tmp_path / "snap", progress=False, jobs=0)
+    assert (tmp_path / "snap" / "calibration.csv").read_text() == table
+    assert list((tmp_path / "snap" / "store" / "snapshots").glob("*.npz"))

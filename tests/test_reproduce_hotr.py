@@ -40,7 +40,7 @@ def test_registry_and_plans():
 
 def test_calibration_bisects_to_the_target(monkeypatch):
     # a made-up monotone response: share = 0.5 / (1 + f); the target 0.33 is reached at f = 0.5/0.33 - 1
-    monkeypatch.setattr(repro, "blocked_share", lambda plan, name, f: 0.5 / (1 + f))
+    monkeypatch.setattr(repro, "blocked_share", lambda plan, name, f, snapshot=None: 0.5 / (1 + f))
     f, share = repro.calibrate(Plan(), "fin2")
     assert f == pytest.approx(0.5 / 0.33 - 1, rel=0.03)
     assert abs(share - 0.33) < 0.005

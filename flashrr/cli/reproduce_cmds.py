@@ -52,10 +52,11 @@ def trace_param_help() -> str:
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Replays of each trace (default: the paper's plan's; the Shuffler paper used 128).")
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
-              help="Worker processes (default: all CPUs; 0 = run in this process).")
+              help="Worker processes of the sweeps and load calibrations (default: all CPUs; 0 = run in "
+                   "this process).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
-              help="Run the sweeps on the existing Dask cluster with this scheduler address instead of local "
-                   "processes (not with --jobs).")
+              help="Run the sweeps and load calibrations on the existing Dask cluster with this scheduler "
+                   "address instead of local processes (not with --jobs).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: out/reproduce-PAPER; for all: out/reproduce-all, "
                    "one subdirectory per paper).")

@@ -47,12 +47,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.calibration import bisect_time_scale, calibration_table, snapshot_dir
 from ...reproduce.sweep_runs import SweepRuns, run_plan, tidy_rows
 from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, workload_spec
 
@@ -230,33 +231,40 @@ class CocktailRuns(SweepRuns):
 
 
 # ------------------------------------------------------------------------------ load calibration
-def busiest_die_busy(plan: Plan, trace: str, scale: float) -> float:
+def busiest_die_busy(plan: Plan, trace: str, scale: float, snapshot=None) -> float:
     """Baseline's busiest-die busy fraction (``1 - die_idle_fraction_min``) on the plan's
-    device and ``trace`` (the run's own trace) with arrival factor ``scale``."""
+    device and ``trace`` (the run's own trace) with arrival factor ``scale``; the aged
+    device from the snapshot directory ``snapshot`` if given (:func:`flashrr.simulate`)."""
     from ...simulate import simulate
 
-    s = simulate(plan.device_config(), plan.trace_spec(trace, scale), "baseline").summary
+    s = simulate(plan.device_config(), plan.trace_spec(trace, scale), "baseline", snapshot=snapshot).summary
     return 1.0 - s["die_idle_fraction_min"]
 
 
-def calibrate(plan: Plan, trace: str) -> tuple[float, float]:
+def calibrate(plan: Plan, trace: str, snapshot=None) -> tuple[float, float]:
     """``(factor, busy)``: the arrival factor that brings Baseline's busiest-die busy
     fraction within ``plan.calibration_tol`` of ``plan.target_busy`` (or nearest it after
-    ``plan.calibration_steps`` runs).  The busy fraction falls as the factor grows."""
-    return bisect_time_scale(lambda f: busiest_die_busy(plan, trace, f), plan.target_busy, plan.scale_range,
-                             plan.calibration_steps, plan.calibration_tol)
+    ``plan.calibration_steps`` runs).  The busy fraction falls as the factor grows.  With a
+    snapshot directory, the runs after the first restore the aged device the first saved."""
+    return bisect_time_scale(lambda f: busiest_die_busy(plan, trace, f, snapshot), plan.target_busy,
+                             plan.scale_range, plan.calibration_steps, plan.calibration_tol)
 
 
-def calibrated(plan: Plan, out, progress: bool = True) -> Plan:
+def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+               snapshots: bool = True) -> Plan:
     """``plan`` with ``scales`` filled: every trace's calibrated factor, from
-    ``OUT/calibration.csv`` when it was made for the same plan.  Unchanged when
-    ``plan.target_busy`` is None or the plan already has its scales."""
+    ``OUT/calibration.csv`` when it was made for the same plan; the other traces are
+    calibrated one per call on ``jobs`` processes or the Dask cluster at ``scheduler``
+    (:func:`~flashrr.reproduce.calibration.calibration_table`), with ``snapshots`` from and
+    into the sweeps' ``OUT/store/snapshots``.  Unchanged when ``plan.target_busy`` is
+    None or the plan already has its scales."""
     if plan.target_busy is None or plan.scales:
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                  "paper_scale", "scales", "real_samples")}
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
-                               lambda t: calibrate(plan, t), "baseline_busiest_die_busy", progress)
+                               partial(calibrate, plan, snapshot=snapshot_dir(out) if snapshots else None),
+                               "baseline_busiest_die_busy", progress, jobs, scheduler)
     return replace(plan, scales=tuple(scales.items()))
 
 
@@ -266,7 +274,7 @@ def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> Co
     of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler); the runs keep the
     calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
     t0 = time.perf_counter()
-    plan = calibrated(plan, out, kw.get("progress", True))
+    plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"), kw.get("snapshots", True))
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.calibration import bisect_time_scale, calibration_table, snapshot_dir
 from ...reproduce.sweep_runs import SweepRuns, run_sweeps
 from ...reproduce.trace_specs import workload_spec
 
@@ -116,29 +117,37 @@ class Runs(SweepRuns):
 
 
 # ------------------------------------------------------------------------------ calibration
-def blocked_share(plan: Plan, name: str, scale: float) -> float:
-    """Baseline's blocked share of reads on the TLC device, on the calibration prefix."""
+def blocked_share(plan: Plan, name: str, scale: float, snapshot=None) -> float:
+    """Baseline's blocked share of reads on the TLC device, on the calibration prefix; the
+    aged device from the snapshot directory ``snapshot`` if given (:func:`flashrr.simulate`)."""
     from ...simulate import simulate
 
-    s = simulate(plan.config(), plan.trace_spec(name, scale, plan.calibration_requests), "baseline").summary
+    s = simulate(plan.config(), plan.trace_spec(name, scale, plan.calibration_requests), "baseline",
+                 snapshot=snapshot).summary
     return s["blocked_reads"] / s["reads"] if s["reads"] else 0.0
 
 
-def calibrate(plan: Plan, name: str) -> tuple[float, float]:
+def calibrate(plan: Plan, name: str, snapshot=None) -> tuple[float, float]:
     """The time factor (bisection on its log) that brings Baseline's blocked share of
     reads nearest ``plan.target_blocked``; returns ``(factor, share)``.  The share
-    falls as the factor grows (sparser arrivals)."""
-    return bisect_time_scale(lambda f: blocked_share(plan, name, f), plan.target_blocked, SCALE_RANGE,
+    falls as the factor grows (sparser arrivals).  With a snapshot directory, the runs
+    after the first restore the aged device the first saved."""
+    return bisect_time_scale(lambda f: blocked_share(plan, name, f, snapshot), plan.target_blocked, SCALE_RANGE,
                              BISECTION_STEPS)
 
 
-def calibration(plan: Plan, out, progress: bool = True) -> dict:
-    """``{trace: factor}``, from ``OUT/calibration.csv`` when it was made for this plan."""
+def calibration(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+                snapshots: bool = True) -> dict:
+    """``{trace: factor}``, from ``OUT/calibration.csv`` when it was made for this plan; the
+    other traces are calibrated one per call on ``jobs`` processes or the Dask cluster at
+    ``scheduler`` (:func:`~flashrr.reproduce.calibration.calibration_table`), with
+    ``snapshots`` from and into the sweeps' ``OUT/store/snapshots``."""
     key = {"n_requests": plan.n_requests, "calibration_requests": plan.calibration_requests,
            "target_blocked": plan.target_blocked, "trace_params": list(plan.trace_params),
            "device_overrides": list(plan.device_overrides)}
-    return calibration_table(Path(out) / "calibration.csv", key, plan.traces, lambda name: calibrate(plan, name),
-                             "blocked_share", progress)
+    return calibration_table(Path(out) / "calibration.csv", key, plan.traces,
+                             partial(calibrate, plan, snapshot=snapshot_dir(out) if snapshots else None),
+                             "blocked_share", progress, jobs, scheduler)
 
 
 # ------------------------------------------------------------------------------ sweeps
@@ -172,10 +181,10 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan, scales: dict) -> pd.DataFrame
 
 def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool = True,
         timings: dict | None = None, scheduler: str | None = None, snapshots: bool = True) -> Runs:
-    """Calibrate the time factors (:func:`calibration`, in this process), then run (or resume) the sweeps of
-    ``groups`` into ``out/store`` on ``jobs`` local processes or the Dask cluster at ``scheduler``."""
+    """Calibrate the time factors (:func:`calibration`), then run (or resume) the sweeps of ``groups``
+    into ``out/store``, both on ``jobs`` local processes or the Dask cluster at ``scheduler``."""
     t0 = time.perf_counter()
-    scales = calibration(plan, out, progress)
+    scales = calibration(plan, out, progress, jobs, scheduler, snapshots)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
