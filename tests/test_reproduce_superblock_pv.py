@@ -101,3 +101,20 @@ def test_cli_quick(tmp_path):
     r = CliRunner().invoke(reproduce_cmd, ["superblock-pv", "--quick", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert "5 figures written" in r.output and (tmp_path / "claims.md").is_file()
+
+
+def test_configurations_on_two_processes_give_the_same_results():
+    from flashrr.papers.superblock_pv.plan import run
+
+    labels = ["Sequential", "STR-rank (2)", "QSTR-MED (4)"]
+    here_t, pool_t = {}, {}
+    here, pooled = run(TINY, labels, here_t, jobs=0), run(TINY, labels, pool_t, jobs=2)
+    assert list(here.results) == list(pooled.results) == ["Random"] + labels
+    for label, r in here.results.items():
+        q = pooled.results[label]
+        assert set(r) == set(q)
+        for key in set(r) - {"wall_s", "wall_per_sb_us", "per_sb"}:
+            assert r[key] == q[key], (label, key)
+        for col, values in r["per_sb"].items():
+            np.testing.assert_array_equal(values, q["per_sb"][col])
+    assert list(here_t) == list(pool_t) and here_t["model_s"] > 0 and pool_t["model_s"] > 0

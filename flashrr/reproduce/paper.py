@@ -37,8 +37,9 @@ class Paper:
     and ``run(plan, out, groups, jobs=, progress=, timings=)``, which runs them
     and returns the tidy runs; ``manifest(runs)`` adds entries to the plan written
     to ``reproduce.json``.  A paper without sweeps gives ``reproduce(paper, plan,
-    out, figures)`` instead, its own run function (``figures``: ids, or None for
-    everything and the claims).
+    out, figures, jobs=, scheduler=)`` instead, its own run function (``figures``: ids,
+    or None for everything and the claims; ``jobs``, ``scheduler``: the workers it may
+    spread its work over).
     """
 
     name: str

@@ -34,7 +34,7 @@ def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None,
     ``repeat``, ``trace_params``, ``device_overrides``, ``workload``: see
     :meth:`~flashrr.reproduce.paper.Paper.plan_from_options`).  The sweeps run on
     ``jobs`` local processes or on the Dask cluster whose scheduler is at ``scheduler``
-    (``tcp://HOST:PORT``; not both); a paper without sweeps runs in this process.  With
+    (``tcp://HOST:PORT``; not both), and so does the work of a paper without sweeps.  With
     ``snapshots``, runs that start from the same aged device restore it from one snapshot in
     ``out/store/snapshots`` (:mod:`flashrr.snapshots`; the same results).
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {step: s}}``
@@ -50,7 +50,8 @@ def reproduce(paper: Paper, out, quick: bool = False, repeat: int | None = None,
     if plan is None:
         plan = paper.plan_from_options(quick, repeat, trace_params, device_overrides, workload, paper_scale)
     if paper.reproduce is not None:
-        return paper.reproduce(paper, plan, Path(out), None if figures is None else list(figures))
+        return paper.reproduce(paper, plan, Path(out), None if figures is None else list(figures), jobs=jobs,
+                               scheduler=scheduler)
     return reproduce_sweeps(paper, plan, Path(out), figures, jobs, progress, scheduler, snapshots)
 
 

@@ -14,10 +14,12 @@ from .plan import run
 from .tables import TABLES, overheads, write_tables
 
 
-def reproduce(paper, plan, out: Path, figures=None) -> dict:
+def reproduce(paper, plan, out: Path, figures=None, jobs: int | None = 1, scheduler: str | None = None) -> dict:
     """Evaluate what ``figures`` need (ids of ``paper.figures`` and the tables of
     :data:`~flashrr.papers.superblock_pv.tables.TABLES`; None: everything, with
-    ``overheads.csv`` and the claims) and write it into ``out``.
+    ``overheads.csv`` and the claims), one configuration per call on ``jobs`` processes
+    or the Dask cluster at ``scheduler`` (:func:`~flashrr.papers.superblock_pv.plan.run`),
+    and write it into ``out``.
     Returns ``{"figures": {id: [paths]}, "claims": DataFrame or None, "timings": {step: s}}``."""
     out.mkdir(parents=True, exist_ok=True)
     with_claims = figures is None
@@ -26,7 +28,7 @@ def reproduce(paper, plan, out: Path, figures=None) -> dict:
         sorted({g for f in wanted for g in paper.figures[f].groups})
     timings: dict = {}
     t0 = time.perf_counter()
-    runs = run(plan, labels, timings)
+    runs = run(plan, labels, timings, jobs, scheduler)
     written = write_tables(runs, out, [f for f in wanted if f in TABLES])
     if with_claims:
         overheads(runs).to_csv(out / "overheads.csv", index=False)
