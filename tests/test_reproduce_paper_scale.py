@@ -83,7 +83,7 @@ def test_cli_passes_paper_scale_scheduler_and_snapshots_to_every_paper(monkeypat
 
 
 @pytest.mark.parametrize("name", ["shuffler", "phasedrr", "cocktail", "hotr"])
-def test_scheduler_and_snapshots_reach_every_sweep_of_a_paper(name, monkeypatch, tmp_path):
+def test_scheduler_and_snapshots_reach_every_sweep_and_calibration_of_a_paper(name, monkeypatch, tmp_path):
     import flashrr.sweep as sweep_pkg
 
     seen = []
@@ -95,16 +95,25 @@ def test_scheduler_and_snapshots_reach_every_sweep_of_a_paper(name, monkeypatch,
     monkeypatch.setattr(sweep_pkg, "sweep", fake_sweep)
     paper = PAPERS[name]
     plan = paper.make_plan(quick=True)
-    if name in ("cocktail", "hotr"):  # no calibration runs: the factors are given
+    calibrations = []
+    if name in ("cocktail", "hotr"):  # no calibration runs: the factors are given, and the workers recorded
+        import flashrr.papers.cocktail.plan as cocktail_plan
         import flashrr.papers.hotr.plan as hotr_plan
 
-        if name == "hotr":
-            monkeypatch.setattr(hotr_plan, "calibration", lambda plan, out, progress: {t: 1.0 for t in plan.traces})
-        else:
-            plan = replace(plan, target_busy=None)
+        def fake_hotr(plan, out, progress, jobs, scheduler, snapshots):
+            calibrations.append((jobs, scheduler, snapshots))
+            return {t: 1.0 for t in plan.traces}
+
+        def fake_cocktail(plan, out, progress, jobs, scheduler, snapshots):
+            calibrations.append((jobs, scheduler, snapshots))
+            return replace(plan, target_busy=None)
+
+        monkeypatch.setattr(hotr_plan, "calibration", fake_hotr)
+        monkeypatch.setattr(cocktail_plan, "calibrated", fake_cocktail)
     paper.run(plan, tmp_path, paper.groups, jobs=None, progress=False, scheduler="tcp://127.0.0.1:1",
               snapshots=False)
     assert seen and set(seen) == {(None, "tcp://127.0.0.1:1", False)}
+    assert calibrations == ([(None, "tcp://127.0.0.1:1", False)] if name in ("cocktail", "hotr") else [])
 
 
 def test_runner_refuses_jobs_with_a_scheduler(tmp_path):
