@@ -49,7 +49,7 @@ def _recording(monkeypatch) -> list:
 
     calls = []
 
-    def record(paper, plan, out, figures):
+    def record(paper, plan, out, figures, jobs=None, scheduler=None):
         calls.append((paper.name, figures, plan))
         return {"figures": {f: [] for f in figures or ()}, "claims": None, "timings": {}}
 
@@ -57,6 +57,23 @@ def _recording(monkeypatch) -> list:
         mod = importlib.import_module(module)
         monkeypatch.setattr(mod, "PAPER", replace(mod.PAPER, reproduce=record))
     return calls
+
+
+def test_jobs_and_scheduler_reach_a_paper_without_sweeps(monkeypatch, tmp_path):
+    import importlib
+
+    seen = []
+
+    def record(paper, plan, out, figures, jobs=None, scheduler=None):
+        seen.append((jobs, scheduler))
+        return {"figures": {}, "claims": None, "timings": {}}
+
+    mod = importlib.import_module(PAPER_MODULES["superblock-pv"])
+    monkeypatch.setattr(mod, "PAPER", replace(mod.PAPER, reproduce=record))
+    for extra in (["--jobs", "3"], ["--scheduler", "tcp://127.0.0.1:1"]):
+        r = CliRunner().invoke(reproduce_cmd, ["superblock-pv", "--quick", "--out", str(tmp_path)] + extra)
+        assert r.exit_code == 0, r.output
+    assert seen == [(3, None), (None, "tcp://127.0.0.1:1")]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -188,7 +188,7 @@ def broken_first(monkeypatch):
     """The report's PAPERS holding a paper that always fails, then superblock-pv with a tiny plan as its
     default and quick plan."""
 
-    def on_fire(paper, plan, out, figures):
+    def on_fire(paper, plan, out, figures, jobs=None, scheduler=None):
         raise RuntimeError("disk on fire")
 
     pv = PAPERS["superblock-pv"]

@@ -97,7 +97,8 @@ def run(plan: Plan, labels=None, timings: dict | None = None, jobs: int | None =
     return runs
 
 
-# the latencies modelled for one plan in this process: {plan: [Latencies per P/E point]}
+# the latencies modelled for one plan in this process: {plan: [Latencies per P/E point]}; run()
+# empties it in the calling process, and a Dask worker keeps it until another plan's call
 _LATENCIES: dict = {}
 
 
