@@ -271,10 +271,11 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
 # ------------------------------------------------------------------------------ sweeps
 def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
     """Calibrate the arrival factors (:func:`calibrated`), then run (or resume) the sweeps
-    of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler); the runs keep the
+    of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler, snapshots); the runs keep the
     calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
     t0 = time.perf_counter()
-    plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"), kw.get("snapshots", True))
+    plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
+                      kw.get("snapshots", True))
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
