@@ -39,14 +39,6 @@ def bisect_time_scale(load: Callable[[float], float], target: float, scale_range
     return best
 
 
-def snapshot_dir(out) -> str:
-    """The snapshot directory of a reproduction in ``out``: its sweeps' (``out/store/snapshots``),
-    so the calibration's Baseline runs and the sweeps' runs share each aged device."""
-    from ..sweep.store import SNAPSHOTS_DIR
-
-    return str(Path(out) / "store" / SNAPSHOTS_DIR)
-
-
 def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple], value: str,
                       progress: bool = True, jobs: int | None = 1, scheduler: str | None = None) -> dict:
     """``{trace: factor}`` for every trace of ``traces``, reusing the rows of the
@@ -60,7 +52,6 @@ def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple]
     every trace of this one is done, and then the table holds this key's rows, in
     ``traces`` order."""
     from ..sweep.calls import call_each
-    from ..sweep.runner import default_jobs
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,9 +68,8 @@ def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple]
             others = old.loc[~mine, cols]
     todo = [t for t in traces if t not in done]
     if progress and todo:
-        n = max(1, min(default_jobs() if jobs is None else jobs, len(todo)))
-        where = f"the Dask cluster at {scheduler}" if scheduler else f"{n} process(es)"
-        print(f"calibrating the time scale of {len(todo)} trace(s) on {where} ...", flush=True)
+        where = f" on the Dask cluster at {scheduler}" if scheduler else ""
+        print(f"calibrating the time scale of {len(todo)} trace(s){where} ...", flush=True)
     for name, (f, load) in call_each(calibrate, todo, jobs, scheduler):
         done[name] = (f, load)
         if len(done) < len(traces):

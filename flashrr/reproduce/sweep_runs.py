@@ -17,6 +17,19 @@ from .trace_specs import REAL_GROUP, real_labels
 FAILED_RUNS = "failed_runs.csv"
 
 
+def store_dir(out) -> Path:
+    """The sweep store of a reproduction in ``out``."""
+    return Path(out) / "store"
+
+
+def snapshot_dir(out) -> str:
+    """The snapshot directory of a reproduction in ``out``: its sweeps' (``out/store/snapshots``),
+    so a paper's own runs (its load calibration) and its sweeps' runs share each aged device."""
+    from ..sweep.store import SNAPSHOTS_DIR
+
+    return str(store_dir(out) / SNAPSHOTS_DIR)
+
+
 def pivot(df: pd.DataFrame, metric: str, traces, schemes=None) -> pd.DataFrame:
     """Rows of tidy runs as a traces x schemes table of ``metric`` (mean over
     seeds); rows in ``traces`` order, columns in ``schemes`` order (if given)."""
@@ -104,7 +117,7 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
     it say what they lack.  The file is removed when no run failed."""
     from ..sweep import SweepFailed, sweep
 
-    store = Path(out) / "store"
+    store = store_dir(out)
     frames, failed = {}, []
     for g in groups:
         if g not in all_specs:  # a group the plan has nothing to run in (no real sample for its traces)
@@ -135,6 +148,6 @@ def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups,
     ``runs_cls(frames, store, plan)``; ``tidy(group, rows, plan)`` labels the rows."""
     frames = run_sweeps(all_specs, groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings,
                         scheduler, snapshots)
-    return runs_cls(frames, Path(out) / "store", plan)
+    return runs_cls(frames, store_dir(out), plan)
 
 

@@ -43,13 +43,12 @@ def _on_pool(fn: Callable, items: list, jobs: int) -> Iterator[tuple]:
     pending = {}
     try:
         interrupts.__enter__()
-        pending = {pool.submit(fn, item): item for item in items}
+        pending = {pool.submit(fn, item): i for i, item in enumerate(items)}
         while pending:
             done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
             interrupts.check()
-            for fut in sorted(done, key=lambda f: items.index(pending[f])):
-                item = pending.pop(fut)
-                yield item, fut.result()
+            for fut in sorted(done, key=pending.get):
+                yield items[pending.pop(fut)], fut.result()
     except BaseException:
         _stop_pool(pool)
         raise

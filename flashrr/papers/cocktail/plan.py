@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...reproduce.calibration import bisect_time_scale, calibration_table, snapshot_dir
-from ...reproduce.sweep_runs import SweepRuns, run_plan, tidy_rows
+from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.sweep_runs import SweepRuns, run_plan, snapshot_dir, tidy_rows
 from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, workload_spec
 
 # Fig. 4's panel order

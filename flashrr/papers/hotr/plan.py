@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...reproduce.calibration import bisect_time_scale, calibration_table, snapshot_dir
-from ...reproduce.sweep_runs import SweepRuns, run_sweeps
+from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.sweep_runs import SweepRuns, run_sweeps, snapshot_dir, store_dir
 from ...reproduce.trace_specs import workload_spec
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
@@ -189,4 +189,4 @@ def run(plan: Plan, out, groups=GROUPS, jobs: int | None = None, progress: bool 
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     frames = run_sweeps(specs(plan, scales), groups, out, lambda g, df: tidy(g, df, plan, scales), jobs, progress,
                         timings, scheduler, snapshots)
-    return Runs(frames, Path(out) / "store", plan, scales=scales)
+    return Runs(frames, store_dir(out), plan, scales=scales)

@@ -80,15 +80,14 @@ def run(plan: Plan, labels=None, timings: dict | None = None, jobs: int | None =
         raise ValueError(f"reproduce superblock-pv: unknown configuration(s) {unknown}")
     from ...sweep.calls import call_each
 
-    done = {}
+    ordered = [c.label for c in CONFIGS if c.label in labels]
     try:
-        for label, out in call_each(partial(evaluate_config, plan), [c.label for c in CONFIGS if c.label in labels],
-                                    jobs, scheduler):
-            done[label] = out
+        done = dict(call_each(partial(evaluate_config, plan), ordered, jobs, scheduler))
     finally:
         _LATENCIES.clear()  # this process's copy (2.3 GB at paper scale)
     runs = Runs(plan)
-    for label, (result, model_s, eval_s) in sorted(done.items(), key=lambda kv: list(CONFIG_BY_LABEL).index(kv[0])):
+    for label in ordered:
+        result, model_s, eval_s = done[label]
         runs.results[label] = result
         if timings is not None:
             c = CONFIG_BY_LABEL[label]
