@@ -66,7 +66,8 @@ def check_fits(config: SimConfig, trace, spec=None) -> int:
             f"{(top + 1) * config.geometry.page_size_bytes - 1}) but the device exposes {config.logical_pages} "
             f"logical pages ({config.logical_bytes} bytes); fold it onto the device with the trace pipeline "
             f"{_fold_advice(spec)} (command line: --trace, sweep specs: traces), or in Python with "
-            f"flashrr.trace.transform.fold")
+            f"flashrr.trace.transform.fold; if the pages it touches fit, the pipeline key pack=1 places them "
+            f"from page 0 instead")
     return top
 
 
@@ -168,7 +169,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
         eng.check_invariants()
     raw = eng.results()
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
-             "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages}
+             "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages,
+             "occupancy": fill / config.logical_pages}
     summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"],
                             raw["mechanism_counters"], raw["error_model"])
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)

@@ -5,6 +5,7 @@ fitted workload model, :mod:`flashrr.trace.model`), optionally followed by
 ``?`` and ``key=value`` pairs joined by ``&``::
 
     usr_0.csv?fold=modulo&amplify_reads=4&scale_time=0.5&repeat=8&skip_bad=1
+    usr_0.csv?pack=1&repeat=64
     usr_0.csv?start_s=3600&duration_s=600
     synth:lun0?n_requests=20000&seed=1&repeat=128
     model:usr_0.toml?n_requests=1000000&seed=2&fold=modulo
@@ -25,13 +26,19 @@ in the text:
    requests arriving in ``[S, S + D)`` seconds after the first request
    (either may be left out: from 0, to the end), rebased to start at 0; then
    ``first=N`` keeps the first N requests;
-3. ``fold=modulo``: addresses folded onto the device's logical capacity and
-   page size (:func:`flashrr.trace.transform.fold`; needs a device);
-4. ``amplify_reads=RAF``: every read repeated RAF times; ``amplify_spacing=spread``
+3. ``pack=1``: the pages the trace touches renumbered densely from 0 in
+   address order at the device's page size, so the trace occupies its own
+   footprint, as a trace-driven simulator that writes only the touched pages
+   places it (:func:`flashrr.trace.packing.pack`; needs a device; two passes
+   over the trace);
+4. ``fold=modulo``: addresses folded onto the device's logical capacity and
+   page size (:func:`flashrr.trace.transform.fold`; needs a device), for a
+   trace whose footprint is larger than the device;
+5. ``amplify_reads=RAF``: every read repeated RAF times; ``amplify_spacing=spread``
    spreads the copies evenly over the gap to the next request (default ``same``:
    all at the read's arrival time);
-5. ``scale_time=F``: arrival times multiplied by F (F < 1 raises the load);
-6. ``repeat=N``: the trace played N times back to back.
+6. ``scale_time=F``: arrival times multiplied by F (F < 1 raises the load);
+7. ``repeat=N``: the trace played N times back to back.
 
 Any other key of a ``synth:`` spec is a parameter of the generator
 (``n_requests``, ``seed`` and the :class:`~flashrr.trace.synth.SynthParams`
@@ -55,7 +62,7 @@ from pathlib import Path
 
 from .core import TraceError
 from .source import MemorySource, TraceSource
-from .stages import AmplifyReads, FirstRequests, Fold, Repeat, ScaleTime, TimeWindow
+from .stages import AmplifyReads, FirstRequests, Fold, Pack, Repeat, ScaleTime, TimeWindow
 
 __all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "open_base", "apply_pipeline",
            "PIPELINE_KEYS", "SYNTH_PREFIX", "MODEL_PREFIX"]
@@ -155,6 +162,7 @@ PIPELINE_KEYS = {
     "start_s": (_seconds_ns, "a number of seconds >= 0", _seconds_text, 0),
     "duration_s": (_positive_seconds_ns, "a number of seconds > 0 (at least 1 ns)", _seconds_text, None),
     "first": (_int_value, "a positive integer (requests)", str, None),
+    "pack": (_bool_value, "1 or 0 (true/false: pack the touched pages from page 0)", lambda v: "1", False),
     "fold": (_fold_value, f"one of {', '.join(FOLD_MODES)}", str, None),
     "amplify_reads": (_int_value, "a positive integer (copies of each read)", str, 1),
     "amplify_spacing": (_spacing_value, "one of same, spread (arrival of the read copies)", str, "same"),
@@ -234,7 +242,7 @@ class TraceSpec:
 
     @property
     def needs_device(self) -> bool:
-        return "fold" in self.steps
+        return "fold" in self.steps or "pack" in self.steps
 
 
 def _split_query(text: str, query: str) -> list[tuple[str, str]]:
@@ -362,7 +370,9 @@ def _check_synth_name(text: str, key: str) -> None:
 
 def _device_geometry(spec: TraceSpec, config) -> tuple[int, int]:
     if config is None:
-        raise TraceSpecError(spec.text, f"key 'fold' folds onto a device's capacity, but no device "
+        key = "fold" if "fold" in spec.steps else "pack"
+        what = "folds onto a device's capacity" if key == "fold" else "packs at a device's page size"
+        raise TraceSpecError(spec.text, f"key {key!r} {what}, but no device "
                          "was given (on the command line: --device PRESET_OR_TOML)")
     return int(config.logical_bytes), int(config.geometry.page_size_bytes)
 
@@ -370,12 +380,14 @@ def _device_geometry(spec: TraceSpec, config) -> tuple[int, int]:
 def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSource:
     """``source`` (the trace ``spec.base`` names) with the spec's subsets and
     transformations as streaming stages.  ``config`` (a SimConfig) is needed by
-    ``fold``."""
+    ``pack`` and ``fold``."""
     st = spec.steps
     if "start_s" in st or "duration_s" in st:
         source = TimeWindow(source, st.get("start_s", 0), st.get("duration_s"))
     if "first" in st:
         source = FirstRequests(source, st["first"])
+    if "pack" in st:
+        source = Pack(source, _device_geometry(spec, config)[1])
     if "fold" in st:
         source = Fold(source, *_device_geometry(spec, config))
     if "amplify_reads" in st:

@@ -9,6 +9,8 @@ check this for every stage and any chunk size).
 * :class:`TimeWindow`: requests arriving in ``[start_ns, start_ns + duration_ns)``,
   rebased so the first selected request arrives at 0.
 * :class:`FirstRequests`: the first ``n`` requests.
+* :class:`Pack`: as :func:`~flashrr.trace.packing.pack`, in two passes over
+  the source (the first collects the touched pages).
 * :class:`Fold`, :class:`AmplifyReads`, :class:`ScaleTime`, :class:`Repeat`:
   as :func:`~flashrr.trace.transform.fold`, ``amplify_reads``, ``scale_time``
   and ``repeat``.
@@ -24,7 +26,7 @@ from .source import SourceInfo, TraceSource
 from .transform import (AMPLIFY_SPACINGS, _positive_int, amplify_reads, check_time_factor, fold_offsets, fold_pages, repeat_period,
                         scale_times)
 
-__all__ = ["TimeWindow", "FirstRequests", "Fold", "AmplifyReads", "ScaleTime", "Repeat"]
+__all__ = ["TimeWindow", "FirstRequests", "Pack", "Fold", "AmplifyReads", "ScaleTime", "Repeat"]
 
 
 class _Stage(TraceSource):
@@ -81,6 +83,40 @@ class FirstRequests(_Stage):
                 return
             left -= len(c)
             yield c
+
+
+class Pack(_Stage):
+    """The touched pages renumbered densely from 0 (see :func:`flashrr.trace.packing.pack`).
+    The first call of :meth:`chunks` or :meth:`info` reads the source once to collect its
+    touched pages (:attr:`map`); chunks then read it again and map each request."""
+
+    def __init__(self, inner: TraceSource, page_size_bytes: int):
+        super().__init__(inner)
+        self.page = _positive_int(page_size_bytes, "page_size_bytes")
+        self._map = None
+
+    @property
+    def map(self):
+        if self._map is None:
+            from .packing import PackMap
+
+            m = PackMap(self.page)
+            for c in self.inner.chunks():
+                m.add(c.offset, c.size)
+            self._map = m
+        return self._map
+
+    def chunks(self, chunk_requests: int | None = None) -> Iterator[Trace]:
+        m = self.map
+        for c in self.inner.chunks(chunk_requests):
+            yield _chunk(c, offset=m.offsets(c.offset))
+
+    def _compute_info(self) -> SourceInfo:
+        i = self.inner.info()
+        if not i.n_requests:
+            return i
+        m = self.map
+        return SourceInfo(i.n_requests, i.n_writes, i.duration_ns, m.byte(i.min_offset), m.byte(i.max_end_byte))
 
 
 class Fold(_Stage):
