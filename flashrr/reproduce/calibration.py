@@ -1,6 +1,8 @@
-"""Arrival-time calibration shared by the papers whose arrival intensity is
-unknown: a bisection on the log of the time factor (:func:`bisect_time_scale`)
-and a resumable table of the factors found (:func:`calibration_table`).
+"""Calibrations shared by the papers, each run on Baseline alone: the arrival-time
+factor of a paper whose arrival intensity is unknown (a bisection on the log of the
+factor, :func:`bisect_time_scale`), the RR times of Baseline behind a trace's
+replay count (:func:`baseline_rr_times`, for :func:`flashrr.reproduce.regime.replays_for_rr`),
+and a resumable table of the values found (:func:`calibration_table`).
 """
 from __future__ import annotations
 
@@ -39,15 +41,51 @@ def bisect_time_scale(load: Callable[[float], float], target: float, scale_range
     return best
 
 
+def cached_trace(spec: str, config):
+    """The trace ``spec`` for ``config``, its base generated (or opened) once per process (the sweep
+    workers' trace cache) and its pipeline applied as streaming stages."""
+    from ..sweep.worker import cached_source
+    from ..trace.pipeline import parse_trace_spec
+
+    return cached_source(parse_trace_spec(spec).canonical(), spec, config)[0]
+
+
+def baseline_summary(config, spec: str, snapshot=None) -> dict:
+    """Baseline's summary on ``config`` and the trace ``spec`` (:func:`cached_trace`); ``snapshot``
+    (a snapshot directory) restores the aged device after the first run."""
+    from ..simulate import simulate
+
+    return simulate(config, cached_trace(spec, config), "baseline", snapshot=snapshot).summary
+
+
+def baseline_rr_times(config, spec: str, replays: int, unit: int = 1, snapshot=None) -> tuple:
+    """``(times, period)`` for :func:`~flashrr.reproduce.regime.replays_for_rr`: the time (ns) of
+    every RR of Baseline on ``config`` with the trace ``spec`` (a trace spec without ``repeat``)
+    played ``replays * unit`` times back to back, and the period (ns) of ``unit`` plays.  The trace
+    before its pipeline is generated once per process (the sweep workers' trace cache), and
+    ``snapshot`` (a snapshot directory) restores the aged device after the first run."""
+    from ..simulate import simulate
+    from ..trace.stages import Repeat
+    from ..trace.transform import repeat_period
+
+    source = cached_trace(spec, config)
+    info = source.info()
+    plays = int(replays) * int(unit)
+    res = simulate(config, Repeat(source, plays) if plays > 1 else source, "baseline", snapshot=snapshot)
+    period = repeat_period(info.n_requests, info.duration_ns, plays) * int(unit)
+    return res.rr_events["time_ns"].to_numpy(), period
+
+
 def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple], value: str,
-                      progress: bool = True, jobs: int | None = 1, scheduler: str | None = None) -> dict:
+                      progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+                      factor: str = "scale_time") -> dict:
     """``{trace: factor}`` for every trace of ``traces``, reusing the rows of the
     CSV ``path`` made with the same ``key`` (a dict of everything the calibration
     depends on) and calling ``calibrate(trace) -> (factor, load)`` for the others:
     in this process, or, one trace per call, on ``jobs`` local processes or the Dask
     cluster at ``scheduler`` (:func:`flashrr.sweep.calls.call_each`; ``calibrate``
     must then pickle).  ``path`` has the columns ``trace, scale_time, <value>,
-    plan_key``.  It is rewritten after every trace calibrated, so an interrupted
+    plan_key`` (``factor`` names the second column).  It is rewritten after every trace calibrated, so an interrupted
     calibration keeps the traces it finished; the rows of another key stay until
     every trace of this one is done, and then the table holds this key's rows, in
     ``traces`` order."""
@@ -57,25 +95,25 @@ def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple]
     path.parent.mkdir(parents=True, exist_ok=True)
     key = json.dumps(key, sort_keys=True)
     traces = list(traces)
-    cols = ["trace", "scale_time", value, "plan_key"]
+    cols = ["trace", factor, value, "plan_key"]
     done, others = {}, pd.DataFrame(columns=cols)
     if path.exists():
         old = pd.read_csv(path)
         if set(cols) <= set(old.columns):
             mine = old["plan_key"] == key
-            done = {r["trace"]: (float(r["scale_time"]), float(r[value])) for _, r in old[mine].iterrows()
+            done = {r["trace"]: (float(r[factor]), float(r[value])) for _, r in old[mine].iterrows()
                     if r["trace"] in traces}
             others = old.loc[~mine, cols]
     todo = [t for t in traces if t not in done]
     if progress and todo:
         where = f" on the Dask cluster at {scheduler}" if scheduler else ""
-        print(f"calibrating the time scale of {len(todo)} trace(s){where} ...", flush=True)
+        print(f"calibrating {factor} of {len(todo)} trace(s){where} ...", flush=True)
     for name, (f, load) in call_each(calibrate, todo, jobs, scheduler):
         done[name] = (f, load)
         if len(done) < len(traces):
             _write_calibration(path, cols, key, traces, done, others)
         if progress:
-            print(f"  {name}: time factor {f} ({value} {load:.4g})", flush=True)
+            print(f"  {name}: {factor} {f:g} ({value} {load:.4g})", flush=True)
     _write_calibration(path, cols, key, traces, done, None)
     return {t: done[t][0] for t in traces}
 
@@ -88,3 +126,27 @@ def _write_calibration(path: Path, cols: list, key: str, traces: list, done: dic
         df = pd.concat([df, others], ignore_index=True)
     with atomic_open(path) as f:
         df.to_csv(f, index=False)
+
+
+def calibrate_length(plan, trace: str, snapshot=None) -> tuple[int, int]:
+    """``(replays, rrs)`` of ``trace``: the smallest number of length units (``plan.length_unit(trace)``
+    plays each) that brings Baseline to ``plan.rr_target(trace)`` RRs, at most
+    ``plan.regime.max_replays`` (:func:`~flashrr.reproduce.regime.replays_for_rr`), on
+    ``plan.length_device()`` with the trace ``plan.base_spec(trace)``; Baseline only."""
+    from .regime import replays_for_rr
+
+    config, spec, unit = plan.length_device(), plan.base_spec(trace), plan.length_unit(trace)
+    return replays_for_rr(lambda n: baseline_rr_times(config, spec, n, unit, snapshot), plan.rr_target(trace),
+                          plan.regime.max_replays)
+
+
+def calibrated_lengths(plan, out, traces, key: dict, progress: bool = True, jobs: int | None = 1,
+                       scheduler: str | None = None, snapshot=None) -> dict:
+    """``{trace: replays}`` for ``traces`` (:func:`calibrate_length`), from and into
+    ``OUT/lengths.csv`` (reused for the same ``key``: everything the lengths depend on), one
+    trace per call on ``jobs`` processes or the Dask cluster at ``scheduler``."""
+    from functools import partial
+
+    found = calibration_table(Path(out) / "lengths.csv", key, traces, partial(calibrate_length, plan, snapshot=snapshot),
+                              "baseline_rr_count", progress, jobs, scheduler, factor="replays")
+    return {t: int(v) for t, v in found.items()}

@@ -99,6 +99,8 @@ class Section:
     not_drawn: dict = field(default_factory=dict)  # figure id -> why it could not be drawn
     failed_runs: int = 0  # runs that failed (listed in <paper>/failed_runs.csv)
     headline: str = ""  # SVG chart of the headline claims, paper vs flashrr ("" when none)
+    regime: pd.DataFrame | None = None  # regime.csv: Baseline's regime per trace (flashrr.reproduce.regime)
+    occupancy: pd.DataFrame | None = None  # occupancy.csv: the headline claims at each occupancy
 
 
 def read_section(out, run: PaperRun) -> Section:
@@ -124,9 +126,11 @@ def read_section(out, run: PaperRun) -> Section:
         png = d / f"{fig.stem}.png"
         figures.append((fid, fig.title, f"{run.paper}/{fig.stem}.png", png.exists()))
     wall = run.wall_s if run.wall_s is not None else meta.get("timings_s", {}).get("total_s")
+    tables = {name: pd.read_csv(d / f"{name}.csv", keep_default_na=False, na_values=[""])
+              if run.status == "ok" and (d / f"{name}.csv").exists() else None for name in ("regime", "occupancy")}
     return Section(run.paper, title, run, claims, claim_counts(claims), figures, meta.get("plan", {}), wall,
                    meta.get("figures_not_drawn") or {}, int(meta.get("failed_runs") or 0),
-                   headline_svg(claims, title))
+                   headline_svg(claims, title), tables["regime"], tables["occupancy"])
 
 
 def _safe_section(out, run: PaperRun) -> Section:
@@ -164,6 +168,35 @@ def _claim_rows(table: pd.DataFrame) -> list:
             row += (over if isinstance(over, str) else "",)
         rows.append(row)
     return rows
+
+
+def _cell(v) -> str:
+    """A regime or occupancy table cell: numbers rounded for reading, blanks as ``-``."""
+    if isinstance(v, str):
+        return v or "-"
+    if v is None or (isinstance(v, float) and v != v):
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:,.3g}" if abs(v) < 10 else f"{v:,.1f}"
+    return f"{int(v):,}"
+
+
+def _regime_parts(s: Section) -> list:
+    """``(heading, head, rows, note)`` of the section's regime and occupancy tables (none missing)."""
+    parts = []
+    if s.regime is not None and len(s.regime):
+        flagged = s.regime[s.regime["flag"].astype(str).str.len() > 0] if "flag" in s.regime.columns else []
+        note = (f"{len(flagged)} trace(s) kept out of the claims: "
+                + "; ".join(f"{t} ({f})" for t, f in zip(flagged["trace"], flagged["flag"]))
+                if len(flagged) else "Every trace ran inside the paper's regime.")
+        parts.append(("Regime: Baseline on each trace", tuple(s.regime.columns),
+                      [tuple(_cell(v) for v in r) for r in s.regime.itertuples(index=False)], note))
+    if s.occupancy is not None and len(s.occupancy):
+        cols = ("occupancy", "claim", "paper_value", "flashrr_value", "n_traces", "per_trace")
+        parts.append(("Headline claims at each occupancy", cols,
+                      [tuple(_cell(getattr(r, c)) for c in cols) for r in s.occupancy.itertuples(index=False)],
+                      "Occupancy: share of the logical space filled before the replay."))
+    return parts
 
 
 def _fmt_wall(s) -> str:
@@ -227,6 +260,8 @@ def report_markdown(sections: list, quick: bool | None = None, paper_scale: bool
             lines += [f"**{_failed_runs_note(s)}**", ""]
         if s.claims is not None:
             lines += ["### Claims", ""] + _md_table(_claim_head(s.claims), _claim_rows(s.claims)) + [""]
+        for heading, head, rows, note in _regime_parts(s):
+            lines += [f"### {heading}", "", note, ""] + _md_table(head, rows) + [""]
         lines += ["### Figures", ""]
         for fid, title, rel, exists in s.figures:
             lines += [f"![{title}]({rel})", ""] if exists else [f"*{_missing_figure(s, fid, title, rel)}*", ""]
@@ -276,6 +311,8 @@ def report_html(sections: list, quick: bool | None = None, paper_scale: bool = F
             parts.append(f'<p class="failed">{e(_failed_runs_note(s))}</p>')
         if s.claims is not None:
             parts.append("<h3>Claims</h3>" + _html_table(_claim_head(s.claims), _claim_rows(s.claims), "claims"))
+        for heading, head, rows, note in _regime_parts(s):
+            parts.append(f"<h3>{e(heading)}</h3><p>{e(note)}</p>" + _html_table(head, rows, "regime"))
         parts.append("<h3>Figures</h3>")
         for fid, title, rel, exists in s.figures:
             if exists:

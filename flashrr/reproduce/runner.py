@@ -20,6 +20,7 @@ from . import overload
 from .claims import write_claims
 from .figures import make_figures
 from .paper import Paper, check_scale
+from .regime_report import regime_report
 from .sweep_runs import FAILED_RUNS
 from ..sweep.driver import check_workers
 
@@ -74,7 +75,7 @@ def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, p
         pd.concat(frames, ignore_index=True).to_csv(out / "runs.csv", index=False)
     not_drawn: dict = {}
     written = make_figures(paper.figures, wanted, runs, out, timings, not_drawn)
-    table = write_paper_claims(paper, runs, out) if with_claims else None
+    table = write_paper_claims(paper, runs, out, regime_report(runs, out)) if with_claims else None
     timings["total_s"] = round(time.perf_counter() - t0, 2)
     problems = {"figures_not_drawn": not_drawn, "failed_runs": _count_rows(out / FAILED_RUNS)}
     write_manifest(out, paper.name, {**asdict(plan), **(paper.manifest(runs) if paper.manifest else {})}, timings,
@@ -82,14 +83,23 @@ def reproduce_sweeps(paper: Paper, plan, out: Path, figures, jobs: int | None, p
     return {"figures": written, "claims": table, "timings": timings, **problems}
 
 
-def write_paper_claims(paper: Paper, runs, out) -> pd.DataFrame:
+def write_paper_claims(paper: Paper, runs, out, regime=None) -> pd.DataFrame:
     """Compute ``paper``'s claims table from ``runs`` and write ``claims.csv`` and ``claims.md`` into ``out``;
-    the table names each claim's overloaded runs (:func:`~flashrr.reproduce.overload.mark_claims`)."""
-    table = paper.claims(runs)
-    if getattr(runs, "frames", None) is not None:
-        table = overload.mark_claims(table, overload.overloaded_runs(runs.frames),
+    the table names each claim's overloaded runs (:func:`~flashrr.reproduce.overload.mark_claims`).  With
+    a :class:`~flashrr.reproduce.regime_report.RegimeReport`, the traces it flags are kept out of the claims
+    (``n_flagged`` and ``flagged`` say which), and its tables go to ``regime.csv``, ``occupancy.csv`` and
+    under the claims in ``claims.md``."""
+    kept = regime.claims_runs(runs) if regime is not None else runs
+    table = paper.claims(kept)
+    if getattr(kept, "frames", None) is not None:
+        table = overload.mark_claims(table, overload.overloaded_runs(kept.frames),
                                      {fid: f.groups for fid, f in paper.figures.items()})
-    write_claims(table, out, paper.claims_markdown(table, runs))
+    markdown = paper.claims_markdown(table, kept)
+    if regime is not None:
+        table = regime.mark(table)
+        regime.write(out)
+        markdown = markdown.rstrip("\n") + "\n\n" + regime.markdown()
+    write_claims(table, out, markdown)
     return table
 
 

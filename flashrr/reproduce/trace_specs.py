@@ -48,6 +48,20 @@ def split_real(plan, name: str) -> tuple:
 WORKLOADS = ("model", "synth")
 
 
+def with_replays(spec: str, replays: int) -> str:
+    """``spec`` played ``replays`` times: its pipeline's ``repeat`` multiplied by ``replays`` (added when it
+    has none; unchanged for 1)."""
+    import re
+
+    n = int(replays)
+    if n <= 1:
+        return spec
+    has = re.search(r"([?&])repeat=(\d+)(?=&|$)", spec)
+    if has:
+        return spec[:has.start()] + f"{has.group(1)}repeat={int(has.group(2)) * n}" + spec[has.end():]
+    return f"{spec}{'&' if '?' in spec else '?'}repeat={n}"
+
+
 def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload: str = "model",
                   pipeline: dict | None = None) -> str:
     """The trace spec of paper trace ``preset`` for ``workload``.
@@ -55,12 +69,13 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     ``"synth"``: ``synth:PRESET`` with ``trace_params`` (generator parameters) and ``pipeline`` (pipeline keys).
     ``"model"``: ``model:PRESET`` (:mod:`flashrr.trace.model.presets`) with the same request count, a mean
     arrival gap equal to the synthetic trace's (``interarrival_mean_ns`` plus the idle time per request of
-    ON/OFF arrivals, from the preset and ``trace_params``), and ``pipeline`` with ``fold=modulo`` (a model
-    preset meets the row's footprint, the pages it touches, but its addresses spread as its sample's did, so
-    they may reach beyond a device the synthetic trace, laid out from LPN 0, fits; a trace that fits is left
-    as it is); the synthetic generator's other parameters (alignment, footprint rules) have no model
-    counterpart and are left out.  A row without a
-    model preset (Shuffler's MQSim-generated gen0 and gen1) stays synthetic.
+    ON/OFF arrivals, from the preset and ``trace_params``), and ``pipeline``; the synthetic generator's
+    other parameters (alignment, footprint rules) have no model counterpart and are left out.  A row
+    without a model preset (Shuffler's MQSim-generated gen0 and gen1) stays synthetic.
+
+    Without a placement in ``pipeline`` (``pack`` or ``fold``), a model trace is packed (``pack=1``): a
+    model preset meets the row's footprint, the pages it touches, but its addresses spread as its
+    sample's did, so packed it occupies that footprint (:mod:`flashrr.reproduce.regime`).
     """
     from urllib.parse import urlencode
 
@@ -83,6 +98,7 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     params = {} if n_requests is None else {"n_requests": int(n_requests)}
     params["mean_gap_ns"] = repr(float(gap))
     params.update(pipeline)
-    params.setdefault("fold", "modulo")
+    if "fold" not in params:
+        params.setdefault("pack", 1)
     return f"model:{preset}?{urlencode(params)}"
 

@@ -106,6 +106,16 @@ def base_identity(trace_id: str, target: str) -> str:
     return head + (("&" if "?" in head else "?") + kept if kept else "")
 
 
+def cached_source(trace_id: str, target: str, device):
+    """``(source, loaded)``: the trace ``target`` (identity ``trace_id``) with its pipeline applied for
+    ``device``, its base taken from this process's trace cache (see the module docstring), and whether
+    the base had to be loaded now."""
+    from ..trace.pipeline import apply_pipeline, parse_trace_spec
+
+    base, loaded = _CACHE.get(base_identity(trace_id, target), target)
+    return apply_pipeline(parse_trace_spec(target), base, device), loaded
+
+
 def trace_cache_info() -> dict:
     """This process's trace-cache counters (see :meth:`TraceCache.info`)."""
     return _CACHE.info()
@@ -195,15 +205,13 @@ def execute(task: RunTask) -> RunOutcome:
 
 def _execute(task: RunTask) -> RunOutcome:
     from ..simulate import simulate
-    from ..trace.pipeline import apply_pipeline, parse_trace_spec
 
     t0 = time.perf_counter()
     loaded = False
     try:
         for mod in task.imports:
             importlib.import_module(mod)
-        base, loaded = _CACHE.get(base_identity(task.trace_id, task.trace_target), task.trace_target)
-        trace = apply_pipeline(parse_trace_spec(task.trace_target), base, task.device)
+        trace, loaded = cached_source(task.trace_id, task.trace_target, task.device)
         res = simulate(task.device, trace, task.policy, seed=task.seed, engine=task.engine, repeat=task.repeat,
                        snapshot=task.snapshots or None, **task.params)
         artifacts = {}
