@@ -27,19 +27,25 @@ def test_registry_and_plans():
     assert sorted(int(f[3:]) for f in FIGURES) == [4, 5, 8, 9, 10, 11, 12, 13, 14]
     # Table II: nexus5 has RAF 50 and 10 repeats; 8 planes of 128 -> arrivals stretched 16x
     assert Plan(workload="synth").trace_spec("nexus5") == (
-        "synth:cocktail-nexus5?n_requests=50000&fold=modulo&amplify_reads=50&amplify_spacing=spread"
+        "synth:cocktail-nexus5?n_requests=50000&pack=1&amplify_reads=50&amplify_spacing=spread"
         "&scale_time=16.0&repeat=10")
-    assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&fold=modulo"
+    assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&pack=1"
                                            "&amplify_reads=50&amplify_spacing=spread&scale_time=16.0&repeat=10")
     assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
     q = PAPER.make_plan(quick=True)
     assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10
     s = specs(Plan())
-    assert set(s) == {"main", "ratio", "share", "real"}
+    assert set(s) == {"main", "ratio", "share", "occupancy", "real"}
+    # the regime: MQSim's 75% occupancy on packed traces; ali206's length from the paper's 28,507 RRs on 128 planes
+    assert all(d["fill_ratio"] == 0.75 for g in ("main", "ratio", "share") for d in s[g]["devices"])
+    assert Plan().rr_target("alibaba_206") == 1782 and Plan().rr_target("nexus5") == 1
+    assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
+    # a calibrated multiple multiplies the row's Table II repeat count (10 for nexus5)
+    assert replace(Plan(), replays=(("nexus5", 3),)).trace_spec("nexus5").endswith("&repeat=30")
     # the real group: main's schemes on MQSim's web search excerpt in websearch's place: 50,000 requests are
     # about 2 plays of its 24,783, times the row's 10 repeats, with the row's RAF
     assert s["real"]["policies"] == s["main"]["policies"]
-    assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&amplify_reads=50"
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=1&amplify_reads=50"
                                    "&amplify_spacing=spread&scale_time=16.0&repeat=20"]
     assert "real" not in specs(PAPER.make_plan(quick=True))  # the quick traces have no sample of their family
     assert s["main"]["policies"]["cocktail"] == {"gc_writes": ["internal", "separate"]}
@@ -60,7 +66,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
         calls.append(f)
         return 10.0 / (10.0 + f)
 
-    monkeypatch.setattr(repro, "busiest_die_busy", busy)
+    monkeypatch.setattr(repro, "baseline_load", busy)
     f, b = repro.calibrate(Plan(calibration_tol=0.02), "nexus5")
     assert abs(b - 0.5) <= 0.02 and b == pytest.approx(10.0 / (10.0 + f))
     # the first probe is the geometric middle of the range, and the run stops at the first hit
@@ -103,7 +109,7 @@ def test_calibration_meets_the_target_in_the_runs_own_baseline(tiny_run):
         # the sweep's own Baseline run of the trace at the calibrated factor: its busiest die is busy
         # what the calibration measured
         busy = 1.0 - base.loc[r.trace, "die_idle_fraction_min"]
-        assert busy == pytest.approx(r.baseline_busiest_die_busy)
+        assert busy == pytest.approx(r.baseline_load)
         assert f"scale_time={r.scale_time}" in base.loc[r.trace, "trace_source"]
     # nexus5 meets the target within the tolerance; tiny msr_web does not have to: its few RRs book about
     # 0.2 s of one die each, so its busy fraction jumps as the factor moves and the nearest probe is kept
@@ -117,7 +123,7 @@ def test_calibration_meets_the_target_in_the_runs_own_baseline(tiny_run):
 def test_resumed_run_reuses_the_calibration(tiny_run, monkeypatch):
     out, _ = tiny_run
     before = (out / "calibration.csv").read_text()
-    monkeypatch.setattr(repro, "busiest_die_busy", lambda *a: pytest.fail("calibration was not reused"))
+    monkeypatch.setattr(repro, "baseline_load", lambda *a: pytest.fail("calibration was not reused"))
     res = reproduce("cocktail", out, plan=TINY, jobs=0, progress=False, figures=["fig10"])
     assert list(res["figures"]) == ["fig10"] and (out / "calibration.csv").read_text() == before
     # a changed plan calibrates again (the reuse is keyed on the plan)
@@ -179,3 +185,36 @@ def test_calibration_on_two_processes_and_from_snapshots_finds_the_same_factors(
     repro.calibrated(TINY, tmp_path / "snap", progress=False, jobs=0)
     assert (tmp_path / "snap" / "calibration.csv").read_text() == table
     assert list((tmp_path / "snap" / "store" / "snapshots").glob("*.npz"))
+
+
+def test_retry_traces_aim_at_half_the_response_time_in_retries():
+    # §V-B: ali206, sys1 and sys2 spend about half their mean response time in ECC retries; the load the
+    # bisection drives down to 0.5 is 1 - that share.  The others aim at the busiest die's busy fraction.
+    plan = Plan()
+    assert repro.load_target(plan, "alibaba_206") == 0.5 and repro.load_target(plan, "systor2") == 0.5
+    assert repro.load_target(plan, "nexus5") == plan.target_busy
+
+
+def test_lengths_ali206_by_its_rr_count_the_others_by_the_same_amount_of_data(tmp_path):
+    # 8 planes: a stated 320 RRs on 128 planes is 20 here; the tiny threshold of 400 reads makes ali206 reclaim
+    reg = replace(repro.REGIME, rr_targets=(("alibaba_206", 320),), max_replays=64)
+    plan = PAPER.make_plan(traces=("alibaba_206", "nexus5"), n_requests=400, regime=reg, target_busy=None,
+                           device_overrides=(("rr_threshold_reads", 400),))
+    assert plan.rr_target("alibaba_206") == 20
+    done = repro.calibrated(plan, tmp_path, progress=False, jobs=0, snapshots=False)
+    m = dict(done.replays)
+    import flashrr
+    from flashrr.reproduce.calibration import cached_trace
+    cfg = plan.device_config()
+
+    def rrs(k):
+        return flashrr.simulate(cfg, cached_trace(replace(done, replays=(("alibaba_206", k),))
+                                                  .trace_spec("alibaba_206"), cfg)).summary["rr_count"]
+    # the smallest multiple that reaches the target (ali206's Table II repeat count is 1)
+    assert rrs(m["alibaba_206"]) >= 20 > rrs(m["alibaba_206"] - 1)
+    # nexus5 (RAF 50, 10 repeats) gets the smallest multiple with at least ali206's requests after RAF and repeats
+    per = {t: cached_trace(plan.base_spec(t), cfg).info().n_requests for t in plan.traces}
+    ali = m["alibaba_206"] * per["alibaba_206"]
+    k = m["nexus5"]
+    assert k * 10 * per["nexus5"] >= ali and (k == 1 or (k - 1) * 10 * per["nexus5"] < ali)
+    assert pd.read_csv(tmp_path / "lengths.csv")["trace"].tolist() == ["alibaba_206"]

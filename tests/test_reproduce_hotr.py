@@ -26,16 +26,21 @@ def test_registry_and_plans():
     assert set(FIGURES) == {"fig01b", "fig01c", "fig05", "fig06", "fig07", "fig08", "fig09"}
     q = PAPER.make_plan(quick=True)
     assert q.quick and q.n_requests == 40_000 and q.calibration_requests < repro.CALIBRATION_REQUESTS
-    assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2"
-    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&fold=modulo"
+    assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2?pack=1"
+    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&pack=1"
     assert TINY.trace_spec("fin2", 0.5, 100) == ("model:hotr-fin2?n_requests=3000&mean_gap_ns=200000.0&first=100"
-                                                 "&scale_time=0.5&fold=modulo")
+                                                 "&pack=1&scale_time=0.5")
     assert PAPER.make_plan(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
-        "synth:hotr-fin2?n_requests=3000&first=100&scale_time=0.5")
+        "synth:hotr-fin2?n_requests=3000&first=100&pack=1&scale_time=0.5")
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert [d["preset"] for d in s["flash"]["devices"]] == ["hotr-slc", "hotr-mlc", "hotr-qlc"]
     assert s["optimal"]["policies"] == {"optimal": {}}
+    # the occupancy group: Baseline and HotR on every trace at four shares of the logical space; RR is off,
+    # so no trace is expected to reclaim
+    assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
+    assert set(s["occupancy"]["policies"]) == {"baseline", "hotr"}
+    assert not any(Plan().regime.expects_rr(t) for t in Plan().traces)
 
 
 def test_calibration_bisects_to_the_target(monkeypatch):
@@ -60,12 +65,13 @@ def test_tiny_run_writes_every_figure_and_claims(tiny_run):
         for ext in ("png", "pdf", "csv"):
             assert (out / f"{fig.stem}.{ext}").stat().st_size > 0
     runs = pd.read_csv(out / "runs.csv")
-    # main: 4 schemes; flash: Baseline + HotR on 3 more flash types; optimal: 1
-    assert len(runs) == 2 * 4 + 2 * 2 * 3 + 2
+    # main: 4 schemes; flash: Baseline + HotR on 3 more flash types; optimal: 1; occupancy: Baseline + HotR at 4
+    assert len(runs) == 2 * 4 + 2 * 2 * 3 + 2 + 2 * 2 * 4
     cal = pd.read_csv(out / "calibration.csv")
     assert list(cal["trace"]) == ["fin2", "hpc_28"] and (cal["scale_time"] > 0).all()
     table = res["claims"]
-    assert (out / "claims.md").read_text().count("\n|") == len(table) + 2  # header, rule, one row per claim
+    claims_part = (out / "claims.md").read_text().split("## Regime")[0]
+    assert claims_part.count("\n|") == len(table) + 2  # header, rule, one row per claim
     # costs as the issue states them
     tlc = runs[runs["flash"] == "tlc"].groupby("scheme")["cost"].first()
     assert tlc.to_dict() == pytest.approx({"Baseline": 1.0, "HotR": 1.1, "Rails": 2.0, "TTFlash": 1.25,

@@ -96,9 +96,10 @@ def test_scheduler_and_snapshots_reach_every_sweep_and_calibration_of_a_paper(na
     paper = PAPERS[name]
     plan = paper.make_plan(quick=True)
     calibrations = []
-    if name in ("cocktail", "hotr"):  # no calibration runs: the factors are given, and the workers recorded
+    if name in ("cocktail", "hotr", "phasedrr"):  # no calibration runs: the values are given, the workers recorded
         import flashrr.papers.cocktail.plan as cocktail_plan
         import flashrr.papers.hotr.plan as hotr_plan
+        import flashrr.papers.phasedrr.plan as phasedrr_plan
 
         def fake_hotr(plan, out, progress, jobs, scheduler, snapshots):
             calibrations.append((jobs, scheduler, snapshots))
@@ -108,12 +109,17 @@ def test_scheduler_and_snapshots_reach_every_sweep_and_calibration_of_a_paper(na
             calibrations.append((jobs, scheduler, snapshots))
             return replace(plan, target_busy=None)
 
+        def fake_phasedrr(plan, out, progress, jobs, scheduler, snapshots):
+            calibrations.append((jobs, scheduler, snapshots))
+            return replace(plan, replays=tuple((t, 1) for t in plan.traces))
+
         monkeypatch.setattr(hotr_plan, "calibration", fake_hotr)
         monkeypatch.setattr(cocktail_plan, "calibrated", fake_cocktail)
+        monkeypatch.setattr(phasedrr_plan, "calibrated", fake_phasedrr)
     paper.run(plan, tmp_path, paper.groups, jobs=None, progress=False, scheduler="tcp://127.0.0.1:1",
               snapshots=False)
     assert seen and set(seen) == {(None, "tcp://127.0.0.1:1", False)}
-    assert calibrations == ([(None, "tcp://127.0.0.1:1", False)] if name in ("cocktail", "hotr") else [])
+    assert calibrations == ([(None, "tcp://127.0.0.1:1", False)] if name != "shuffler" else [])
 
 
 def test_runner_refuses_jobs_with_a_scheduler(tmp_path):

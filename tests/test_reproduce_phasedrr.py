@@ -4,6 +4,7 @@ hand-made results, and (slow) ``--quick``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,8 +15,8 @@ from flashrr.cli.reproduce_cmds import reproduce_cmd
 from flashrr.papers.phasedrr.claims import claims, to_markdown
 from flashrr.papers.phasedrr.figures import FIGURES
 from flashrr.papers.phasedrr.paper import PAPER
-from flashrr.papers.phasedrr.plan import (DEFAULT_TRACE_PARAMS, QUICK_TRACES, READ_INTENSIVE, SCHEMES, TRACES, Plan,
-                                          Runs, specs)
+from flashrr.papers.phasedrr.plan import (DEFAULT_TRACE_PARAMS, QUICK_TRACES, READ_INTENSIVE, RR_FLOOR, SCHEMES, TRACES,
+                                          Plan, Runs, specs)
 from flashrr.reproduce import PAPERS, reproduce
 from flashrr.reproduce.figures import FigureDataError
 from flashrr.trace.samples import sample_path
@@ -36,7 +37,12 @@ def test_registry_and_plans():
     assert full.rr_threshold - 10 * full.delta_reads == 22_440 and full.start_reads == 10 * full.delta_reads
     assert full.delta_values == (128, 256, 512, 1024)
     # quick: everything measured in block reads is four times smaller, so S/H stays 0.8976
-    assert quick.quick and quick.traces == QUICK_TRACES and quick.repeat < full.repeat
+    # lengths: each trace replayed until Baseline makes RR_FLOOR RRs (ws_1 does not reclaim), capped lower when quick
+    assert quick.quick and quick.traces == QUICK_TRACES and quick.repeat is None and full.repeat is None
+    assert quick.regime.max_replays < full.regime.max_replays and full.regime.rr_target("ali") == RR_FLOOR
+    assert full.rr_target("ws_1") == 0 == full.rr_target("ws_1 (real sample)")
+    # the regime: packed traces on their footprint alone (SSDsim maps only the trace's pages), no warm-up
+    assert (full.regime.placement, full.regime.occupancy, full.regime.warmup) == ("pack", 0.0, 0.0)
     assert (quick.rr_threshold * 4, quick.delta_reads * 4, quick.start_reads * 4) == (25_000, 256, 2560)
     assert [d * 4 for d in quick.delta_values] == list(full.delta_values)
     assert PAPER.make_plan(repeat=128).repeat == 128
@@ -46,17 +52,23 @@ def test_registry_and_plans():
     assert dict(DEFAULT_TRACE_PARAMS)["idle_period_mean_ns"] > 0
     synth = Plan(workload="synth", n_requests=20_000)
     assert synth.trace_spec("ali") == ("synth:phasedrr-ali?n_requests=20000&idle_period_mean_ns=50000000"
-                                       "&burst_requests_mean=64")
-    assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1"
+                                       "&burst_requests_mean=64&pack=1")
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1?pack=1"
     # the model preset keeps the ON/OFF trace's mean gap: 200 us + 50 ms / 64 requests
-    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&fold=modulo"
-    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&fold=modulo"
+    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&pack=1&repeat=2"
+    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&pack=1"
+    assert replace(full, replays=(("lun1", 7),)).trace_spec("lun1").endswith("&pack=1&repeat=7")
     s = specs(full)
-    assert set(s) == {"main", "sens", "counters", "real"}
+    assert set(s) == {"main", "sens", "counters", "occupancy", "real"}
+    # the occupancy group: Baseline and PhasedRR on usr_0 and ali at 0.5, 0.75, 0.9 and 1.0 of the logical space
+    assert s["occupancy"]["traces"] == [full.trace_spec("usr_0"), full.trace_spec("ali")]
+    assert [(d["name"], d["fill_ratio"]) for d in s["occupancy"]["devices"]] == \
+        [("phasedrr@0.5", 0.5), ("phasedrr@0.75", 0.75), ("phasedrr@0.9", 0.9), ("phasedrr@1", 1.0)]
+    assert set(s["occupancy"]["policies"]) == {"baseline", "phasedrr"}
     # the real group: main's schemes on MQSim's web search excerpt (24,783 requests) in ws_1's place,
     # played round(1,055,448 / 24,783) = 43 times to reach the row's request count
     assert s["real"]["policies"] == s["main"]["policies"]
-    assert s["real"]["traces"] == [f"{sample_path('websearch')}?fold=modulo&repeat=43"]
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=1&repeat=43"]
     assert full.trace_spec("ws_1 (real sample)") == s["real"]["traces"][0]
     assert "real" not in specs(PAPER.make_plan(traces=("usr_0",)))  # no sample of the row's family
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}
@@ -87,8 +99,9 @@ def test_tiny_run_writes_every_figure_and_every_run(tiny_run):
     read_intensive = [t for t in TINY.traces if t in READ_INTENSIVE]
     # 3 traces x 4 schemes + 3 traces x 3 Deltas + 2 read-intensive traces x 2 counter schemes
     # + the 4 schemes on the real sample standing in for ws_1
+    # + Baseline and PhasedRR on ali (the occupancy trace in TINY) at four occupancies
     assert runs.groupby("group").size().to_dict() == {"main": 12, "sens": 9, "counters": 2 * len(read_intensive),
-                                                      "real": 4}
+                                                      "real": 4, "occupancy": 8}
     real = runs[runs["group"] == "real"]
     assert set(real["trace"]) == {"ws_1 (real sample)"} and set(real["scheme"]) == set(SCHEMES.values())
     assert (real["requests"] == 2 * 20_000).all()  # the sample's first 20,000 requests, 2 replays

@@ -32,13 +32,18 @@ def test_registry_and_plans():
     assert PAPER.make_plan(repeat=128).repeat == 128 and len(PAPER.make_plan().traces) == 10
     # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
     synth = Plan(workload="synth", n_requests=4000)
-    assert synth.trace_spec("ali0") == "synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
-    assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0"
+    assert synth.trace_spec("ali0") == ("synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
+                                        "&pack=1")
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0?pack=1"
     # the default: the model preset at the synthetic trace's mean gap (200 us); gen0/gen1 have no model preset
-    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0&fold=modulo"
-    assert TINY.trace_spec("gen1") == "synth:gen1?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
+    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0&pack=1"
+    assert TINY.trace_spec("gen1") == ("synth:gen1?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
+                                       "&pack=1")
     s = specs(Plan())
-    assert set(s) == {"main", "block", "sens", "sb32", "cache"}
+    assert set(s) == {"main", "block", "sens", "sb32", "cache", "occupancy"}
+    # the regime: MQSim's 75% occupancy on every device but the occupancy group's
+    assert all(d["fill_ratio"] == 0.75 for g in ("main", "block", "sens", "sb32", "cache") for d in s[g]["devices"])
+    assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert s["block"]["devices"][0]["sb_planes"] == 1
     assert [d["capacity_bytes"] for d in s["cache"]["devices"]] == [32 << 20, 128 << 20]

@@ -45,7 +45,7 @@ def fig04(runs):
     fig, axes = plots.panel_grid(len(plan.traces))
     for ax, trace in zip(axes, plan.traces):
         tr = resolve_trace(workload_spec(f"cocktail-{trace}", plan.n_requests, plan.trace_params, plan.workload,
-                                         {"fold": "modulo"}), cfg)
+                                         plan.regime.pipeline()), cfg)
         ids = pd.DataFrame({"o": tr.offset, "s": tr.size})
         counts = ids.groupby(["o", "s"], sort=False).size().to_numpy()  # in order of first appearance
         cap = max(1.0, float(np.percentile(counts, 99.9)))

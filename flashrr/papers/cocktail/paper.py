@@ -8,8 +8,9 @@ from .plan import GROUPS, PAPER_SCALE, QUICK, Plan, run
 
 
 def calibrated_scales(runs) -> dict:
-    """``reproduce.json``'s record of the calibration: each trace's arrival time factor."""
-    return {"scale_time": dict(runs.plan.scales)}
+    """``reproduce.json``'s record of the calibrations: each trace's arrival time factor and its
+    multiple of Table II's repeat count."""
+    return {"scale_time": dict(runs.plan.scales), "replays": dict(runs.plan.replays)}
 
 
 PAPER = Paper(

@@ -20,9 +20,7 @@ hook copies the plane's block read counts.
 Scale: the paper's device has 128 planes and its traces are not given in size.  The
 default device keeps a plane exactly as Table I (2048 blocks of 256 pages, so the pool
 capacity is 20..61 blocks) but has :data:`SCALED_PLANES` planes (1 channel x 2 chips) and
-the data cache scaled with the planes (16 MiB); the logical space is
-filled and then rewritten at random (:data:`WARMUP_RATIO` of it) before the replay, so GC
-runs from the start, as on a used device; trace addresses are folded onto it.  ``--quick`` runs three traces of a few thousand requests.
+the data cache scaled with the planes (16 MiB).  ``--quick`` runs three traces, three ratios and three shares.
 All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
 
 ``--paper-scale`` (:data:`PAPER_SCALE`) runs the paper's own device: Table I's 8 channels x
@@ -31,20 +29,35 @@ All sweep runs go to ``OUT/store``, so an interrupted reproduction resumes.
 Table II traces with Table II's RAF and repeat counts (as by default).  The paper does not
 give its traces' request counts, so ``n_requests`` stays :data:`DEFAULT_N_REQUESTS`.
 
-Load calibration: the synthetic traces' arrival rates are assumptions, and at the
-paper-plane rate (arrivals stretched by ``128 / planes``) the RAF-amplified traces
-saturate the dies, so latency would measure queueing, not the schemes.  Before the
-sweeps, each trace's arrival time factor (``scale_time``, applied after RAF, so the
-spread copies keep filling the gap to the next request) is bisected until Baseline's
-busiest die is busy :data:`TARGET_BUSY` of the run (``1 - die_idle_fraction_min``).
-The reason: the paper's ECC-retry time is about half of the mean response time on
-ali206, sys1 and sys2 (§V-B), so queueing there is no longer than a few flash reads,
-which a die busy half of the time gives (mean wait about half a service time in an
-M/D/1 queue).  The factors go to ``OUT/calibration.csv`` (reused on resume) and
+Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`).  The paper runs MQSim (§V-A),
+which preconditions a trace's own read, then written, addresses first and other pages up
+to the workload's ``Initial_Occupancy_Percentage`` (75 in MQSim's shipped
+``workload.xml``): every trace is packed onto its footprint (``pack=1``) and the device
+is filled to :data:`OCCUPANCY` of its logical space, then rewritten at random
+(:data:`WARMUP_RATIO` of the filled pages, for MQSim's aged steady state; an
+assumption).  Lengths: Baseline on ali206 makes 28,507 RRs on the 128-plane device
+(§IV-B), scaled to the plan's planes; its Table II repeat count is multiplied
+(``replays``) until Baseline makes that many.  Every other trace gets the same number of
+requests after RAF and repeats ("a relatively similar amount of data for the ten traces",
+§V-A), at least its Table II count.  MQSim's shipped ``ssdconfig.xml`` has
+``Preemptible_GC_Enabled`` false, so GC and RR are not preempted: ``"gc-first"``.
+
+Load calibration: the synthetic traces' arrival rates are assumptions.  The paper says
+the ECC-retry time is about half of the mean response time on ali206, sys1 and sys2
+(§V-B), so before the sweeps each of those traces' arrival time factor (``scale_time``,
+applied after RAF, so the spread copies keep filling the gap to the next request) is
+bisected until Baseline's retry time per request is :data:`TARGET_RETRY_SHARE` of its mean
+response time.  The paper says nothing of the other traces' load; their factor is
+bisected until Baseline's busiest die is busy :data:`TARGET_BUSY` of the run
+(``1 - die_idle_fraction_min``), an assumption (mean wait about half a service time in
+an M/D/1 queue).  Lengths come first (at the fixed factor ``128 / planes``: an RR count
+does not depend on the arrival times), then the arrival factors at those lengths.  Both
+go to ``OUT/lengths.csv`` and ``OUT/calibration.csv`` (reused on resume) and
 ``reproduce.json``.  ``Plan(target_busy=None)`` keeps the fixed ``128 / planes``.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, replace
 from functools import partial
@@ -53,9 +66,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.calibration import bisect_time_scale, calibrated_lengths, calibration_table
+from ...reproduce.regime import Regime, occupancy_group, scaled_target
 from ...reproduce.sweep_runs import SweepRuns, run_plan, snapshot_dir, tidy_rows
-from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, workload_spec
+from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, with_replays, workload_spec
 
 # Fig. 4's panel order
 TRACES = ("ads1", "ads2", "alibaba_206", "alibaba_188", "msr_web", "systor1", "systor2", "nexus5", "usr1",
@@ -67,24 +81,37 @@ SCHEMES = {"baseline": "Baseline", "redftl": "redFTL", "ipr": "IPR", "cocktail":
 MAIN = ["Baseline", "redFTL", "IPR", "Cocktail"]
 RATIOS = (1.0, 0.75, 0.5, 0.25, 0.0)
 SHARES = (2, 4, 8, 16, 32, 64)
-GROUPS = ("main", "ratio", "share", REAL_GROUP)
+GROUPS = ("main", "ratio", "share", "occupancy", REAL_GROUP)
 # the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 10's traces:
 # MQSim's web search excerpt for websearch; the MSR and SYSTOR excerpts are too short to ship
 REAL_SAMPLES = (("websearch", "websearch"),)
 PAPER_PLANES = 128
 SCALED_PLANES = 8
 DEFAULT_N_REQUESTS = 50_000
-QUICK_N_REQUESTS = 3_000
-# the quick plan: three traces of a few thousand requests, three ratios and three shares
-QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64))
+# the quick plan's traces are as long as the default's: the lengths come from ali206's RR count either way
+QUICK_N_REQUESTS = DEFAULT_N_REQUESTS
+# Baseline's RRs on ali206 on the paper's 128-plane device (§IV-B, Fig. 5's run)
+PAPER_ALI206_RRS = 28_507
+# MQSim's shipped workload.xml: Initial_Occupancy_Percentage 75
+OCCUPANCY = 0.75
+# random rewrites of this share of the filled pages before the replay: MQSim preconditions to an aged steady state
+WARMUP_RATIO = 0.2
+# the length calibration's cap on multiples of Table II's repeat count
+MAX_REPLAYS = 512
+# the regime (module docstring); a trace without a stated count must make at least one RR
+REGIME = Regime(placement="pack", occupancy=OCCUPANCY, warmup=WARMUP_RATIO, rr_floor=1,
+                rr_targets=(("alibaba_206", PAPER_ALI206_RRS),), max_replays=MAX_REPLAYS)
+# the traces whose arrival factor puts Baseline's retry time at half its mean response time (§V-B)
+RETRY_TRACES = ("alibaba_206", "systor1", "systor2")
+TARGET_RETRY_SHARE = 0.5
+# the occupancy group's traces
+OCCUPANCY_TRACES = ("alibaba_206", "systor1")
+# the quick plan: three traces, three ratios and three shares
+QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64),
+             occupancy_traces=("alibaba_206",))
 # the paper-scale plan: Table I's 8 channels x 4 chips (128 planes, so the full 256 MiB cache) and the ten Table II
 # traces; the request count is not in the paper and stays the default
 PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS)
-# random rewrites of this share of the logical space before the replay: a filled device (70% of its blocks,
-# OP 0.30) sits just above the 28% GC line, and the short traces would not write enough to cross it
-WARMUP_RATIO = 0.2
-# Fig. 5 needs RRs on ali206: at least the preset's own request count (1 M, about 1 s of simulation)
-FIG5_N_REQUESTS = 1_000_000
 # the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
 # the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
 TARGET_BUSY = 0.5
@@ -112,7 +139,10 @@ class Plan:
     ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range;
     ``real_samples``: ``(row, sample)`` pairs, the real sample run in row's place in group
     ``real`` (its first ``n_requests`` requests, or repeated to about that many, then the
-    row's RAF and repeats, with its own calibrated arrival factor)."""
+    row's RAF and repeats, with its own calibrated arrival factor); ``regime``: placement,
+    occupancy and the length rule (module docstring); ``replays``: ``(trace, multiple)``
+    pairs, each trace's Table II repeat count is multiplied by, filled by :func:`calibrated`;
+    ``occupancy_traces``: the occupancy group's traces."""
 
     traces: tuple = TRACES
     n_requests: int = DEFAULT_N_REQUESTS
@@ -134,6 +164,9 @@ class Plan:
     paper_scale: bool = False
     workload: str = "model"
     real_samples: tuple = REAL_SAMPLES
+    regime: Regime = REGIME
+    replays: tuple = ()
+    occupancy_traces: tuple = OCCUPANCY_TRACES
 
     def raf_repeat(self, trace: str) -> tuple:
         from ...trace.synth_presets import SYNTH_PRESETS
@@ -149,14 +182,15 @@ class Plan:
         g = SimConfig.preset("cocktail").geometry
         return self.channels * self.chips_per_channel * g.dies_per_chip * g.planes_per_die
 
-    def device_fields(self) -> dict:
+    def device_fields(self, occupancy: float | None = None) -> dict:
+        """The device's sweep entry, at the regime's occupancy or at ``occupancy``."""
         # by default 8 of the 128 planes, and the data cache scaled with them (256 MiB * 8 / 128 = 16 MiB), so
         # the cache does not swallow the short traces' writes
         planes = self.planes()
         name = "cocktail" if planes == PAPER_PLANES else "cocktail-scaled"
         return {"preset": "cocktail", "name": name, "channels": self.channels,
                 "chips_per_channel": self.chips_per_channel, "capacity_bytes": (256 << 20) * planes // PAPER_PLANES,
-                "fill_ratio": 1.0, "warmup_random_writes_ratio": WARMUP_RATIO, **dict(self.device_overrides)}
+                **self.regime.device_fields(occupancy), **dict(self.device_overrides)}
 
     def device_config(self):
         from ...config import SimConfig
@@ -165,29 +199,58 @@ class Plan:
         d.pop("preset")
         return SimConfig.preset("cocktail").replace(**d)
 
+    length_device = device_config
+
+    def length_unit(self, trace: str) -> int:
+        """Plays of ``trace`` in one length unit: its row's Table II repeat count (or ``repeat``)."""
+        return self.raf_repeat(split_real(self, trace)[0])[1]
+
+    def rr_target(self, trace: str) -> int:
+        """Baseline RRs trace ``trace`` is lengthened to: the paper's count scaled to the plan's planes."""
+        n = self.regime.rr_target(split_real(self, trace)[0])
+        return scaled_target(n, PAPER_PLANES, self.planes()) if n > 1 else n
+
+    def replays_of(self, trace: str) -> int:
+        """Plays of ``trace``: its length unit times its calibrated multiple (1 before calibration)."""
+        return self.length_unit(trace) * int(dict(self.replays).get(trace, 1))
+
+    def headline_claims(self) -> tuple:
+        """The claims the occupancy group reports: ``(claim, metric, scheme, ref, paper %)`` (abstract)."""
+        return (("RR count, Cocktail vs Baseline", "rr_count", "Cocktail", "Baseline", -40.77),
+                ("avg response time, Cocktail vs Baseline", "io_latency_mean_ns", "Cocktail", "Baseline", -10.82),
+                ("write amplification, Cocktail vs Baseline", "pages_moved_per_erase", "Cocktail", "Baseline",
+                 -49.57))
+
+    def paper_regime(self) -> dict:
+        """The paper's Baseline figures, scaled to the plan's planes: ali206's RRs (§IV-B)."""
+        return {"alibaba_206": {"rr_count": scaled_target(PAPER_ALI206_RRS, PAPER_PLANES, self.planes())}}
+
     def stretch(self) -> float:
         """The fixed arrival factor ``128 / planes``: each plane sees the paper's request rate."""
         g = self.device_config().geometry
         return PAPER_PLANES / (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die)
 
-    def trace_spec(self, trace: str, scale: float | None = None) -> str:
-        """The trace's pipeline spec; arrival factor ``scale``, else the calibrated one, else :meth:`stretch`.
-        A real-sample name (group ``real``) gets its sample with its row's RAF and repeats."""
+    def base_spec(self, trace: str, scale: float | None = None) -> str:
+        """The trace played once: placed as the regime says, its row's RAF, arrival factor ``scale``,
+        else the calibrated one, else :meth:`stretch`.  A real-sample name (group ``real``) gets its
+        sample with its row's RAF."""
         row, sample = split_real(self, trace)
-        raf, rep = self.raf_repeat(row)
+        raf, _ = self.raf_repeat(row)
         stretch = scale if scale is not None else dict(self.scales).get(trace) or self.stretch()
-        pipeline = {"fold": "modulo", "amplify_reads": raf}
+        pipeline = {**self.regime.pipeline(), "amplify_reads": raf}
         if raf > 1 and self.spacing != "same":
             pipeline["amplify_spacing"] = self.spacing
         if stretch != 1:
             pipeline["scale_time"] = stretch
-        if rep > 1:
-            pipeline["repeat"] = rep
         if sample is not None:
             from ...trace.samples import sample_spec
 
             return sample_spec(sample, self.n_requests, pipeline)
         return workload_spec(f"cocktail-{trace}", self.n_requests, self.trace_params, self.workload, pipeline)
+
+    def trace_spec(self, trace: str, scale: float | None = None) -> str:
+        """The trace's pipeline spec: :meth:`base_spec` played :meth:`replays_of` times."""
+        return with_replays(self.base_spec(trace, scale), self.replays_of(trace))
 
 
 def specs(plan: Plan) -> dict:
@@ -200,7 +263,9 @@ def specs(plan: Plan) -> dict:
         "ratio": {**common, "policies": {"cocktail": {"ratio": list(plan.ratios)}}},
         "share": {**common, "policies": {"cocktail": {"n": list(plan.shares)}}},
     }
-    return {**out, **real_group_spec(plan, common, main)}
+    occ = occupancy_group(common, [plan.trace_spec(t) for t in plan.occupancy_traces if t in plan.traces],
+                          plan.device_fields(), plan.regime, {"baseline": {}, "cocktail": {}})
+    return {**out, **occ, **real_group_spec(plan, common, main)}
 
 
 def _scheme(group: str, row) -> str:
@@ -230,41 +295,84 @@ class CocktailRuns(SweepRuns):
         return self.labels
 
 
-# ------------------------------------------------------------------------------ load calibration
-def busiest_die_busy(plan: Plan, trace: str, scale: float, snapshot=None) -> float:
-    """Baseline's busiest-die busy fraction (``1 - die_idle_fraction_min``) on the plan's
-    device and ``trace`` (the run's own trace) with arrival factor ``scale``; the aged
-    device from the snapshot directory ``snapshot`` if given (:func:`flashrr.simulate`)."""
-    from ...simulate import simulate
+# ------------------------------------------------------------------------------ calibrations
+def baseline_load(plan: Plan, trace: str, scale: float, snapshot=None) -> float:
+    """Baseline's load on the plan's device and ``trace`` (its calibrated length) with arrival
+    factor ``scale``, as the calibration targets it: for a trace of :data:`RETRY_TRACES`, 1 minus
+    the share of the mean response time spent in ECC retries (retry time per request over the mean
+    response time, Fig. 11's dark bar over the whole bar); for the others, the busiest die's busy
+    fraction (``1 - die_idle_fraction_min``).  Both fall as the factor grows.  The aged device
+    comes from the snapshot directory ``snapshot`` if given."""
+    from ...reproduce.calibration import baseline_summary
 
-    s = simulate(plan.device_config(), plan.trace_spec(trace, scale), "baseline", snapshot=snapshot).summary
+    s = baseline_summary(plan.device_config(), plan.trace_spec(trace, scale), snapshot)
+    if split_real(plan, trace)[0] in RETRY_TRACES:
+        total = s["requests"] * s["io_latency_mean_ns"]
+        return 1.0 - (s["retry_time_ns"] / total if total else 0.0)
     return 1.0 - s["die_idle_fraction_min"]
 
 
+def load_target(plan: Plan, trace: str) -> float:
+    """The value of :func:`baseline_load` the calibration aims at for ``trace``."""
+    return 1.0 - TARGET_RETRY_SHARE if split_real(plan, trace)[0] in RETRY_TRACES else plan.target_busy
+
+
 def calibrate(plan: Plan, trace: str, snapshot=None) -> tuple[float, float]:
-    """``(factor, busy)``: the arrival factor that brings Baseline's busiest-die busy
-    fraction within ``plan.calibration_tol`` of ``plan.target_busy`` (or nearest it after
-    ``plan.calibration_steps`` runs).  The busy fraction falls as the factor grows.  With a
-    snapshot directory, the runs after the first restore the aged device the first saved."""
-    return bisect_time_scale(lambda f: busiest_die_busy(plan, trace, f, snapshot), plan.target_busy,
+    """``(factor, load)``: the arrival factor that brings Baseline's :func:`baseline_load` within
+    ``plan.calibration_tol`` of :func:`load_target` (or nearest it after ``plan.calibration_steps``
+    runs).  With a snapshot directory, the runs after the first restore the aged device the first saved."""
+    return bisect_time_scale(lambda f: baseline_load(plan, trace, f, snapshot), load_target(plan, trace),
                              plan.scale_range, plan.calibration_steps, plan.calibration_tol)
+
+
+def lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+               snapshot=None) -> Plan:
+    """``plan`` with ``replays`` filled (module docstring): ali206's multiple of its Table II repeat
+    count from Baseline's RR count (:func:`~flashrr.reproduce.calibration.calibrated_lengths`, at the
+    fixed arrival factor), and every other trace's the smallest that gives it at least as many requests
+    after RAF and repeats as ali206 has.  Unchanged when ``plan.repeat`` fixes the replays or the plan
+    has them already."""
+    if plan.repeat is not None or plan.replays:
+        return plan
+    anchor = "alibaba_206"
+    fixed = replace(plan, scales=())
+    key = {k: v for k, v in asdict(fixed).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
+                                                                  "paper_scale", "real_samples", "occupancy_traces",
+                                                                  "target_busy", "calibration_tol", "calibration_steps",
+                                                                  "scale_range")}
+    m = calibrated_lengths(fixed, out, [anchor], key, progress, jobs, scheduler, snapshot)[anchor]
+    target = m * fixed.length_unit(anchor) * _requests_per_play(fixed, anchor)
+    names = list(plan.traces) + real_labels(plan)
+    replays = {t: max(1, math.ceil(target / (fixed.length_unit(t) * _requests_per_play(fixed, t)))) for t in names}
+    replays[anchor] = m
+    return replace(plan, replays=tuple(replays.items()))
+
+
+def _requests_per_play(plan: Plan, trace: str) -> int:
+    """Requests of one play of ``trace`` after RAF (generated once per process)."""
+    from ...reproduce.calibration import cached_trace
+
+    return cached_trace(plan.base_spec(trace), plan.device_config()).info().n_requests
 
 
 def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
                snapshots: bool = True) -> Plan:
-    """``plan`` with ``scales`` filled: every trace's calibrated factor, from
-    ``OUT/calibration.csv`` when it was made for the same plan; the other traces are
-    calibrated one per call on ``jobs`` processes or the Dask cluster at ``scheduler``
-    (:func:`~flashrr.reproduce.calibration.calibration_table`), with ``snapshots`` from and
-    into the sweeps' ``OUT/store/snapshots``.  Unchanged when ``plan.target_busy`` is
-    None or the plan already has its scales."""
+    """``plan`` with its lengths (:func:`lengthened`) and then ``scales`` filled: every trace's
+    calibrated arrival factor at its length, from ``OUT/calibration.csv`` when it was made for the same
+    plan; the other traces are calibrated one per call on ``jobs`` processes or the Dask cluster at
+    ``scheduler`` (:func:`~flashrr.reproduce.calibration.calibration_table`), with ``snapshots`` from and
+    into the sweeps' ``OUT/store/snapshots``.  The factors are kept when ``plan.target_busy`` is None
+    or the plan already has its scales."""
+    snapshot = snapshot_dir(out) if snapshots else None
+    plan = lengthened(plan, out, progress, jobs, scheduler, snapshot)
     if plan.target_busy is None or plan.scales:
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
-                                                                 "paper_scale", "scales", "real_samples")}
+                                                                 "paper_scale", "scales", "real_samples",
+                                                                 "occupancy_traces")}
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
-                               partial(calibrate, plan, snapshot=snapshot_dir(out) if snapshots else None),
-                               "baseline_busiest_die_busy", progress, jobs, scheduler)
+                               partial(calibrate, plan, snapshot=snapshot), "baseline_load", progress, jobs,
+                               scheduler)
     return replace(plan, scales=tuple(scales.items()))
 
 
@@ -284,13 +392,14 @@ def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> Co
 
 
 def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=None) -> pd.DataFrame:
-    """Fig. 5's data: Baseline on ``trace`` (at least :data:`FIG5_N_REQUESTS` requests); the
-    block read counts (and valid pages) of plane ``lane`` at its last RR, one row per block.  Cached as ``OUT/fig05_snapshot.csv``."""
+    """Fig. 5's data: Baseline on ``trace`` at its calibrated length (ali206's reaches the paper's RR
+    count, scaled); the block read counts (and valid pages) of plane ``lane`` at its last RR, one row per
+    block.  Cached as ``OUT/fig05_snapshot.csv``."""
     import flashrr
     from ...policy import Baseline
+    from ...reproduce.calibration import cached_trace
 
-    big = replace(plan, n_requests=max(plan.n_requests, FIG5_N_REQUESTS))
-    spec = big.trace_spec(trace)
+    spec = plan.trace_spec(trace)
     cache = Path(out) / "fig05_snapshot.csv" if out is not None else None
     if cache is not None and cache.exists():
         df = pd.read_csv(cache)
@@ -314,7 +423,7 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
             return "default"
 
     pol = Snapshot()
-    flashrr.simulate(plan.device_config(), spec, policy=pol)
+    flashrr.simulate(plan.device_config(), cached_trace(spec, plan.device_config()), policy=pol)
     S = plan.device_config().geometry.blocks_per_plane
     reads = pol.reads if pol.reads is not None else np.zeros(S, np.int64)
     valid = pol.valid if pol.reads is not None else np.zeros(S, np.int64)

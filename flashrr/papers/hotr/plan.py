@@ -22,6 +22,12 @@ one :func:`flashrr.sweep.sweep` store under ``OUT/store``, so an interrupted
 reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
 20,000-request calibration (a few minutes on two cores).
 
+Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`): every trace is packed onto its
+footprint (``pack=1``) and the device holds the footprint alone, as a trace-driven run of
+the MSR SSD model writes only what the trace touches.  Read reclaim is off on this device,
+so no length is calibrated and no trace is expected to reclaim.  The ``occupancy`` group
+runs Baseline and HotR at the regime's occupancies (0.5 ... 1.0 of the logical space).
+
 ``--paper-scale`` (:data:`PAPER_SCALE`) is the default plan: the four Table III
 traces at Table III's I/O counts (``n_requests=None``), each played once (§IV-A
 names no repeats), on the TLC ``hotr`` device and its SLC/MLC/QLC variants
@@ -38,13 +44,14 @@ from pathlib import Path
 import pandas as pd
 
 from ...reproduce.calibration import bisect_time_scale, calibration_table
+from ...reproduce.regime import Regime, occupancy_group
 from ...reproduce.sweep_runs import SweepRuns, run_sweeps, snapshot_dir, store_dir
 from ...reproduce.trace_specs import workload_spec
 
 TRACES = ("fin2", "msr_hm", "hpc_46", "hpc_28")
 SCHEMES = {"baseline": "Baseline", "rails": "Rails", "ttflash": "TTFlash", "hotr": "HotR"}
 FLASH = {"slc": "hotr-slc", "mlc": "hotr-mlc", "tlc": "hotr", "qlc": "hotr-qlc"}
-GROUPS = ("main", "flash", "optimal")
+GROUPS = ("main", "flash", "optimal", "occupancy")
 TARGET_BLOCKED = 0.33
 QUICK_N_REQUESTS = 40_000
 QUICK_CALIBRATION = 20_000
@@ -54,6 +61,8 @@ CALIBRATION_REQUESTS = 100_000
 # the paper-scale plan (module docstring): Table III's traces and I/O counts, each played once
 PAPER_SCALE = dict(traces=TRACES, n_requests=None, repeat=1)
 SCALE_RANGE = (1 / 64, 64.0)
+# packed traces on their footprint alone; RR is off on the hotr devices, so no trace reclaims
+REGIME = Regime(placement="pack", occupancy=0.0, rr_floor=0, no_rr=TRACES)
 BISECTION_STEPS = 9
 
 
@@ -75,25 +84,39 @@ class Plan:
     quick: bool = False
     paper_scale: bool = False
     workload: str = "model"
+    regime: Regime = REGIME
 
     def trace_spec(self, name: str, scale: float | None = None, first: int | None = None) -> str:
         pipeline = {}
         if first is not None:
             pipeline["first"] = int(first)
+        pipeline.update(self.regime.pipeline())
         if scale is not None:
             pipeline["scale_time"] = repr(float(scale))
         return workload_spec(f"hotr-{name}", self.n_requests, self.trace_params, self.workload, pipeline)
 
-    def device(self, preset: str) -> dict:
-        return {"preset": preset, "name": preset, **dict(self.device_overrides)}
+    def device(self, preset: str, occupancy: float | None = None) -> dict:
+        """A sweep device entry: ``preset`` at the regime's occupancy (or ``occupancy``)."""
+        return {"preset": preset, "name": preset, **self.regime.device_fields(occupancy), **dict(self.device_overrides)}
 
     def config(self):
-        """The TLC device (``hotr`` preset with ``device_overrides``): the device calibration runs on
-        and the one a trace's addresses fold onto when a figure reads the trace itself."""
+        """The TLC device (``hotr`` preset with the regime's occupancy and ``device_overrides``): the
+        device calibration runs on and the one a trace is packed onto when a figure reads the trace itself."""
         from ...config import SimConfig
 
-        cfg = SimConfig.preset("hotr")
-        return cfg.replace(**dict(self.device_overrides)) if self.device_overrides else cfg
+        d = self.device("hotr")
+        d.pop("preset"), d.pop("name")
+        return SimConfig.preset("hotr").replace(**d)
+
+    def replays_of(self, name: str) -> int:
+        return self.repeat
+
+    def rr_target(self, name: str) -> int:
+        return 0
+
+    def headline_claims(self) -> tuple:
+        """The claims the occupancy group reports: ``(claim, metric, scheme, ref, paper %)`` (abstract)."""
+        return (("response time, HotR vs Baseline", "io_latency_mean_ns", "HotR", "Baseline", -21.8),)
 
 
 @dataclass
@@ -144,7 +167,7 @@ def calibration(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sc
     ``snapshots`` from and into the sweeps' ``OUT/store/snapshots``."""
     key = {"n_requests": plan.n_requests, "calibration_requests": plan.calibration_requests,
            "target_blocked": plan.target_blocked, "trace_params": list(plan.trace_params),
-           "device_overrides": list(plan.device_overrides)}
+           "device_overrides": list(plan.device_overrides), "regime": repr(plan.regime)}
     return calibration_table(Path(out) / "calibration.csv", key, plan.traces,
                              partial(calibrate, plan, snapshot=snapshot_dir(out) if snapshots else None),
                              "blocked_share", progress, jobs, scheduler)
@@ -160,6 +183,7 @@ def specs(plan: Plan, scales: dict) -> dict:
         "flash": {**common, "devices": [plan.device(FLASH[f]) for f in ("slc", "mlc", "qlc")],
                   "policies": {"baseline": {}, "hotr": {}}},
         "optimal": {**common, "devices": [plan.device("hotr")], "policies": {"optimal": {}}},
+        **occupancy_group(common, traces, plan.device("hotr"), plan.regime, {"baseline": {}, "hotr": {}}),
     }
 
 

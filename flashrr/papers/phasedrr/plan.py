@@ -29,26 +29,40 @@ default every trace gets ON/OFF arrivals (:data:`DEFAULT_TRACE_PARAMS`: bursts o
 PhasedRR result was looked at; ``--trace-param idle_period_mean_ns=0`` gives the
 plain presets back.  docs/phasedrr.md, "Reproduction", has the reasons.
 
-Scale.  The paper replays each trace "repeatedly" (count not given); the default
-is :data:`DEFAULT_REPEAT` replays at the paper's threshold H = 25,000.
-``--quick`` runs three traces with a four-times smaller threshold, Delta and
-early-move window (H = 6,250, Delta = 32 ... 256) and four replays, so that
-blocks still reach H in a few minutes.
+Regime (:class:`~flashrr.reproduce.regime.Regime`, :data:`REGIME`).  SSDsim, the paper's
+simulator (§IV-A), maps before the replay only the pages a trace reads
+(``pre_process_page``), so a trace occupies its own footprint: every trace is packed onto
+its touched pages (``pack=1``) and the device is filled with them alone (occupancy 0, the
+footprint).  The paper warms the device up with "write-intensive workloads" (§IV-A), as
+SSDsim's ``make_aged`` leaves invalid pages in place; flashrr has no such ageing without
+moving data (a random rewrite would scatter the trace's pages), so no warm-up runs
+[A15].  Each trace is replayed until Baseline makes :data:`RR_FLOOR` RRs: the paper
+repeats its traces "to trigger a considerable number of RR operations" (§IV-A) and says
+every trace but ws_1 reclaims (Fig. 5); ws_1 "fits in the cache" and is played once.  The
+replays are calibrated on Baseline alone (``OUT/lengths.csv``), capped at
+:data:`MAX_REPLAYS`; ``--repeat N`` fixes N replays for every trace instead.  The
+``occupancy`` group runs Baseline and PhasedRR on :data:`OCCUPANCY_TRACES` at the
+regime's occupancies (0.5 ... 1.0 of the logical space), for the headline claim's
+sensitivity.
 
-``--paper-scale`` (:data:`PAPER_SCALE`) is the default plan: the ``phasedrr``
-device of Table I with its hard RR threshold of 25K reads (§IV-A, Table I), and
-the eight Table II traces at their own request counts.  §IV-A repeats the traces
-"to trigger a considerable number of RR operations" without giving the count,
-so the replays stay :data:`DEFAULT_REPEAT`.
+Scale.  ``--quick`` runs three traces with a four-times smaller threshold, Delta and
+early-move window (H = 6,250, Delta = 32 ... 256), so that blocks reach H in fewer
+replays, and a lower replay cap.
+
+``--paper-scale`` (:data:`PAPER_SCALE`): the ``phasedrr`` device of Table I with its hard
+RR threshold of 25K reads (§IV-A, Table I), the eight Table II traces at their own
+request counts, and a replay cap of :data:`PAPER_MAX_REPLAYS`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import asdict, dataclass, replace
 
 import pandas as pd
 
-from ...reproduce.sweep_runs import SweepRuns, run_plan, tidy_rows
-from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, split_real, workload_spec
+from ...reproduce.regime import Regime, occupancy_group
+from ...reproduce.sweep_runs import SweepRuns, run_plan, snapshot_dir, tidy_rows
+from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, split_real, with_replays, workload_spec
 
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
 READ_INTENSIVE = ("ws_1", "lun1", "lun2", "lun3", "lun4", "ali")  # Fig. 2 [A17]: all but usr_0 and web_0
@@ -58,13 +72,25 @@ QUICK_TRACES = ("ws_1", "usr_0", "ali")
 SCHEMES = {"baseline": "Baseline", "rl-rr": "RL-RR", "reallocation": "Reallocation", "phasedrr": "PhasedRR"}
 WITHOUT_OVERHEAD = " W/o-O"  # Fig. 2: counters not charged to the DRAM cache
 WITH_OVERHEAD = " W-O"
-DEFAULT_REPEAT = 16
-QUICK_REPEAT = 4
 QUICK_SCALE = 4
 RR_THRESHOLD = 25_000
+# Baseline RRs each reclaiming trace is replayed to: "a considerable number of RR operations" (§IV-A) has no
+# number, so this floor is an assumption, set before any result was looked at
+RR_FLOOR = 200
+MAX_REPLAYS = 64
+QUICK_MAX_REPLAYS = 32
+PAPER_MAX_REPLAYS = 256
+# SSDsim maps only the trace's read pages before the replay: packed traces, the footprint alone filled, no
+# random warm-up (module docstring); ws_1 fits in the cache and does not reclaim (Fig. 5's caption)
+REGIME = Regime(placement="pack", occupancy=0.0, warmup=0.0, rr_floor=RR_FLOOR, no_rr=("ws_1",),
+                max_replays=MAX_REPLAYS)
+# the occupancy group's traces: the write-dominant and the read-intensive trace that reclaim at the quick scale
+OCCUPANCY_TRACES = ("usr_0", "ali")
 # the paper-scale plan (module docstring): Table I's threshold, Table II's traces and counts; replays not given
-PAPER_SCALE = dict(traces=TRACES, n_requests=None, rr_threshold=RR_THRESHOLD, repeat=DEFAULT_REPEAT)
-GROUPS = ("main", "sens", "counters", REAL_GROUP)
+PAPER_SCALE = dict(traces=TRACES, n_requests=None, rr_threshold=RR_THRESHOLD,
+                   regime=Regime(placement="pack", occupancy=0.0, warmup=0.0, rr_floor=RR_FLOOR, no_rr=("ws_1",),
+                                 max_replays=PAPER_MAX_REPLAYS))
+GROUPS = ("main", "sens", "counters", "occupancy", REAL_GROUP)
 # the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 5's traces:
 # MQSim's web search excerpt for ws_1 (WebSearch); the MSR and SYSTOR excerpts are too short to ship
 REAL_SAMPLES = (("ws_1", "websearch"),)
@@ -79,15 +105,18 @@ class Plan:
     """What to run.  ``rr_threshold``: H (block reads); ``delta_reads``: PhasedRR's
     Delta in ``main``; ``delta_values``: Fig. 4's Deltas; ``start_reads``: RL-RR's
     and Reallocation's early-move window before H (10 Delta, PhasedRR's window);
-    ``repeat``: replays of each trace; ``n_requests``: requests per trace (None =
-    the paper's count); ``trace_params``/``device_overrides``: extra ``(name,
+    ``repeat``: replays of every trace, or None for each trace's calibrated replays
+    (``replays``: ``(trace, replays)`` pairs, filled by :func:`calibrated`; see the module
+    docstring); ``regime``: placement, occupancy and the length rule;
+    ``occupancy_traces``: the occupancy group's traces; ``n_requests``: requests per trace
+    (None = the paper's count); ``trace_params``/``device_overrides``: extra ``(name,
     value)`` pairs for every synthetic trace / every device; ``real_samples``:
     ``(row, sample)`` pairs, the real sample run in row's place in group ``real``
     (its own arrival times, repeated to the row's request count)."""
 
     traces: tuple = TRACES
     n_requests: int | None = None
-    repeat: int = DEFAULT_REPEAT
+    repeat: int | None = None
     seeds: tuple = (0,)
     rr_threshold: int = RR_THRESHOLD
     delta_reads: int = 256
@@ -99,37 +128,71 @@ class Plan:
     paper_scale: bool = False
     workload: str = "model"
     real_samples: tuple = REAL_SAMPLES
+    regime: Regime = REGIME
+    replays: tuple = ()
+    occupancy_traces: tuple = OCCUPANCY_TRACES
 
     def __post_init__(self):
         if self.delta_reads not in self.delta_values:
             raise ValueError(f"reproduce phasedrr: delta_reads {self.delta_reads} must be one of delta_values "
                              f"{list(self.delta_values)} (Fig. 4 shares the main run)")
 
-    def trace_spec(self, name: str) -> str:
-        """The spec of paper row ``name``, or of the real sample a real-sample name stands for."""
+    def base_spec(self, name: str) -> str:
+        """The spec of paper row ``name`` (or of the real sample a real-sample name stands for), placed
+        as the regime says, played once."""
         row, sample = split_real(self, name)
         if sample is not None:
             from ...trace.samples import sample_spec
             from ...trace.synth_presets import SYNTH_PRESETS
 
             return sample_spec(sample, self.n_requests or SYNTH_PRESETS[f"phasedrr-{row}"].n_requests,
-                               {"fold": "modulo"})
-        return workload_spec(f"phasedrr-{name}", self.n_requests, self.trace_params, self.workload)
+                               self.regime.pipeline())
+        return workload_spec(f"phasedrr-{name}", self.n_requests, self.trace_params, self.workload,
+                             self.regime.pipeline())
 
-    def device(self) -> dict:
+    def replays_of(self, name: str) -> int:
+        """Replays of trace ``name``: ``repeat`` when given, else its calibrated count (1 before calibration)."""
+        return int(self.repeat) if self.repeat is not None else int(dict(self.replays).get(name, 1))
+
+    def trace_spec(self, name: str) -> str:
+        """The spec a sweep runs for ``name``: :meth:`base_spec` replayed :meth:`replays_of` times."""
+        return with_replays(self.base_spec(name), self.replays_of(name))
+
+    def length_unit(self, name: str) -> int:
+        return 1
+
+    def rr_target(self, name: str) -> int:
+        """Baseline RRs trace ``name`` is replayed to (a real sample: its row's)."""
+        return self.regime.rr_target(split_real(self, name)[0])
+
+    def device(self, occupancy: float | None = None) -> dict:
+        """The device's sweep entry, at the regime's occupancy or at ``occupancy``."""
         return {"preset": "phasedrr", "name": DEVICE, "rr_threshold_reads": self.rr_threshold,
-                **dict(self.device_overrides)}
+                **self.regime.device_fields(occupancy), **dict(self.device_overrides)}
+
+    def headline_claims(self) -> tuple:
+        """The claims the occupancy group reports: ``(claim, metric, scheme, ref, paper %)`` (§IV-C-1)."""
+        return (("read latency, PhasedRR vs Baseline", "read_latency_mean_ns", "PhasedRR", "Baseline", -24.5),
+                ("I/O latency, PhasedRR vs Baseline", "io_latency_mean_ns", "PhasedRR", "Baseline", -17.1))
+
+    def length_device(self):
+        """The device the lengths are calibrated on (the main runs')."""
+        from ...config import SimConfig
+
+        d = self.device()
+        d.pop("preset"), d.pop("name")
+        return SimConfig.preset("phasedrr").replace(name=DEVICE, **d)
 
     def delta_label(self, delta: int) -> str:
         return f"Δ={delta}"
 
 
 def quick_changes(full: Plan, k: int = QUICK_SCALE) -> dict:
-    """The fields of the quick plan: :data:`QUICK_TRACES`, :data:`QUICK_REPEAT` replays and
+    """The fields of the quick plan: :data:`QUICK_TRACES`, a replay cap of :data:`QUICK_MAX_REPLAYS` and
     every count of block reads of ``full`` (H, Delta, the early-move window) divided by ``k``."""
-    return dict(traces=QUICK_TRACES, repeat=QUICK_REPEAT, rr_threshold=full.rr_threshold // k,
+    return dict(traces=QUICK_TRACES, rr_threshold=full.rr_threshold // k,
                 delta_reads=full.delta_reads // k, delta_values=tuple(d // k for d in full.delta_values),
-                start_reads=full.start_reads // k)
+                start_reads=full.start_reads // k, regime=replace(full.regime, max_replays=QUICK_MAX_REPLAYS))
 
 
 class Runs(SweepRuns):
@@ -139,8 +202,7 @@ class Runs(SweepRuns):
 def specs(plan: Plan) -> dict:
     """The sweep spec of every group (dicts for :func:`flashrr.sweep.sweep`)."""
     def common(traces):
-        return {"seeds": list(plan.seeds), "repeat": plan.repeat, "traces": [plan.trace_spec(t) for t in traces],
-                "devices": [plan.device()]}
+        return {"seeds": list(plan.seeds), "traces": [plan.trace_spec(t) for t in traces], "devices": [plan.device()]}
 
     counters = {"start_reads": plan.start_reads}
     read_intensive = [t for t in plan.traces if t in READ_INTENSIVE]
@@ -152,7 +214,9 @@ def specs(plan: Plan) -> dict:
         "counters": {**common(read_intensive), "policies": {
             "rl-rr": {**counters, "charge_metadata": False}, "reallocation": {**counters, "charge_metadata": False}}},
     }
-    return {**out, **real_group_spec(plan, common(()), main)}
+    occ = occupancy_group(common(()), [plan.trace_spec(t) for t in plan.occupancy_traces if t in plan.traces],
+                          plan.device(), plan.regime, {"baseline": {}, "phasedrr": {"delta_reads": plan.delta_reads}})
+    return {**out, **occ, **real_group_spec(plan, common(()), main)}
 
 
 def _scheme_label(group: str, row, plan: Plan) -> str:
@@ -169,6 +233,30 @@ def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     return tidy_rows(group, df, plan, lambda g, row: _scheme_label(g, row, plan))
 
 
-def run(plan: Plan, out, groups=GROUPS, **kw) -> Runs:
-    """Run (or resume) the sweeps of ``groups`` into ``out/store`` (``kw``: jobs, progress, timings, scheduler)."""
-    return run_plan(Runs, specs(plan), tidy, plan, out, groups, **kw)
+def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+               snapshots: bool = True) -> Plan:
+    """``plan`` with ``replays`` filled: each trace's replays from Baseline's RR count
+    (:func:`~flashrr.reproduce.calibration.calibrated_lengths`, reused from ``OUT/lengths.csv``).
+    Unchanged when ``plan.repeat`` fixes the replays or the plan has them already."""
+    from ...reproduce.calibration import calibrated_lengths
+
+    if plan.repeat is not None or plan.replays:
+        return plan
+    key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "delta_reads", "delta_values",
+                                                                 "start_reads", "quick", "paper_scale", "replays",
+                                                                 "occupancy_traces", "real_samples")}
+    names = list(plan.traces) + [t for t in real_labels(plan)]
+    found = calibrated_lengths(plan, out, names, key, progress, jobs, scheduler,
+                               snapshot_dir(out) if snapshots else None)
+    return replace(plan, replays=tuple(found.items()))
+
+
+def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> Runs:
+    """Calibrate the replays (:func:`calibrated`), then run (or resume) the sweeps of ``groups`` into
+    ``out/store`` (``kw``: jobs, progress, scheduler, snapshots)."""
+    t0 = time.perf_counter()
+    plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
+                      kw.get("snapshots", True))
+    if timings is not None:
+        timings["calibration_s"] = round(time.perf_counter() - t0, 2)
+    return run_plan(Runs, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
