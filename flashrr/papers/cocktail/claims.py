@@ -88,9 +88,21 @@ def to_markdown(table: pd.DataFrame, runs=None) -> str:
         context.append(f"Traces: {', '.join(plan.traces)}; requests generated per trace: {plan.n_requests:,} (then "
                        f"Table II's RAF and repeats{'' if plan.repeat is None else f', repeat {plan.repeat}'}); "
                        f"RAF copies: {plan.spacing}; seeds: {list(plan.seeds)}; device: {plan.device_fields()}.")
+        if plan.replays:
+            context.append("Multiples of Table II's repeat counts (lengths.csv: ali206's from Baseline's RR count, "
+                           "the others the same requests after RAF and repeats): "
+                           + ", ".join(f"{t} x{m}" for t, m in plan.replays) + ".")
         if plan.scales:
-            context.append(f"Arrival time factors, calibrated so Baseline's busiest die is busy {plan.target_busy:g} "
-                           f"of the run (calibration.csv): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".")
-    return claims_markdown(table, claims_head(
-        "Cocktail (TCAD 2023)", context, "Values are relative changes `x / ref - 1` in %, per trace and averaged "
-        "over traces unless the row says ratio of sums."))
+            context.append(f"Arrival time factors (calibration.csv; Baseline's retry time half its mean response time "
+                           f"on ali206, sys1 and sys2, its busiest die busy {plan.target_busy:g} of the run on the "
+                           "others): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".")
+    return claims_markdown(table, claims_head("Cocktail (TCAD 2023)", context, DEFINITIONS))
+
+
+#: how the claims are read, with the paper's sentence behind each choice
+DEFINITIONS = (
+    "Values are relative changes `x / ref - 1` in %, per trace and averaged over traces unless the row says ratio "
+    "of sums: the figures are normalised per trace and the text reduces them \"by an average of\" (abstract). "
+    "RR count: Baseline's and each scheme's RRs (Fig. 10, \"normalized RR count\"). Write amplification: pages "
+    "moved per erase, from \"the average number of transferred pages during erasure\" (§V-C). GC count: GC "
+    "migrations (Fig. 13). Response time: the mean and p99 over all requests (§V-B).")

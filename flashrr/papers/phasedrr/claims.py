@@ -170,6 +170,15 @@ def _share_rows(runs) -> list:
     return rows
 
 
+#: how the claims are read, with the paper's sentence behind each choice
+DEFINITIONS = (
+    "Change rows are `PhasedRR / X - 1` in % per trace, averaged over traces (Fig. 5 is normalised to Baseline per "
+    "trace); `-` in holds: a value reported without a direction to check.  RR operations: blocks with at least one "
+    "page moved by RR logic, early or at H (\"We define an RR operation as at least one data page of the RR block "
+    "has been migrated to other available block\", §IV-C-2).  Erases: every erase, GC's and RR's (\"The metric of "
+    "erase count induced by garbage collection (GC) and RR operations\", §IV-C-3).")
+
+
 def claims(runs) -> pd.DataFrame:
     """One row per claim: the paper's value, flashrr's and whether the direction holds."""
     rows = _change_rows(runs) + _counter_cost_rows(runs) + _phasedrr_rows(runs) + _share_rows(runs)
@@ -187,12 +196,13 @@ def to_markdown(table: pd.DataFrame, runs=None) -> str:
     """The claims table as Markdown, with a header on how it was computed (the plan of ``runs``, when
     given) and the runs' die idle fractions (``table.attrs["idle"]``, set by :func:`claims`)."""
     plan = getattr(runs, "plan", None)
+    replays = None if plan is None else plan.repeat if plan.repeat is not None else \
+        ", ".join(f"{t} {plan.replays_of(t)}" for t in plan.traces)
     context = None if plan is None else (
         f"Traces: {', '.join(plan.traces)}; requests per trace: {plan.n_requests or 'paper count'}; "
-        f"replays: {plan.repeat}; seeds: {list(plan.seeds)}; RR threshold {plan.rr_threshold:,} reads, "
+        f"replays: {replays}; seeds: {list(plan.seeds)}; RR threshold {plan.rr_threshold:,} reads, "
         f"Delta {plan.delta_reads}; trace parameters: {dict(plan.trace_params) or 'none'}.")
-    head = claims_head("PhasedRR (MSST 2024)", context, "Change rows are `PhasedRR / X - 1` in % per trace, averaged "
-                       "over traces; `-` in holds: a value reported without a direction to check.")
+    head = claims_head("PhasedRR (MSST 2024)", context, DEFINITIONS)
     md = claims_markdown(table, head)
     idle = table.attrs.get("idle")
     if idle is not None and not idle.empty:

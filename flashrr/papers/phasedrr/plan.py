@@ -188,11 +188,13 @@ class Plan:
 
 
 def quick_changes(full: Plan, k: int = QUICK_SCALE) -> dict:
-    """The fields of the quick plan: :data:`QUICK_TRACES`, a replay cap of :data:`QUICK_MAX_REPLAYS` and
-    every count of block reads of ``full`` (H, Delta, the early-move window) divided by ``k``."""
+    """The fields of the quick plan: :data:`QUICK_TRACES`, a replay cap of :data:`QUICK_MAX_REPLAYS`, the
+    occupancy group on ali alone and every count of block reads of ``full`` (H, Delta, the early-move
+    window) divided by ``k``."""
     return dict(traces=QUICK_TRACES, rr_threshold=full.rr_threshold // k,
                 delta_reads=full.delta_reads // k, delta_values=tuple(d // k for d in full.delta_values),
-                start_reads=full.start_reads // k, regime=replace(full.regime, max_replays=QUICK_MAX_REPLAYS))
+                start_reads=full.start_reads // k, regime=replace(full.regime, max_replays=QUICK_MAX_REPLAYS),
+                occupancy_traces=("ali",))
 
 
 class Runs(SweepRuns):

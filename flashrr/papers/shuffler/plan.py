@@ -56,7 +56,7 @@ QUICK_REPEAT = 8
 QUICK_N_REQUESTS = None
 # the quick plan: three traces, fewer parameter points and fewer replays
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT, delta_f_values=(0.2, 0.3, 0.5),
-             delta_p_values=(0.05, 0.1, 0.2))
+             delta_p_values=(0.05, 0.1, 0.2), occupancy_traces=("ali1",))
 # the paper-scale plan (module docstring): 128 replays of the ten Table 2 traces at their own request counts,
 # and §4.4.2's caches
 PAPER_SCALE = dict(traces=TRACES, n_requests=None, repeat=PAPER_REPEAT, cache_sizes_mib=(32, 128))
