@@ -6,11 +6,12 @@ importing the package costs only the package.  This keeps the libraries a
 submodule needs (SciPy, pandas, pyarrow) out of a process that never uses
 that submodule::
 
-    __getattr__, __dir__ = lazy_attributes(__name__, {"fitted_to": ".fit", ...})
+    __getattr__, __dir__ = lazy_attributes(__name__, {"read_trace": ".io", ...})
 """
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sys
 from typing import Callable
 
@@ -19,14 +20,16 @@ def lazy_attributes(package: str, where: dict[str, str], submodules: tuple[str, 
                     ) -> tuple[Callable[[str], object], Callable[[], list]]:
     """``(__getattr__, __dir__)`` for the package named ``package``.
 
-    ``where[name]`` is the submodule (relative to the package, e.g. ``".fit"``)
+    ``where[name]`` is the submodule (relative to the package, e.g. ``".io"``)
     whose attribute ``name`` the package shows; each name in ``submodules`` is
     a submodule shown as itself (``flashrr.compare`` the module, not its
     function).  A name read once is stored on the package, so later reads do
-    not come back here."""
-    unknown = set(submodules) & set(where)
-    if unknown:
-        raise ValueError(f"lazy_attributes: {sorted(unknown)} both an attribute and a submodule of {package}")
+    not come back here.  No name of ``where`` may be a submodule's name
+    (ValueError): importing that submodule sets the package's attribute of that
+    name to the module, and ``__getattr__`` would never be asked for it."""
+    clash = {m.name for m in pkgutil.iter_modules(sys.modules[package].__path__)} & set(where)
+    if clash:
+        raise ValueError(f"lazy_attributes: {sorted(clash)} both an attribute and a submodule of {package}")
 
     def __getattr__(name: str):
         if name in submodules:

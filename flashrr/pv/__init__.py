@@ -11,18 +11,13 @@ Super-fast?", the QSTR-MED / PV Check paper).
 
 See ``docs/superblock-pv.md``.
 """
-from .._lazy import lazy_attributes
+from .assembly import METHODS, Assembly, assemble, superblock_extras
+from .csv_io import PVDataError, load_csv, write_csv
+from .evaluate import PAPER_PE_POINTS, evaluate, evaluate_on, summary
+from .latencies import Latencies, as_latencies
+from .model import PVModel, PVParams
+from .tables import SuperblockTables, superblock_tables
 
-#: public name -> the submodule that holds it, imported when the name is first read (so that
-#: the engine's superblock tables do not import pandas for :mod:`.csv_io`)
-_WHERE = {
-    "METHODS": ".assembly", "Assembly": ".assembly", "assemble": ".assembly", "superblock_extras": ".assembly",
-    "PVDataError": ".csv_io", "load_csv": ".csv_io", "write_csv": ".csv_io",
-    "PAPER_PE_POINTS": ".evaluate", "evaluate": ".evaluate", "evaluate_on": ".evaluate", "summary": ".evaluate",
-    "Latencies": ".latencies", "as_latencies": ".latencies",
-    "PVModel": ".model", "PVParams": ".model",
-    "SuperblockTables": ".tables", "superblock_tables": ".tables",
-}
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
-
-__all__ = list(_WHERE)
+__all__ = ["METHODS", "Assembly", "assemble", "superblock_extras", "PVDataError", "load_csv", "write_csv",
+           "PAPER_PE_POINTS", "evaluate", "evaluate_on", "summary", "Latencies", "as_latencies", "PVModel",
+           "PVParams", "SuperblockTables", "superblock_tables"]

@@ -11,18 +11,15 @@ when ``error_model.enabled`` (docs/reliability.md, "In the engine").
 * :mod:`.trigger`: :func:`rber_trigger`, :func:`trigger_reads`, :func:`reads_to_errors`.
 * :mod:`.engine_tables`: :class:`ErrorTables`, the read counts the engine looks up.
 """
-from .._lazy import lazy_attributes
+from .ecc import ECC, RetryLadder
+from .fit import FIT_TARGETS, FittedRetry, fit_table, fitted_to, switch_points
+from .presets import ECC_PRESETS, RBER_PRESETS, ecc_preset, rber_preset
+from .rber import PAGE_TYPES, RBERModel, page_names
+from .trigger import NEVER, reads_to_errors, rber_trigger, trigger_reads
+from .wear import draw_initial_pe
 
-#: public name -> the submodule that holds it, imported when the name is first read (so
-#: that the engine, which needs only :mod:`.engine_tables`, does not import SciPy for :mod:`.fit`)
-_WHERE = {
-    "ECC": ".ecc", "RetryLadder": ".ecc",
-    "FIT_TARGETS": ".fit", "FittedRetry": ".fit", "fit_table": ".fit", "fitted_to": ".fit", "switch_points": ".fit",
-    "ECC_PRESETS": ".presets", "RBER_PRESETS": ".presets", "ecc_preset": ".presets", "rber_preset": ".presets",
-    "PAGE_TYPES": ".rber", "RBERModel": ".rber", "page_names": ".rber",
-    "NEVER": ".trigger", "reads_to_errors": ".trigger", "rber_trigger": ".trigger", "trigger_reads": ".trigger",
-    "draw_initial_pe": ".wear",
-}
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
-
-__all__ = list(_WHERE)
+__all__ = [
+    "ECC", "ECC_PRESETS", "FIT_TARGETS", "FittedRetry", "NEVER", "PAGE_TYPES", "RBERModel", "RBER_PRESETS",
+    "RetryLadder", "draw_initial_pe", "ecc_preset", "fit_table", "fitted_to", "page_names", "rber_preset",
+    "reads_to_errors", "rber_trigger", "switch_points", "trigger_reads",
+]
