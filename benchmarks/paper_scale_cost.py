@@ -41,8 +41,9 @@ the sweeps expand them.  Costs (CPU s of one call):
   ``calibration``, ``configurations`` (superblock-PV) or ``main`` (the main process after
   the workers), and the lines ``calibrate`` prints (``workers_cpu_s`` over ``traces`` calls);
 * ``--manifest F``: a reproduction's ``reproduce.json``: its main process's time after the
-  sweeps (``total_s`` less the calibration and the sweeps), and for superblock-PV each
-  configuration's evaluation (the latencies' modelling added to the first).
+  sweeps (``total_s`` less the calibration and the sweeps; for superblock-PV its figures'
+  and tables' times), and superblock-PV's configurations (each one's evaluation, the
+  latencies' modelling added to the first).
 
 A run without a measured cost takes the mean of the measured runs most like it: the same
 trace, device, policy and parameters (other seeds), else the same trace, device and
@@ -315,18 +316,19 @@ def read_measured(runs=(), stores=(), calls=(), manifests=()) -> Measured:
 
 def read_manifest(m: Measured, manifest: dict) -> None:
     """Add a reproduction's ``reproduce.json`` to ``m``: the main process's time after its
-    workers' stages, and superblock-PV's configurations."""
+    workers' stages (for superblock-PV, its figures' and tables' times), and superblock-PV's
+    configurations (each one's evaluation; the latencies' modelling added to the first)."""
     paper, t = manifest["paper"], manifest.get("timings_s", {})
     if paper == "superblock-pv":
         from flashrr.papers.superblock_pv.plan import CONFIGS
 
-        evals = [float(t[f"{c.method}{dict(c.params).get('window', '')}_s"]) for c in CONFIGS
-                 if f"{c.method}{dict(c.params).get('window', '')}_s" in t]
+        names = [f"{c.method}{dict(c.params).get('window', '')}_s" for c in CONFIGS]
+        evals = [float(t[k]) for k in names if k in t]
         if evals:
             evals[0] += float(t.get("model_s", 0.0))
         for cost in evals:
             m.add_call(paper, "configurations", cost)
-        m.add_call(paper, "main", float(t.get("total_s", 0.0)) - sum(evals))
+        m.add_call(paper, "main", sum(float(v) for k, v in t.items() if k not in {*names, "model_s", "total_s"}))
         return
     workers = float(t.get("calibration_s", 0.0)) + sum(v for k, v in t.items() if k.startswith("sweep_"))
     m.add_call(paper, "main", float(t.get("total_s", 0.0)) - workers)

@@ -104,3 +104,13 @@ def test_a_manifest_gives_the_main_process_time_after_the_workers_stages():
     psc.read_manifest(m, {"paper": "hotr", "timings_s": {"calibration_s": 18, "sweep_main_s": 20,
                                                          "sweep_flash_s": 10, "fig05_s": 3, "total_s": 56}})
     assert m.calls == {"hotr": {"main": [8.0]}}
+
+
+def test_a_manifest_gives_superblock_pv_its_configurations_and_figures():
+    from flashrr.papers.superblock_pv.plan import CONFIGS
+
+    first, second = (f"{c.method}{dict(c.params).get('window', '')}_s" for c in CONFIGS[:2])
+    m = psc.Measured()
+    psc.read_manifest(m, {"paper": "superblock-pv", "timings_s": {"model_s": 9, first: 5, second: 113,
+                                                                  "fig03_s": 2, "table4_s": 1, "total_s": 140}})
+    assert m.calls == {"superblock-pv": {"configurations": [9 + 5, 113.0], "main": [3.0]}}
