@@ -1,4 +1,5 @@
-"""Trace parsing speed: cold parse (no cache) and reload from the parse cache.
+"""Trace parsing speed: cold parse (no cache) and reload from the parse cache; and
+the speed of ``trace_stats``.
 
 Writes a random trace of N lines (default 1,000,000) in the mqsim and msr
 formats into a temporary directory, then prints for each format:
@@ -6,6 +7,9 @@ formats into a temporary directory, then prints for each format:
 * cold parse: lines/s of ``read_trace(path, cache=False)`` (best of 3);
 * first cached read: the parse plus writing ``<file>.flashrr-cache.parquet``;
 * cache reload: seconds for ``read_trace(path)`` when the cache is valid.
+
+Then ``trace_stats`` of a trace of 2N requests (30% writes of 1-8 pages over 16 GiB):
+seconds, best of 3, and requests/s.
 
 Run: ``python benchmarks/bench_trace_parse.py [N]``.
 """
@@ -20,6 +24,7 @@ import numpy as np
 
 from flashrr.trace import Trace
 from flashrr.trace.io import cache_path, read_trace, read_trace_report, write_trace
+from flashrr.trace.stats import trace_stats
 
 
 def random_trace(n: int, seed: int = 1) -> Trace:
@@ -59,6 +64,12 @@ def main(n: int = 1_000_000) -> None:
             print(f"{fmt:6s} {n:,} lines, {size_mb:.1f} MB: write {t_write:.2f} s; cold parse {t_cold:.3f} s "
                   f"= {n / t_cold / 1e6:.2f} M lines/s; first cached read {t_first:.3f} s; "
                   f"cache reload {t_reload * 1e3:.1f} ms ({cache_path(path).stat().st_size / 1e6:.1f} MB cache)")
+    rng = np.random.default_rng(0)
+    m = 2 * n
+    stats_trace = Trace(np.arange(m), rng.integers(0, 1 << 22, m) * 4096, rng.integers(1, 9, m) * 4096,
+                        rng.random(m) < 0.3)
+    t_stats = best_of(3, lambda: trace_stats(stats_trace))
+    print(f"trace_stats of {m:,} requests: {t_stats:.3f} s = {m / t_stats / 1e6:.2f} M requests/s")
 
 
 if __name__ == "__main__":

@@ -9,15 +9,22 @@ Quick start::
     result = flashrr.simulate(cfg, trace, policy="baseline")
     result.summary["rr_count"], result.to_frame()
 """
+from ._lazy import lazy_attributes
 from ._version import __version__
 from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, PreconditionConfig, ReadReclaimConfig,
                      ReadRetryConfig, SimConfig, SuperblockConfig, TimingConfig)
 from .policy import EngineState, Policy, register_policy
 from .result import Result
 from .simulate import EngineError, InvariantError, simulate
-from . import compare  # noqa: F401  (callable module: flashrr.compare(...) is flashrr.compare.compare)
-from .sweep import load_results  # flashrr.sweep itself is callable: flashrr.sweep(spec, out)
-from .trace import Trace, TraceError, read_trace, synth_trace, trace_stats, write_trace
+from .trace.core import Trace, TraceError
+
+# Imported when first read: the sweeps and comparisons need pandas, the trace files pyarrow.
+# flashrr.compare and flashrr.sweep are callable modules (flashrr.compare(...) is
+# flashrr.compare.compare, flashrr.sweep(spec, out) is flashrr.sweep.sweep).
+__getattr__, __dir__ = lazy_attributes(
+    __name__, {"load_results": ".sweep", "read_trace": ".trace.io", "write_trace": ".trace.io",
+               "synth_trace": ".trace.synth", "trace_stats": ".trace.stats"},
+    submodules=("compare", "sweep"))
 
 __all__ = [
     "__version__", "SimConfig", "GeometryConfig", "TimingConfig", "CacheConfig", "GCConfig", "ReadReclaimConfig",

@@ -33,9 +33,12 @@ import sys
 import tempfile
 import types
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The device preset of each policy's paper (Baseline: the Shuffler paper, the first that defines it).
 PAPER_PRESET = {
@@ -234,6 +237,8 @@ def pct_change(value: float, ref: float) -> float:
 
 def table(summaries: list, labels: list) -> pd.DataFrame:
     """The comparison frame from run summaries (one dict per row, in row order)."""
+    import pandas as pd
+
     recs = []
     for label, s in zip(labels, summaries):
         rec = {"label": label, "policy": s["policy"], "device": s["device"], "trace": s["trace"],

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._core.assembly import registry_counter_names
 from ._core.counters import COUNTERS
 from ._core.layout import hist_bucket_bounds
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # victim_*_pages: pages programmed into the victim since its erase, by kind (user, RR, GC)
 # rber_margin: 1 - the worst page's expected errors / the ECC capability at an RR (error model on; else NaN)
@@ -48,12 +51,16 @@ class Result:
 
     def to_frame(self) -> pd.DataFrame:
         """The summary as a one-row DataFrame."""
+        import pandas as pd
+
         return pd.DataFrame([self.summary])
 
     @staticmethod
     def _events(cols: dict) -> pd.DataFrame:
         """The event table of the engine's columns (``EVENT_COLUMNS``; ``block_reads`` a
         ``(events, k)`` array, shown as one tuple of ints per row; integers as int64)."""
+        import pandas as pd
+
         data = {c: cols[c].astype(np.int64) if cols[c].dtype.kind == "i" else cols[c] for c in EVENT_COLUMNS}
         data["block_reads"] = pd.Series([tuple(r) for r in cols["block_reads"].tolist()], dtype=object)
         df = pd.DataFrame(data, columns=EVENT_COLUMNS)
@@ -83,6 +90,8 @@ class Result:
         bound) and ``cdf``.  ``kind`` is ``read``, ``write`` or ``io``."""
         if kind not in self.hist:
             raise ValueError(f"latency_cdf: kind must be one of {sorted(self.hist)}, got {kind!r}")
+        import pandas as pd
+
         h = self.hist[kind]
         nz = np.flatnonzero(h)
         if nz.size == 0:

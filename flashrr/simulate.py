@@ -1,6 +1,7 @@
 """``flashrr.simulate``: one run of one policy on one trace and device."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import time
@@ -8,13 +9,12 @@ import weakref
 
 import numpy as np
 
-from ._core.engine_py import ReferenceEngine
 from ._core.invariants import EngineError, InvariantError
 from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
 from .policy import make_policy
 from .result import Result, build_summary
-from .trace import Trace, TraceError
+from .trace.core import Trace, TraceError
 from .trace.source import (MemorySource, SourceInfo, TraceSource, check_chunk_requests, default_chunk_requests)
 from .trace.transform import repeat_period
 
@@ -87,18 +87,24 @@ def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress
     engine sees exactly the requests of ``eng.run(..., repeat)`` on the whole
     trace.  Then ``eng.finish()`` books the background work still queued.
     ``progress`` shows a tqdm bar (requests) on stderr."""
-    from tqdm import tqdm
-
     info = source.info()
     if info.n_requests:
         period = repeat_period(info.n_requests, info.duration_ns, repeat)
-        with tqdm(total=info.n_requests * repeat, unit="req", unit_scale=True, desc=f"replay {source.name}",
-                  disable=not progress, delay=PROGRESS_DELAY_S, leave=False, smoothing=0.1) as bar:
+        with _progress_bar(info.n_requests * repeat, source.name) if progress else contextlib.nullcontext() as bar:
             for r in range(repeat):
                 for c in source.chunks(chunk_requests):
                     eng.run(c.time_ns + r * period if r else c.time_ns, c.offset, c.size, c.is_write, 1)
-                    bar.update(len(c))
+                    if bar is not None:
+                        bar.update(len(c))
     eng.finish()
+
+
+def _progress_bar(total: int, name: str):
+    """The replay's tqdm bar over ``total`` requests (tqdm imported only when a bar is asked for)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="req", unit_scale=True, desc=f"replay {name}", delay=PROGRESS_DELAY_S, leave=False,
+                smoothing=0.1)
 
 
 def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "compiled", repeat: int = 1,
@@ -157,6 +163,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
 
         eng = load_compiled_engine()(layout, hooks, seed, check_invariants)
     else:
+        from ._core.engine_py import ReferenceEngine
+
         eng = ReferenceEngine(layout, hooks, seed, check_invariants)
     t0 = time.perf_counter()
     if snapshot is None:

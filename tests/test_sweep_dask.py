@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from flashrr.sweep import SweepError, load_run_artifacts, run_sweep
-from flashrr.sweep.worker import clear_trace_cache, trace_cache_info
+from flashrr.sweep.worker import clear_trace_cache, execute, trace_cache_info
 from flashrr.trace import Trace
 from flashrr.trace.io import write_trace
 from sweep_helpers import FAULTS
@@ -58,12 +58,28 @@ def test_dask_sweep_matches_local_sweep_row_for_row(tmp_path, cluster):
     key = on_dask.tasks[-1].key
     pd.testing.assert_frame_equal(load_run_artifacts(tmp_path / "dask", key)["rr_events"],
                                   load_run_artifacts(tmp_path / "local", key)["rr_events"])
-    # each worker read each trace file at most once and reused it for its other runs
-    assert len(caches) == 2 and sum(c["loads"] + c["hits"] for c in caches.values()) == 12
-    assert all(info["loads"] <= 2 for info in caches.values())
-    assert sum(info["hits"] for info in caches.values()) >= 8
-    for loads in on_dask.report.trace_loads.values():
-        assert len(loads) == len(set(loads))
+    # Which worker runs which run is the scheduler's choice (it differs on a busy machine), so
+    # only the accounting is fixed: every run took its trace from its worker's cache once, and
+    # the loads the sweep recorded per worker are the ones that worker counted, of the sweep's traces.
+    assert sum(c["loads"] + c["hits"] for c in caches.values()) == 12
+    assert {c["worker"]: c["loads"] for c in caches.values() if c["loads"]} == \
+        {w: len(ids) for w, ids in on_dask.report.trace_loads.items()}
+    assert {i for ids in on_dask.report.trace_loads.values() for i in ids} <= {t.trace_id for t in on_dask.tasks}
+
+
+def test_a_dask_worker_reuses_the_trace_of_its_previous_run(tmp_path, cluster):
+    """Runs of one trace sent to one worker, one after the other: it loads the trace for the
+    first and takes it from its cache for the others (the placement is fixed here)."""
+    spec = {"seeds": [0, 1, 2], "traces": _traces(tmp_path)[:1], "devices": [TINY], "policies": {"baseline": {}}}
+    tasks = run_sweep(spec, tmp_path / "out", jobs=0, progress=False, base_dir=tmp_path).tasks
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        client.run(clear_trace_cache, workers=[worker])
+        outcomes = [client.submit(execute, task, workers=[worker], pure=False).result() for task in tasks]
+        info = client.run(trace_cache_info, workers=[worker])[worker]
+    assert [o.ok for o in outcomes] == [True] * 3
+    assert [o.trace_loaded for o in outcomes] == [True, False, False]
+    assert (info["loads"], info["hits"]) == (1, 2) and {o.worker for o in outcomes} == {info["worker"]}
 
 
 def test_dask_worker_killed_mid_sweep_loses_and_duplicates_nothing(tmp_path, cluster, fault_policies):

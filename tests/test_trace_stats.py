@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import collections
-import time
 
 import numpy as np
 import pytest
@@ -171,15 +170,3 @@ def test_matches_brute_force_page_walk(reqs, page):
     n = len(reqs)
     assert got["requests"] == n
     assert got["read_ratio"] == pytest.approx(sum(not w for *_, w in reqs) / n if n else 0.0)
-
-
-@pytest.mark.slow
-def test_two_million_requests_are_fast():
-    rng = np.random.default_rng(0)
-    n = 2_000_000
-    tr = Trace(np.arange(n), rng.integers(0, 1 << 22, n) * 4096, rng.integers(1, 9, n) * 4096,
-               rng.random(n) < 0.3)
-    t0 = time.perf_counter()
-    s = trace_stats(tr)
-    assert time.perf_counter() - t0 < 2.0
-    assert s["requests"] == n

@@ -16,11 +16,14 @@ plane of every die needs the same number of blocks.  A malformed file raises
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .latencies import Latencies
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PGM_COLUMNS = ("die", "plane", "block", "pe", "layer", "string", "tprog_us")
 ERS_COLUMNS = ("die", "plane", "block", "pe", "tbers_us")
@@ -32,6 +35,8 @@ class PVDataError(ValueError):
 
 
 def _read(path: Path, columns: tuple, integer: tuple, interleaved: bool) -> pd.DataFrame:
+    import pandas as pd
+
     if not path.is_file():
         raise PVDataError(f"{path}: no such file")
     try:
@@ -140,6 +145,8 @@ def load_csv(pgm_path, ers_path, block_ids: str = "in_plane", planes: int = 4) -
 def write_csv(latencies: list, pgm_path, ers_path) -> None:
     """Write :class:`Latencies` (one per P/E point) in the long format :func:`load_csv` reads
     (in-plane block indices)."""
+    import pandas as pd
+
     prow, erow = [], []
     for lat in latencies:
         D, P, N, L, S = lat.tprog_us.shape

@@ -47,7 +47,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
-from scipy.signal import lfilter
 
 from .latencies import Latencies
 
@@ -133,6 +132,8 @@ class PVParams:
 
 def ar1(rng: np.random.Generator, shape: tuple, phi: float) -> np.ndarray:
     """Stationary unit-variance AR(1) series along the last axis of ``shape``."""
+    from scipy.signal import lfilter
+
     e = rng.standard_normal(shape)
     if phi == 0:
         return e

@@ -29,7 +29,6 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from ..config import ConfigError, ReadRetryConfig
 from .ecc import ECC, RetryLadder
@@ -94,6 +93,8 @@ def fit_table(name: str, table: ReadRetryConfig, threshold: int, cell: str = "tl
               model: RBERModel | None = None) -> FittedRetry:
     """Fit ``gamma`` and the ladder factor so the model reproduces ``table``; ``model``
     (default: the cell's preset) gives every other coefficient."""
+    from scipy.optimize import least_squares
+
     model, ecc = model or rber_preset(cell), ecc_preset(cell)
     ladder = RetryLadder.from_read_retry(table, growth, 0.5 if growth == "linear" else 1.5)
     base_errs = ecc.expected_errors(model.rber(pe, retention_s, 0, model.worst_page))

@@ -1,13 +1,19 @@
 """Block I/O traces: the container, readers and writers, streaming sources and
-trace pipelines, transformations, synthetic generators and statistics."""
-from .core import Trace, TraceError
-from .io import open_trace, read_trace, read_trace_report, write_trace
-from .pipeline import open_trace_spec, parse_trace_spec
-from .source import MemorySource, TraceSource
-from .stats import trace_stats
-from .synth import synth_trace
-from .transform import amplify_reads, fold, repeat, scale_time
+trace pipelines, transformations, synthetic generators and statistics.
 
-__all__ = ["Trace", "TraceError", "read_trace", "read_trace_report", "write_trace", "trace_stats", "synth_trace",
-           "repeat", "amplify_reads", "scale_time", "fold", "open_trace", "open_trace_spec", "parse_trace_spec",
-           "TraceSource", "MemorySource"]
+Each name is imported from its submodule when first read, so that code needing
+only :class:`Trace` does not import pyarrow (the file formats and the parse cache)."""
+from .._lazy import lazy_attributes
+
+#: public name -> the submodule that holds it
+_WHERE = {
+    "Trace": ".core", "TraceError": ".core",
+    "read_trace": ".io", "read_trace_report": ".io", "write_trace": ".io", "open_trace": ".io",
+    "trace_stats": ".stats", "synth_trace": ".synth",
+    "repeat": ".transform", "amplify_reads": ".transform", "scale_time": ".transform", "fold": ".transform",
+    "open_trace_spec": ".pipeline", "parse_trace_spec": ".pipeline",
+    "TraceSource": ".source", "MemorySource": ".source",
+}
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+
+__all__ = list(_WHERE)

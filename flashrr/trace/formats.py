@@ -55,6 +55,7 @@ the end up), which never changes the flash pages a request touches.
 """
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -851,20 +852,33 @@ BLKPARSE = TraceFormat(
     sniff_line=lambda line: _BLK_EVENT_RE.match(line) is not None or _BLK_SUMMARY_RE.match(line) is not None)
 
 
-# libCacheSim's formats live in their own module, which builds on the helpers above.
-from .formats_libcachesim import LIBCACHESIM_FORMATS  # noqa: E402
+@functools.cache
+def _registry() -> dict[str, TraceFormat]:
+    """Every format by name: the ones above, then libCacheSim's.  Built on first
+    use, not at import: :mod:`flashrr.trace.formats_libcachesim` builds on this
+    module's helpers, so this module must be whole before it is imported (either
+    module may then be imported first)."""
+    from .formats_libcachesim import LIBCACHESIM_FORMATS
 
-FORMATS: dict[str, TraceFormat] = {f.name: f for f in (MSR, SYSTOR, ALIBABA, TENCENT, SPC, MQSIM, BLKPARSE,
-                                                       *LIBCACHESIM_FORMATS)}
-FORMAT_NAMES: tuple[str, ...] = tuple(FORMATS)
-WRITABLE_FORMATS: tuple[str, ...] = tuple(n for n, f in FORMATS.items() if f.writable)
-_BY_LOWER_NAME = {n.lower(): f for n, f in FORMATS.items()}
+    return {f.name: f for f in (MSR, SYSTOR, ALIBABA, TENCENT, SPC, MQSIM, BLKPARSE, *LIBCACHESIM_FORMATS)}
+
+
+def __getattr__(name: str):
+    """``FORMATS`` (name -> format), ``FORMAT_NAMES`` and ``WRITABLE_FORMATS`` (tuples of names)."""
+    if name == "FORMATS":
+        return _registry()
+    if name == "FORMAT_NAMES":
+        return tuple(_registry())
+    if name == "WRITABLE_FORMATS":
+        return tuple(n for n, f in _registry().items() if f.writable)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_format(name: str) -> TraceFormat:
     """The format called ``name`` (case-insensitive); TraceError listing the
     known formats otherwise."""
-    f = _BY_LOWER_NAME.get(str(name).lower())
+    by_lower_name = {n.lower(): f for n, f in _registry().items()}
+    f = by_lower_name.get(str(name).lower())
     if f is None:
-        raise TraceError(f"unknown trace format {name!r}; known formats: {', '.join(FORMAT_NAMES)}")
+        raise TraceError(f"unknown trace format {name!r}; known formats: {', '.join(_registry())}")
     return f

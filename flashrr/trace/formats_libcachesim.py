@@ -62,6 +62,7 @@ All five formats are read-only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -165,9 +166,14 @@ class _OpNames:
 
     arrow_type = pa.string()
     expected = "an op (get, gets, read, set, write, update, delete, ..., r, w, or a SCSI code such as 28 or 2a)"
-    _known = pa.array(list(_OP_WORDS))
-    _writes = pa.array([w for w, v in _OP_WORDS.items() if v])
-    _no_data = pa.array([w for w, v in _OP_WORDS.items() if v is None])
+
+    @staticmethod
+    @functools.cache
+    def _value_sets() -> tuple:
+        """The known op words, the writing ones and the ones that move no data, as
+        arrow arrays; built on first use, since ``pa.array`` imports pandas."""
+        return (pa.array(list(_OP_WORDS)), pa.array([w for w, v in _OP_WORDS.items() if v]),
+                pa.array([w for w, v in _OP_WORDS.items() if v is None]))
 
     def parse(self, field: str, tok: str) -> bool | None:
         t = tok.strip().lower()
@@ -181,12 +187,13 @@ class _OpNames:
 
     def decode(self, col: pa.ChunkedArray) -> np.ndarray:
         words = self._words(col)
-        if len(col) and not pc.all(pc.is_in(words, value_set=self._known)).as_py():
+        known, writes, _ = self._value_sets()
+        if len(col) and not pc.all(pc.is_in(words, value_set=known)).as_py():
             raise FastPathFailed("unknown op")
-        return _to_numpy(pc.is_in(words, value_set=self._writes), bool)
+        return _to_numpy(pc.is_in(words, value_set=writes), bool)
 
     def keep(self, col: pa.ChunkedArray) -> np.ndarray:
-        return ~_to_numpy(pc.is_in(self._words(col), value_set=self._no_data), bool)
+        return ~_to_numpy(pc.is_in(self._words(col), value_set=self._value_sets()[2]), bool)
 
 
 def _op_classes(codes: np.ndarray, reads, writes, skipped) -> np.ndarray:
