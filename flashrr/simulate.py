@@ -13,6 +13,7 @@ from ._core.invariants import EngineError, InvariantError
 from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
 from .policy import make_policy
+from .regime_warning import regime_warning
 from .result import Result, build_summary
 from .trace.core import Trace, TraceError
 from .trace.source import (MemorySource, SourceInfo, TraceSource, check_chunk_requests, default_chunk_requests)
@@ -183,6 +184,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
                             raw["mechanism_counters"], raw["error_model"])
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)
     summary.update(pol.extra_metrics())
+    summary["regime_warning"] = regime_warning(summary)  # "" inside every limit (flashrr/regime_warning.py)
     em = raw["error_model"]
     result = Result(summary, raw["hist"], raw["rr_events"], raw["gc_events"], layout.k, raw["block_erases"],
                     em["retry_steps"] if em is not None else None)

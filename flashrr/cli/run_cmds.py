@@ -73,6 +73,8 @@ def run_cmd(preset, config_path, policy, params, trace_spec, repeat, seed, engin
     except (ConfigError, TraceError, EngineError, ValueError, TypeError, OSError, ImportError) as e:
         raise click.ClickException(str(e)) from None
     s = result.summary
+    if s.get("regime_warning"):
+        click.echo(f"warning: {s['regime_warning']}", err=True)
     if as_json:
         click.echo(json.dumps(s, indent=2, default=str))
         return

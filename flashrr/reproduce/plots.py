@@ -29,8 +29,8 @@ LAYOUT = "constrained"
 """The layout engine of every paper figure (see the module docstring)."""
 SPAN_LIMIT = 20.0
 """Bars whose positive values span more than this factor are drawn on a log axis (:func:`wide_span`)."""
-BUSY_LIMIT = 0.95
-"""A run whose busiest die is busy more than this share of the run is overloaded (:func:`overloaded`)."""
+# a run whose busiest die is busy more than BUSY_LIMIT of the run is overloaded (:func:`overloaded`)
+from ..regime_warning import BUSY_LIMIT  # noqa: E402
 OVERLOAD_HATCH = "xxxx"
 OVERLOAD_EDGE = "#b00000"
 OVERLOAD_NOTE = f"hatched: overloaded (busiest die busy > {BUSY_LIMIT:.0%})"

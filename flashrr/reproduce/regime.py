@@ -33,9 +33,9 @@ from typing import Callable
 
 import numpy as np
 
+from ..regime_warning import BUSY_LIMIT
+
 PLACEMENTS = ("pack", "fold")
-#: a Baseline whose busiest die is busy more than this share of the run is overloaded
-BUSY_LIMIT = 0.95
 #: the occupancy group's shares of the logical space
 OCCUPANCIES = (0.5, 0.75, 0.9, 1.0)
 #: the flags of :func:`flag_traces`
