@@ -20,6 +20,8 @@ COMMANDS = {
                 "List device and trace presets, or print one (a device preset as TOML)."),
     "pv": ("flashrr.cli.pv_cmds", "pv",
            "Process-variation-aware superblock assembly (the QSTR-MED / PV Check paper)."),
+    "reliability": ("flashrr.cli.reliability_cmds", "reliability",
+                    "The error model: RBER, the rber trigger's read counts, the retry ladder and the safety study."),
     "reproduce": ("flashrr.cli.reproduce_cmds", "reproduce_cmd",
                   "Run PAPER's experiments and write every figure (PNG, PDF, CSV) and claims.md."),
     "results": ("flashrr.cli.sweep_cmds", "results", "Print the results stored in DIR by `flashrr sweep`, one row per run."),
