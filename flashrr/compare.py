@@ -90,12 +90,14 @@ class CompareError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Row:
     """One row of a comparison: ``label`` (as given, e.g. ``baseline@cocktail``), ``policy``,
-    ``preset`` (a device preset name, a .toml path or a SimConfig) and the policy's ``params``."""
+    ``preset`` (a device preset name, a .toml path or a SimConfig), the policy's ``params`` and
+    ``trace``: the row's own trace spec (None: the comparison's)."""
 
     label: str
     policy: str
     preset: object
     params: dict
+    trace: str | None = None
 
     @property
     def device_name(self) -> str:
@@ -193,7 +195,7 @@ def _tasks(rows, trace: str, repeat: int, seed: int, engine: str, snapshots: str
     tasks = []
     for row in rows:
         try:
-            spec = load_spec({"traces": [trace], "devices": [row.preset], "policies": {row.policy: row.params},
+            spec = load_spec({"traces": [row.trace or trace], "devices": [row.preset], "policies": {row.policy: row.params},
                               "seeds": [seed], "repeat": repeat, "engine": engine}, source=f"compare {row.label}")
         except SpecError as e:
             raise CompareError(str(e)) from None
@@ -245,6 +247,7 @@ def table(summaries: list, labels: list) -> pd.DataFrame:
                "repeat": s["repeat"], "requests": s["requests"]}
         rec.update({k: s.get(k, 0) for k in METRIC_KEYS})
         rec["die_idle_fraction_min"] = s["die_idle_fraction_min"]  # the busiest die's idle share (overload)
+        rec["regime_warning"] = s.get("regime_warning", "")  # flashrr/regime_warning.py; "" inside its limits
         rec["sim_wall_s"] = s["sim_wall_s"]
         recs.append(rec)
     df = pd.DataFrame(recs).set_index("label")
@@ -296,7 +299,8 @@ def compare(policies=DEFAULT_POLICIES, trace: str = DEFAULT_TRACE, preset: str |
 
     Columns: ``policy``, ``device``, ``trace``, ``repeat``, ``requests``, every metric of
     :data:`METRICS` (latencies in ns, as in the run summary), ``die_idle_fraction_min`` (the
-    busiest die's idle share), ``sim_wall_s`` and, per metric,
+    busiest die's idle share), ``regime_warning`` (the run's, :mod:`flashrr.regime_warning`; "" when
+    it is inside every limit), ``sim_wall_s`` and, per metric,
     ``<metric>_pct``: its change against the first row in % (:func:`pct_change`).
     Raises :class:`CompareError` for bad input, before anything runs, and when a run fails.
     """
@@ -324,20 +328,77 @@ def per_paper_rows(policies=PER_PAPER_POLICIES, params: dict | None = None) -> d
     return blocks
 
 
-def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str = DEFAULT_TRACE, repeat: int = DEFAULT_REPEAT,
+def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str | None = None, repeat: int | None = None,
                       params: dict | None = None, seed: int = 0, jobs: int | None = None, progress: bool = False,
                       engine: str = "compiled", snapshots=None) -> dict:
     """Each of ``policies`` against Baseline on its own paper's device: ``{paper preset: frame}``, one
     :func:`compare` frame per paper (first row Baseline on that device), all runs in one pool.
-    Arguments as in :func:`compare`; a combined scheme needs parts of one paper."""
-    _check_run_args(trace, repeat)
+
+    ``trace`` None: each paper's block runs on its own quick plan's device and one of its traces, at
+    the length its regime sets (:mod:`flashrr.paper_blocks`; Baseline alone decides it), with the
+    plan's scheme parameters under ``params``; ``repeat`` then fixes the replays instead.  A trace
+    spec runs every block on it, on the paper presets, ``repeat`` times (default
+    :data:`DEFAULT_REPEAT`).  Each frame's ``attrs["block"]`` holds its
+    :class:`~flashrr.paper_blocks.Block` (None on a given trace).  Other arguments as in
+    :func:`compare`; a combined scheme needs parts of one paper."""
+    if repeat is not None or trace is not None:
+        _check_run_args(DEFAULT_TRACE if trace is None else trace, DEFAULT_REPEAT if repeat is None else repeat)
     blocks = per_paper_rows(policies, params)
+    if trace is None:
+        return _own_traces(blocks, repeat, params, seed, jobs, progress, engine, snapshots)
     rows = [r for block in blocks.values() for r in block]
-    summaries = iter(_summaries(rows, trace, repeat, seed, jobs, progress, engine, snapshots=snapshots))
-    return {dev: table([next(summaries) for _ in block], [r.label for r in block]) for dev, block in blocks.items()}
+    summaries = iter(_summaries(rows, trace, DEFAULT_REPEAT if repeat is None else repeat, seed, jobs, progress,
+                                engine, snapshots=snapshots))
+    out = {dev: table([next(summaries) for _ in block], [r.label for r in block]) for dev, block in blocks.items()}
+    for df in out.values():
+        df.attrs["block"] = None
+    return out
+
+
+def _own_traces(blocks: dict, repeat, params, seed, jobs, progress, engine, snapshots) -> dict:
+    """:func:`compare_per_paper` with each block on its paper's trace and device
+    (:func:`flashrr.paper_blocks.paper_blocks`); the snapshots of the Baseline calibrations and of
+    the runs are shared as in :func:`compare`."""
+    from .paper_blocks import PRESETS, paper_blocks
+
+    other = [dev for dev in blocks if dev not in PRESETS]
+    if other:
+        raise CompareError(f"--per-paper: no paper trace for the device(s) {', '.join(map(str, other))}; "
+                           "give --trace")
+    params = params or {}
+
+    def run(where):
+        grounds = paper_blocks(list(blocks), repeat, where, jobs)
+        rows = [dataclasses.replace(r, preset=grounds[dev].device, trace=grounds[dev].spec,
+                                    params={**grounds[dev].params.get(r.policy, {}), **r.params})
+                for dev, block in blocks.items() for r in block]
+        summaries = iter(_summaries(rows, "", 1, seed, jobs, progress, engine, snapshots=False if where is None
+                                    else where))
+        frames = {}
+        for dev, block in blocks.items():
+            frames[dev] = table([next(summaries) for _ in block], [r.label for r in block])
+            frames[dev].attrs["block"] = grounds[dev]
+        return frames
+
+    if snapshots is False:
+        return run(None)
+    if snapshots is None:
+        with tempfile.TemporaryDirectory(prefix="flashrr-snapshots-") as tmp:
+            return run(tmp)
+    return run(str(Path(snapshots).resolve()))
 
 
 # ------------------------------------------------------------------------------------------------ output
+
+
+def warning_lines(frames) -> list:
+    """One line per row of ``frames`` (a :func:`compare` frame or several) whose run is outside a sane
+    regime: ``warning: LABEL on DEVICE: ...`` (its ``regime_warning``)."""
+    if not isinstance(frames, (list, tuple)):
+        frames = [frames]
+    return [f"warning: {label} on {r['device']}: {r['regime_warning']}" for df in frames
+            for label, r in df.iterrows() if r.get("regime_warning")]
+
 
 
 def _fmt(key: str, v) -> str:
@@ -388,12 +449,19 @@ PAPER_TITLE = {"shuffler": "Shuffler (TOS 2026)", "phasedrr": "PhasedRR (MSST 20
 
 
 def format_per_paper(blocks: dict) -> str:
-    """:func:`compare_per_paper`'s frames as text: the trace once, then per paper a title line and its
-    table, each scheme's change against Baseline on that paper's device."""
+    """:func:`compare_per_paper`'s frames as text: per paper a title line (and, on the paper's own
+    trace, a line naming the trace and how its length was chosen) and its table, each scheme's
+    change against Baseline on that paper's device.  On one given trace, the trace is named once."""
     first = next(iter(blocks.values()))
-    out = [_trace_line(first, "baseline on the same device")]
+    own = first.attrs.get("block") is not None
+    out = ["each paper's block on its own device and trace; second line of a row: change against baseline "
+           "on the same device and trace" if own else _trace_line(first, "baseline on the same device")]
     for dev, df in blocks.items():
-        out += ["", f"{PAPER_TITLE.get(dev, dev)}: its schemes on its device ({dev})"] + _table_lines(df)
+        b = df.attrs.get("block")
+        out += ["", f"{PAPER_TITLE.get(dev, dev)}: its schemes on its device ({df['device'].iloc[0]})"]
+        if b is not None:
+            out.append(f"{b.describe()}; {df['requests'].iloc[0]:,} requests per run")
+        out += _table_lines(df)
     return "\n".join(out)
 
 

@@ -228,3 +228,72 @@ def test_cross_paper_device_takes_every_scheme():
     assert dev.read_reclaim.rr_enabled and dev.cache.capacity_bytes == 0
     for p in CROSS_PAPER_POLICIES:
         flashrr.simulate(dev, "synth:lun0?n_requests=300", policy=p)  # raises if the policy refuses the device
+
+
+def test_each_papers_block_is_its_quick_plans_device_and_trace():
+    """The Shuffler block needs no Baseline run (the paper states its replays): the quick plan's
+    device at 75% occupancy and its synthetic ali1 at its own addresses, 8 replays; a fixed
+    ``repeat`` replaces a calibrated length."""
+    from flashrr.paper_blocks import PRESETS, TRACES, paper_block
+
+    assert PRESETS == ("shuffler", "phasedrr", "cocktail", "hotr") and set(TRACES) == set(PRESETS)
+    b = paper_block("shuffler")
+    assert b.spec == "synth:ali1?align_bytes=32768&footprint_page_bytes=8192&fold=modulo&repeat=8"
+    assert b.device.name == "shuffler" and b.device.precondition.fill_ratio == 0.75 and b.params == {}
+    assert "8 replays" in b.describe() and "75% of its space filled" in b.describe()
+    p = paper_block("phasedrr", repeat=3)  # no calibration: three replays of the plan's ali trace
+    assert p.spec.startswith("model:phasedrr-ali?") and p.spec.endswith("&pack=1&repeat=3")
+    assert p.device.read_reclaim.rr_threshold_reads == 25_000 // 4 and p.params["phasedrr"] == {"delta_reads": 64}
+    assert p.params["rl-rr"] == {"start_reads": 640, "charge_metadata": True} and "replays fixed" in p.length
+
+
+def test_a_calibrated_block_takes_the_regimes_length(monkeypatch):
+    """PhasedRR's and Cocktail's lengths come from calibrate_length on the quick plan (Baseline alone);
+    Cocktail's replays count in multiples of the trace's Table II repeat count."""
+    from flashrr.reproduce import calibration
+
+    asked = []
+
+    def fake(plan, trace, snapshot=None):
+        asked.append((type(plan).__module__, trace, plan.quick, snapshot))
+        return 5, 1_800
+
+    monkeypatch.setattr(calibration, "calibrate_length", fake)
+    from flashrr.paper_blocks import paper_block
+
+    p = paper_block("phasedrr", snapshot="snaps")
+    assert p.spec.endswith("&repeat=5") and "Baseline's 1,800 RRs reach the regime's target of 200" in p.length
+    c = paper_block("cocktail")  # ali206's Table II repeat count is 1, so 5 units are 5 plays
+    assert c.spec.endswith("&amplify_reads=2&amplify_spacing=spread&scale_time=16.0&repeat=5")
+    assert "target of 1,782" in c.length and c.device.name == "cocktail-scaled"
+    assert asked == [("flashrr.papers.phasedrr.plan", "ali", True, "snaps"),
+                     ("flashrr.papers.cocktail.plan", "alibaba_206", True, None)]
+
+
+def test_per_paper_runs_each_block_on_its_own_device_trace_and_parameters(monkeypatch):
+    """compare_per_paper without a trace: every row of a block runs on the block's device and trace,
+    with the plan's scheme parameters under the user's, and the table says which trace."""
+    from flashrr import compare as cmp
+    from flashrr import paper_blocks
+    from flashrr.compare import compare_per_paper, format_per_paper
+
+    dev = flashrr.SimConfig.preset("phasedrr").replace(rr_threshold_reads=40, capacity_bytes=2 << 20, name="ph-tiny")
+    block = paper_blocks.Block("phasedrr", "phasedrr", "lun0", dev, TINY, "1 replay, for the test",
+                               {"phasedrr": {"delta_reads": 4}})
+    seen = []
+    monkeypatch.setattr(paper_blocks, "paper_blocks",
+                        lambda presets, repeat, where, jobs: seen.append((list(presets), repeat)) or
+                        {"phasedrr": block})
+    tables = compare_per_paper("phasedrr", jobs=0, params={"phasedrr": {"max_blocks": 8}})
+    assert seen == [(["phasedrr"], None)]
+    df = tables["phasedrr"]
+    assert df.attrs["block"] is block and list(df["device"]) == ["ph-tiny", "ph-tiny"]
+    ref = flashrr.simulate(dev, TINY, policy="phasedrr", delta_reads=4, max_blocks=8)
+    assert df.at["phasedrr", "rr_count"] == ref.summary["rr_count"]
+    assert df.at["phasedrr", "read_latency_mean_ns"] == ref.summary["read_latency_mean_ns"]
+    assert df.at["baseline", "rr_count"] == flashrr.simulate(dev, TINY, policy="baseline").summary["rr_count"]
+    text = format_per_paper(tables)
+    assert "each paper's block on its own device and trace" in text
+    assert f"trace lun0 ({TINY}), 1 replay, for the test; 4,000 requests per run" in text
+    with pytest.raises(CompareError, match="no paper trace for the device"):
+        cmp._own_traces({"cocktail-x": []}, None, {}, 0, 0, False, "compiled", False)

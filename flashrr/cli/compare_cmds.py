@@ -13,7 +13,10 @@ from flashrr.compare import COMMON_PRESET, DEFAULT_POLICIES, DEFAULT_REPEAT, DEF
 
 def _per_paper_frame(blocks: dict) -> pd.DataFrame:
     """The per-paper frames as one, with the paper preset of each row in a ``paper`` column."""
-    return pd.concat([df.assign(paper=dev) for dev, df in blocks.items()])
+    frames = [df.assign(paper=dev) for dev, df in blocks.items()]
+    for df in frames:
+        df.attrs = {}  # each block's Block stays with its own frame
+    return pd.concat(frames)
 
 
 def _plot_paths(path: str, devices) -> list:
@@ -28,15 +31,18 @@ def _plot_paths(path: str, devices) -> list:
                    f"[default: {','.join(DEFAULT_POLICIES)}; with --per-paper: {','.join(PER_PAPER_POLICIES)}].")
 @click.option("-p", "--param", "params", multiple=True, metavar="POLICY.KEY=VALUE",
               help="A policy parameter (repeatable), e.g. -p shuffler.delta_f=0.3.")
-@click.option("--trace", "trace_spec", default=DEFAULT_TRACE, show_default=True,
-              help="Trace file or synth:PRESET, with an optional pipeline (see docs/traces.md).")
+@click.option("--trace", "trace_spec", default=None,
+              help="Trace file or synth:PRESET, with an optional pipeline (see docs/traces.md) "
+                   f"[default: {DEFAULT_TRACE}; with --per-paper, each paper's own trace at the length its "
+                   "regime sets].")
 @click.option("--preset", default=None,
               help=f"One device for every policy: a preset or .toml [default: {COMMON_PRESET}]; "
                    "'paper' puts each policy on its paper's preset.")
 @click.option("--per-paper", is_flag=True,
               help="One table per paper: each scheme against Baseline on that paper's device.")
-@click.option("--repeat", type=click.IntRange(min=1), default=DEFAULT_REPEAT, show_default=True,
-              help="Replay the trace N times.")
+@click.option("--repeat", type=click.IntRange(min=1), default=None,
+              help=f"Replay the trace N times [default: {DEFAULT_REPEAT}; with --per-paper and no --trace, the "
+                   "length each paper's regime sets].")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
               help="Worker processes [default: the CPUs available; 0 runs in this process].")
@@ -59,7 +65,7 @@ def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, j
     one table per paper instead, each scheme against Baseline on its paper's
     device."""
     from flashrr.compare import (CompareError, compare, compare_per_paper, format_per_paper, format_table,
-                                 parse_policy_params, plot)
+                                 parse_policy_params, plot, warning_lines)
 
     if as_json and as_csv:
         raise click.UsageError("give --json or --csv, not both")
@@ -69,18 +75,19 @@ def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, j
         progress = sys.stderr.isatty()
     written = []
     try:
-        kw = dict(trace=trace_spec, repeat=repeat, params=parse_policy_params(params), seed=seed, jobs=jobs,
-                  progress=progress, snapshots=snapshots)
+        kw = dict(params=parse_policy_params(params), seed=seed, jobs=jobs, progress=progress, snapshots=snapshots)
         if per_paper:
-            blocks = compare_per_paper(policies or PER_PAPER_POLICIES, **kw)
+            blocks = compare_per_paper(policies or PER_PAPER_POLICIES, trace=trace_spec, repeat=repeat, **kw)
+            frames = list(blocks.values())
             df, text = _per_paper_frame(blocks), format_per_paper(blocks)
             if plot_path:
                 for path, block in zip(_plot_paths(plot_path, blocks), blocks.values()):
                     plot(block, path)
                     written.append(path)
         else:
-            df = compare(policies or DEFAULT_POLICIES, preset=preset, **kw)
-            text = format_table(df)
+            df = compare(policies or DEFAULT_POLICIES, trace=trace_spec or DEFAULT_TRACE, preset=preset,
+                         repeat=repeat or DEFAULT_REPEAT, **kw)
+            text, frames = format_table(df), [df]
             if plot_path:
                 plot(df, plot_path)
                 written.append(plot_path)
@@ -92,5 +99,7 @@ def compare_cmd(policies, params, trace_spec, preset, per_paper, repeat, seed, j
         click.echo(df.to_csv(), nl=False)
     else:
         click.echo(text)
+    for line in warning_lines(frames):
+        click.echo(line, err=True)
     for path in written:
         click.echo(f"wrote {path}", err=True)
