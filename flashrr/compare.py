@@ -195,8 +195,9 @@ def _tasks(rows, trace: str, repeat: int, seed: int, engine: str, snapshots: str
     tasks = []
     for row in rows:
         try:
-            spec = load_spec({"traces": [row.trace or trace], "devices": [row.preset], "policies": {row.policy: row.params},
-                              "seeds": [seed], "repeat": repeat, "engine": engine}, source=f"compare {row.label}")
+            spec = load_spec({"traces": [row.trace or trace], "devices": [row.preset],
+                              "policies": {row.policy: row.params}, "seeds": [seed], "repeat": repeat,
+                              "engine": engine}, source=f"compare {row.label}")
         except SpecError as e:
             raise CompareError(str(e)) from None
         except (ValueError, OSError) as e:  # a preset or .toml the config loader rejects
@@ -345,7 +346,7 @@ def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str | None = None, rep
         _check_run_args(DEFAULT_TRACE if trace is None else trace, DEFAULT_REPEAT if repeat is None else repeat)
     blocks = per_paper_rows(policies, params)
     if trace is None:
-        return _own_traces(blocks, repeat, params, seed, jobs, progress, engine, snapshots)
+        return _own_traces(blocks, repeat, seed, jobs, progress, engine, snapshots)
     rows = [r for block in blocks.values() for r in block]
     summaries = iter(_summaries(rows, trace, DEFAULT_REPEAT if repeat is None else repeat, seed, jobs, progress,
                                 engine, snapshots=snapshots))
@@ -355,7 +356,7 @@ def compare_per_paper(policies=PER_PAPER_POLICIES, trace: str | None = None, rep
     return out
 
 
-def _own_traces(blocks: dict, repeat, params, seed, jobs, progress, engine, snapshots) -> dict:
+def _own_traces(blocks: dict, repeat, seed, jobs, progress, engine, snapshots) -> dict:
     """:func:`compare_per_paper` with each block on its paper's trace and device
     (:func:`flashrr.paper_blocks.paper_blocks`); the snapshots of the Baseline calibrations and of
     the runs are shared as in :func:`compare`."""
@@ -365,15 +366,14 @@ def _own_traces(blocks: dict, repeat, params, seed, jobs, progress, engine, snap
     if other:
         raise CompareError(f"--per-paper: no paper trace for the device(s) {', '.join(map(str, other))}; "
                            "give --trace")
-    params = params or {}
 
     def run(where):
         grounds = paper_blocks(list(blocks), repeat, where, jobs)
         rows = [dataclasses.replace(r, preset=grounds[dev].device, trace=grounds[dev].spec,
                                     params={**grounds[dev].params.get(r.policy, {}), **r.params})
                 for dev, block in blocks.items() for r in block]
-        summaries = iter(_summaries(rows, "", 1, seed, jobs, progress, engine, snapshots=False if where is None
-                                    else where))
+        shared = False if where is None else where
+        summaries = iter(_summaries(rows, "", 1, seed, jobs, progress, engine, snapshots=shared))
         frames = {}
         for dev, block in blocks.items():
             frames[dev] = table([next(summaries) for _ in block], [r.label for r in block])
@@ -398,7 +398,6 @@ def warning_lines(frames) -> list:
         frames = [frames]
     return [f"warning: {label} on {r['device']}: {r['regime_warning']}" for df in frames
             for label, r in df.iterrows() if r.get("regime_warning")]
-
 
 
 def _fmt(key: str, v) -> str:

@@ -141,3 +141,4 @@ def test_the_study_plans():
 
     assert len(FULL.cases()) == 4 * 2 * 4 * 4 - 4 * len(NO_RBER)  # the rber trigger skipped past the capability
     assert len(QUICK.cases()) == 2 * 2 * 2 and replace(QUICK, repeat=3).cases() == QUICK.cases()
+    assert QUICK.trace == "" and ("count", 5_000) in QUICK.triggers

@@ -296,4 +296,4 @@ def test_per_paper_runs_each_block_on_its_own_device_trace_and_parameters(monkey
     assert "each paper's block on its own device and trace" in text
     assert f"trace lun0 ({TINY}), 1 replay, for the test; 4,000 requests per run" in text
     with pytest.raises(CompareError, match="no paper trace for the device"):
-        cmp._own_traces({"cocktail-x": []}, None, {}, 0, 0, False, "compiled", False)
+        cmp._own_traces({"cocktail-x": []}, None, 0, 0, False, "compiled", False)

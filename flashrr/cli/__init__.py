@@ -21,7 +21,7 @@ COMMANDS = {
     "pv": ("flashrr.cli.pv_cmds", "pv",
            "Process-variation-aware superblock assembly (the QSTR-MED / PV Check paper)."),
     "reliability": ("flashrr.cli.reliability_cmds", "reliability",
-                    "The error model: RBER, the rber trigger's read counts, the retry ladder and the safety study."),
+                    "The error model: RBER, the rber trigger's read counts, the retry ladder, the safety study."),
     "reproduce": ("flashrr.cli.reproduce_cmds", "reproduce_cmd",
                   "Run PAPER's experiments and write every figure (PNG, PDF, CSV) and claims.md."),
     "results": ("flashrr.cli.sweep_cmds", "results", "Print the results stored in DIR by `flashrr sweep`, one row per run."),

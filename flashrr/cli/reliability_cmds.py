@@ -34,7 +34,9 @@ def _model(preset: str, device: str, growth: str, fraction: float = 1.0):
 
     try:
         base = SimConfig.preset(device)
-        retry = base.read_retry if base.read_retry.retry_model == "rber" else ReadRetryConfig.from_model(base.read_retry)
+        retry = base.read_retry
+        if retry.retry_model != "rber":  # the table's latencies, the steps from the model
+            retry = ReadRetryConfig.from_model(retry)
         cfg = base.replace(error_model={"enabled": True, "rber_preset": preset, "ladder_growth": growth},
                            read_retry=retry, rber_fraction=fraction)
         return ErrorTables(cfg, 1), cfg
@@ -77,7 +79,7 @@ _age = click.option("--age-days", "age_text", default="0,30,90", show_default=Tr
 
 @click.group("reliability")
 def reliability():
-    """The error model: RBER, the rber trigger's read counts, the retry ladder and the safety study."""
+    """The error model: RBER, the rber trigger's read counts, the retry ladder, the safety study."""
 
 
 @reliability.command("rber")
@@ -104,7 +106,8 @@ def rber_cmd(preset, device, growth, pe_text, age_text, reads_text, page, plot_p
         index = names.index(page.upper())
     else:
         raise click.BadParameter(f"expected 'worst' or one of {', '.join(names)}, got {page!r}", param_hint="--page")
-    pes, ages, reads = _numbers(pe_text, "--pe"), _numbers(age_text, "--age-days", False), _numbers(reads_text, "--reads")
+    pes, ages = _numbers(pe_text, "--pe"), _numbers(age_text, "--age-days", False)
+    reads = _numbers(reads_text, "--reads")
     rows = []
     for pe in pes:
         for age in ages:
@@ -216,8 +219,8 @@ def ladder_cmd(preset, device, growth, pe, age_days):
 
 
 @reliability.command("study")
-@click.option("--quick", is_flag=True, help="The quick study (two schemes, two device states, two triggers, a "
-                                            "500,000-request trace): under a minute on two cores.")
+@click.option("--quick", is_flag=True, help="The quick study (two schemes, two device states, two triggers, one "
+                                            "replay of the trace): under a minute on two cores.")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Replays of the trace [default: 4; with --quick, 1].")
 @click.option("--jobs", type=click.IntRange(min=0), default=None,
