@@ -141,7 +141,7 @@ MUTATIONS = (
         (Edit(CORE + "device/ftl_py.py",
               "return self.pool_size(lane) < self.L.gc_threshold_sb",
               "return self.pool_size(lane) <= self.L.gc_threshold_sb"),
-         Edit(CORE + "ftl.pxd",
+         Edit(CORE + "device/ftl.pxd",
               "return self.pool_size(lane) < self.gc_thr",
               "return self.pool_size(lane) <= self.gc_thr")),
         ("tests/test_gc_erased_pool.py::test_decided_pool_starts_one_victim_per_allocation_below_the_threshold",
@@ -166,12 +166,12 @@ MUTATIONS = (
         (PHASED + "test_an_idle_move_keeps_the_pages_component_at_k2",)),
     Mutation(
         "8b", "PhasedRR's forced moves go to component 0, not the page's own component",
-        (Edit(CORE + "device/reclaim_py.py",
-              "src, (src // L.pages_per_block) % L.k, t, CAUSE_RR)",
-              "src, 0, t, CAUSE_RR)"),
-         Edit(CORE + "device/reclaim.pyx",
-              "src, (src // self.N) % self.k, t, CAUSE_RR)",
-              "src, 0, t, CAUSE_RR)")),
+        (Edit(CORE + "mechanisms/working_sets_py.py",
+              "src, (src // L.pages_per_block) % L.k, done, CAUSE_RR)",
+              "src, 0, done, CAUSE_RR)"),
+         Edit(CORE + "mechanisms/working_sets.pyx",
+              "src, (src // self.N) % self.k, done, CAUSE_RR)",
+              "src, 0, done, CAUSE_RR)")),
         (PHASED + "test_a_forced_move_keeps_the_pages_component_at_k2",)),
     # rules pinned by the tests the rule-to-test map showed missing (tests/README.md)
     Mutation(
@@ -290,7 +290,7 @@ MUTATIONS = (
     Mutation(
         "20", "three GC/RR frontier superblocks may be open per lane, not two",
         (Edit("flashrr/_core/layout.py", "GC_OPEN_MAX = 2", "GC_OPEN_MAX = 3"),
-         Edit(CORE + "common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
+         Edit(CORE + "device/common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
         (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
     Mutation(
         "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
