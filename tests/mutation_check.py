@@ -508,6 +508,27 @@ MUTATIONS = (
               "sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,",
               "sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1,")),
         (GENERATE + "test_each_request_takes_its_size_from_its_own_steps_table",)),
+    Mutation(
+        "44", "a cascade node's split share is hashed from the request's index, not its region: hot spots wander",
+        (Edit(MODEL + "reference.py",
+              "((region * HASH_REGION) & MASK64)",
+              "((g * HASH_REGION) & MASK64)"),
+         Edit(MODEL + "_kernel.pyx",
+              "(<uint64_t>region * HASH_REGION)",
+              "(<uint64_t>g * HASH_REGION)")),
+        (GENERATE + "test_each_region_keeps_its_hot_spot_throughout_the_trace",)),
+    # the patrol scan again, under the error model's trigger
+    Mutation(
+        "45", "the patrol scan's ahead is a share of the configured RR threshold, not the block's (the model's)",
+        (Edit(CORE + "mechanisms/patrol_py.py",
+              "self.block_reads, self.rr_threshold = ctx.block_reads, ctx.rr_threshold",
+              "self.block_reads, self.rr_threshold = ctx.block_reads, "
+              "np.full_like(ctx.rr_threshold, L.rr_threshold_reads)"),
+         Edit(CORE + "mechanisms/patrol.pyx",
+              "a = ctx.rr_threshold; self.rr_threshold = <int32_t*>a.data",
+              'keep["rr_threshold"] = np.full_like(ctx.rr_threshold, L.rr_threshold_reads); '
+              'a = keep["rr_threshold"]; self.rr_threshold = <int32_t*>a.data')),
+        (ERRORS + "test_a_patrols_ahead_is_a_share_of_the_models_threshold",)),
 )
 
 

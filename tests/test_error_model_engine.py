@@ -151,6 +151,28 @@ def test_a_worn_blocks_threshold_is_its_pe_counts(engine):
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("reads, queued", [(437, 1), (436, 0)])
+def test_a_patrols_ahead_is_a_share_of_the_models_threshold(engine, reads, queued):
+    """The patrol scan (docs/policies.md) under the rber trigger: block 0's threshold is the
+    model's, 874 reads (data 10 h old, looked up at 12 h; t_bits 27), not the configured
+    1,000,000, so at ahead 0.5 the block is due from 437 reads (437 x 10^6 >= 0.5 x 10^6 x
+    874).  ``reads`` reads of LPN 0 on a full device, the last at 10 ms, then a read of block
+    10 at 20 ms: the lap after the read at 10 ms queues block 0's 16 pages at 437 reads,
+    nothing at 436."""
+    t_bits = 27.0
+    thr = next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
+    assert thr == 874 and 2 * 437 >= thr > 2 * 436
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=10 * HOUR).replace(trigger="rber", fill_ratio=1.0)
+    times = np.append(np.arange(reads - 1) * 1000, [10_000_000, 20_000_000])
+    res = flashrr.simulate(cfg, page_trace(np.append(np.zeros(reads, np.int64), 160), times=times),
+                           policy="patrol", engine=engine, scan_interval_ns=100_000, ahead=0.5)
+    s = res.summary
+    assert s["patrol_queued_superblocks"] == queued
+    assert s["patrol_queued_pages"] == s["idle_moves"] == 16 * queued
+    assert s["rr_count"] == 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_the_count_trigger_ignores_the_model(engine):
     cfg = one_block_device(ecc_t_bits=27.0).replace(rr_threshold_reads=500)
     res = flashrr.simulate(cfg, reads_of_lpn0(600), engine=engine)

@@ -312,6 +312,31 @@ def test_fresh_retries_give_up_when_every_unit_is_recent():
     assert set(np.unique(gen.offset // 4096)) == {0, 1}
 
 
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
+def test_each_region_keeps_its_hot_spot_throughout_the_trace(engine):
+    """A cascade whose every split share is 0 or 1 (bins 0 and 2 of three, equal weights): a node's share is
+    picked from a hash of seed, op, region and node, so each region has exactly one unit its fresh requests
+    can reach, the same from the first request to the last.  Eight regions of four units, reads only, every
+    request fresh (no re-access, no retries): each region's requests all start in one unit, in both halves of
+    the trace, and the regions do not all pick the same one."""
+    levels, regions = 2, 8
+    cascade = np.zeros((SIZE_LEVELS, levels, 3))
+    cascade[:, :, [0, 2]] = 1.0
+    model = uniform_model(levels=levels, regions=regions, window=1, fresh_retries=0)
+    model = replace(model, read=replace(model.read, cascade=cascade), write=replace(model.write, cascade=cascade))
+    gen = generate_trace(model, 4000, seed=11, engine=engine)
+    unit = gen.offset // 4096
+    region, in_region = unit >> levels, unit & ((1 << levels) - 1)
+    halves = np.arange(len(gen)) * 2 // len(gen)
+    picked = {}
+    for r in range(regions):
+        mine = region == r
+        assert mine[halves == 0].any() and mine[halves == 1].any()
+        assert len(set(in_region[mine].tolist())) == 1, r
+        picked[r] = int(in_region[mine][0])
+    assert len(set(picked.values())) > 1, picked
+
+
 # ---------------------------------------------------------------------------
 # hand-built models: request classes told apart by size
 # ---------------------------------------------------------------------------
