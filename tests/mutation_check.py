@@ -427,7 +427,7 @@ MUTATIONS = (
         (COMBINED + "test_the_metadata_of_a_combination_is_the_sum_of_its_parts",)),
     # the scheduler's tie rules, where a read is timed, and the destage buffer (docs/model.md sections 3, 5)
     Mutation(
-        "36", "background work with equal starts goes to the highest die, not the lowest",
+        "36", "on equal starts the highest die goes first, not the lowest (queued transactions and idle moves)",
         (Edit(CORE + "device/sched.pxd",
               "        return a < b\n",
               "        return a > b\n"),
@@ -438,7 +438,7 @@ MUTATIONS = (
          Edit(CORE + "device/reclaim_py.py",
               "start, kind, d = best\n",
               "start, kind, d = best[0], best[1], -best[2]\n")),
-        (RULES + "test_background_work_with_equal_starts_goes_to_the_lowest_die_first",)),
+        (RULES + "test_on_equal_starts_the_lowest_die_goes_first",)),
     Mutation(
         "37", "on equal starts an idle move goes before background work",
         (Edit(CORE + "device/sched.pxd",

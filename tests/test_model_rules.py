@@ -477,7 +477,7 @@ def _two_lanes_of_two_dies(**kw):
     return tiny_config(dies=4, sb_dies=2, blocks=16, pages=4, t_xfer=50, **kw)
 
 
-def test_background_work_with_equal_starts_goes_to_the_lowest_die_first(engine):
+def test_on_equal_starts_the_lowest_die_goes_first(engine):
     """The device above, RR threshold 2.  Reads of LPN 3 (die 3) at 0 and 1,000: the second
     ends at 1,150 and reclaims superblock 16; the policy queues idle moves of LPN 1 (die 1),
     then of LPN 0 (die 0), both to component 0 (die 0) of lane 0's GC/RR frontier.  Every
@@ -485,7 +485,9 @@ def test_background_work_with_equal_starts_goes_to_the_lowest_die_first(engine):
     the moves, lowest die first: LPN 0's move runs first and takes the frontier's first
     page (superblock 1, component 0, offset 0: ppn (1 x 2 + 0) x 4 + 0 = 8), LPN 1's the
     next (ppn 9).  An idle move is placed when it runs, so the order of the ties is where
-    the pages land; queue order (LPN 1 first) or the highest die first would swap them."""
+    the pages land; queue order (LPN 1 first) or the highest die first would swap them.
+    (Queued transactions and idle moves share one order, (start, kind, die); a tie between
+    two dies' queued transactions shows only in who gets a shared channel first.)"""
     cfg = _two_lanes_of_two_dies(rr=2)
     trace = page_trace([3, 3, 1], times=[0, 1_000, 100_000])
     pol = MovesAtRR([(1, 0), (0, 0)])
