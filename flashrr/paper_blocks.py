@@ -8,12 +8,10 @@ running Baseline alone:
 
 * **Shuffler**: the paper states its replays (128, §4.1), so its regime calibrates no
   length; the quick plan plays each trace :data:`~flashrr.papers.shuffler.plan.QUICK_REPEAT`
-  times.  The trace is the synthetic one with extents on superpage boundaries, at its own
-  addresses (``fold=modulo``, the identity for a trace that fits) rather than packed: the
-  paper's premise (Fig. 2) is component blocks read unevenly, which the alignment makes and
-  which packing (the touched pages renumbered contiguously) and the model workload (no
-  alignment) both undo; packed, Shuffler runs as Baseline does, run for run, on every
-  quick trace.
+  times.  The trace comes from the synthetic workload, whose extents start on superpage
+  boundaries: the paper's premise (Fig. 2) is component blocks read unevenly, which that
+  alignment makes; the model workload has none, and on its ali1 Shuffler makes as many RRs
+  as Baseline.
 * **PhasedRR**: the smallest replay count at which Baseline makes the regime's floor of
   RRs (:func:`~flashrr.reproduce.calibration.calibrate_length`), on the quick plan's device
   (the RR threshold, Delta and the early-move window divided by four) with its scheme
@@ -32,7 +30,7 @@ directory), so the block's own runs can restore the aged device they leave there
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 
 #: the quick plan's trace each paper's block runs on: Shuffler's most read-heavy Alibaba trace (the main
@@ -87,8 +85,7 @@ def _replays(n: int) -> str:
 def _shuffler(repeat, snapshot) -> Block:
     from .reproduce.trace_specs import with_replays
 
-    plan, name = _plan("shuffler", workload="synth"), TRACES["shuffler"]
-    plan = replace(plan, regime=replace(plan.regime, placement="fold"))  # module docstring: not packed
+    plan, name = _plan("shuffler", workload="synth"), TRACES["shuffler"]  # module docstring: synthetic
     n = int(repeat or plan.replays_of(name))
     how = "replays fixed" if repeat else "the quick plan's (the paper states its replays, §4.1)"
     return Block("shuffler", "shuffler", name, _device(plan.device("shuffler")),
