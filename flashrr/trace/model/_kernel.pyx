@@ -56,6 +56,18 @@ cdef inline int64_t _log2_bucket(int64_t n, int64_t buckets) noexcept nogil:
     return b
 
 
+cdef inline int64_t _alias(const double* prob, const int64_t* alias, int64_t base, int64_t n,
+                           double u) noexcept nogil:
+    # a draw from the alias table of the n entries base .. base + n - 1 (Vose's method, tables.alias_table)
+    cdef double x = u * n
+    cdef int64_t k = <int64_t>floor(x)
+    if k > n - 1:
+        k = n - 1
+    if x - k < prob[base + k]:
+        return base + k
+    return alias[base + k]
+
+
 cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil:
     # the first of the n entries of a cumulative distribution above u (the last one if none)
     cdef int64_t k = 0
@@ -317,8 +329,8 @@ cdef class Kernel:
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
         cdef int64_t i, g, op, reuse, seq, head, near, hot, d, j, k, v, t = 0, have = 0, off = 0, sz = 0
-        cdef int64_t heat = 0, tp = 0, base, n_hot
-        cdef double p_re, u_reuse, u_head, p_nr, x
+        cdef int64_t heat = 0, tp = 0, base
+        cdef double p_re, u_reuse, u_head, p_nr
         for i in range(u.shape[0]):
             g = g0 + i
             if self.time_phases > 1:
@@ -337,15 +349,7 @@ cdef class Kernel:
             if u_reuse < self.p_hot[op]:
                 hot = 1
                 base = self.hot_first[op]
-                n_hot = self.hot_first[op + 1] - base
-                x = u[i, 5] * n_hot
-                k = <int64_t>floor(x)
-                if k > n_hot - 1:
-                    k = n_hot - 1
-                if x - k < self.hot_prob[base + k]:
-                    k = base + k
-                else:
-                    k = self.hot_alias[base + k]
+                k = _alias(&self.hot_prob[0], &self.hot_alias[0], base, self.hot_first[op + 1] - base, u[i, 5])
                 off = self.hot_off[k]
                 sz = self.hot_size[k]
             else:
@@ -474,14 +478,7 @@ cdef class Kernel:
         cdef uint64_t key
         cdef bint free_units
         while True:
-            x = u_seg * n_seg
-            k = <int64_t>floor(x)
-            if k > n_seg - 1:
-                k = n_seg - 1
-            if x - k < self.seg_prob[base + k]:
-                seg = base + k
-            else:
-                seg = self.seg_alias[base + k]
+            seg = _alias(&self.seg_prob[0], &self.seg_alias[0], base, n_seg, u_seg)
             seg_len = self.seg_len[seg]
             k = <int64_t>floor(u_region * seg_len)
             if k > seg_len - 1:

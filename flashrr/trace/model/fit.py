@@ -2,7 +2,12 @@
 
 :func:`fit_model` measures, in one pass of vectorised NumPy over the trace:
 
-1. the op chain (a two-state Markov chain of reads and writes);
+1. the op chain (a two-state Markov chain of reads and writes), and each op's
+   hot units: the units its requests start in at least ``hot_min_count``
+   times and in at least ``hot_min_share`` of them (the busiest
+   ``hot_units``), with their weights and most common sizes; a request that
+   starts in a hot unit of its op is a hot request, and the measures below
+   leave hot requests out of each op's sequence of requests;
 2. re-accesses: a request whose start unit (``offset // unit_bytes``) was the
    start unit of one of the previous ``reuse_window_requests`` requests is a
    re-access of that request (its target); the probability of one, by op and by
@@ -13,9 +18,15 @@
    the byte where the previous request of its op ended; their probability by
    op and by the kind of that previous request (a fresh one, by the heat level
    of its region; a continuation, by the log2 bucket of the length its run has
-   reached, which sets the run-length distribution; a re-access), and their
-   sizes;
-4. for the other (fresh) requests of each op, apart for those that start a
+   reached, which sets the run-length distribution; a re-access; a near
+   request), and their sizes;
+4. near requests: a request that is neither and starts in a unit that one of
+   the previous ``near_window_requests`` requests covered, widened by
+   ``near_margin_bytes`` on each side (its target: the latest such request);
+   their probability by the kind of the previous request of the op, the
+   distance to the target, where the start lies in the target's widened
+   extent, and their sizes;
+5. for the other (fresh) requests of each op, apart for those that start a
    run (the next request of their op continues them) and those that do not,
    with the share of run heads among them and the share that cover a unit one
    of the window's requests covered, per phase of the trace, the heat
@@ -26,10 +37,10 @@
    requests, weighted by their requests, with the binomial noise of small
    counts taken out), the start sector within the unit, and the sizes per heat
    level;
-5. the arrival process: gaps between arrivals in ``gap_states`` states
+6. the arrival process: gaps between arrivals in ``gap_states`` states
    (quantiles of the gap), a transition matrix between the states of
    consecutive gaps, and each state's gap distribution;
-6. per ``time_phases`` equal parts of the trace, the op chain and the
+7. per ``time_phases`` equal parts of the trace, the op chain and the
    gap-state transitions of that part (load and op mix drift).
 
 A trace whose heat maps would need more than ``max_segments`` segments is

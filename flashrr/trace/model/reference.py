@@ -79,6 +79,13 @@ def _round_size(v: float) -> int:
     return s if s > SECTOR_BYTES else SECTOR_BYTES
 
 
+def _alias(prob, alias, base: int, n: int, u: float) -> int:
+    """A draw from the alias table of the n entries ``base .. base + n - 1`` (:func:`~.tables.alias_table`)."""
+    x = u * n
+    k = min(int(math.floor(x)), n - 1)
+    return base + k if x - k < prob[base + k] else int(alias[base + k])
+
+
 def _pick(cdf, u: float) -> int:
     k = 0
     last = len(cdf) - 1
@@ -143,9 +150,7 @@ class ReferenceGenerator:
         sector = _pick(p.sector_cdf[op, head], r[U_SECTOR])
         attempt = 0
         while True:
-            x = u_seg * n_seg
-            k = min(int(math.floor(x)), n_seg - 1)
-            seg = base + k if x - k < p.seg_prob[base + k] else p.seg_alias[base + k]
+            seg = _alias(p.seg_prob, p.seg_alias, int(base), int(n_seg), u_seg)
             seg_len = int(p.seg_len[seg])
             region = int(p.seg_start[seg]) + min(int(math.floor(u_region * seg_len)), seg_len - 1)
             heat = int(p.seg_level[seg])
@@ -185,10 +190,8 @@ class ReferenceGenerator:
             u_reuse = r[U_REUSE]
             if u_reuse < p.p_hot[op]:
                 hot = 1
-                base = p.hot_first[op]
-                x = r[U_SEG] * (p.hot_first[op + 1] - base)
-                k = min(int(math.floor(x)), p.hot_first[op + 1] - base - 1)
-                h = base + k if x - k < p.hot_prob[base + k] else p.hot_alias[base + k]
+                base = int(p.hot_first[op])
+                h = _alias(p.hot_prob, p.hot_alias, base, int(p.hot_first[op + 1]) - base, r[U_SEG])
                 off, sz = int(p.hot_off[h]), int(p.hot_size[h])
             else:
                 u_reuse = (u_reuse - p.p_hot[op]) / (1.0 - p.p_hot[op])
