@@ -148,9 +148,13 @@ HOLDOUT_SPLITS = (("fit 1st half, check 2nd", 0, 1), ("fit 2nd half, check 1st",
 
 def trace_halves(trace) -> tuple:
     """The first and the second half of ``trace`` by request count (the first holds ``len // 2`` requests),
-    each a Trace whose first request arrives at 0."""
+    each a Trace whose first request arrives at 0, named after the trace and the half."""
+    from .trace.core import Trace
+
     mid = len(trace) // 2
-    return trace.slice(0, mid), trace.slice(mid, len(trace))
+    return tuple(Trace(*(getattr(trace, c)[a:b] for c in ("time_ns", "offset", "size", "is_write")),
+                       name=f"{trace.name} ({which} half)")
+                 for which, a, b in (("1st", 0, mid), ("2nd", mid, len(trace))))
 
 
 def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: int = 16, seeds=(1, 2, 3),
@@ -168,7 +172,7 @@ def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: i
     halves = trace_halves(real)
     tables, runs, names = [], [], []
     for label, fitted, checked in HOLDOUT_SPLITS:
-        model = fit_model(halves[fitted], fit_settings, name=f"{real.name} ({label.split(',')[0]})")
+        model = fit_model(halves[fitted], fit_settings)
         names.append(model.name)
         note = None if progress is None else (lambda msg, label=label: progress(f"{label}: {msg}"))
         table, run = _compare(halves[checked], model, cfg, policies, repeat, seeds, len(halves[checked]),

@@ -174,6 +174,7 @@ def test_trace_halves_split_by_request_count_and_start_each_half_at_0():
     first, second = trace_halves(trace)
     assert len(first) == len(trace) // 2 and len(first) + len(second) == len(trace)
     assert first.time_ns[0] == 0 and second.time_ns[0] == 0
+    assert (first.name, second.name) == (f"{trace.name} (1st half)", f"{trace.name} (2nd half)")
     assert np.array_equal(second.offset, trace.offset[len(first):])
     assert np.array_equal(second.time_ns, trace.time_ns[len(first):] - trace.time_ns[len(first)])
 
