@@ -56,8 +56,8 @@ import numpy as np
 
 from ..core import Trace
 from .schema import (KIND_HEAD, KIND_NEAR, KIND_REUSE, KIND_RUN, KINDS, MAX_HOT_UNITS, NEAR_POSITIONS, RUN_BUCKETS,
-                     SECTOR_BYTES,
-                     SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, Places, TimePhase, WorkloadModel)
+                     SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, Places, TimePhase,
+                     WorkloadModel)
 from .tables import quantile_table
 
 __all__ = ["FitSettings", "fit_model", "MIN_REQUESTS", "start_alignment"]
