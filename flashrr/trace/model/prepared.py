@@ -13,7 +13,7 @@ Uniform draws: each request uses one row of :data:`N_UNIFORMS` numbers from
 is read in chunks.  Column meanings are the ``U_*`` constants; a request that
 does not need a column's draw for its own kind may use it for another (a hot
 request picks its unit with ``U_SEG``; a near request draws its distance with
-``U_DIST`` and its offset with ``U_SAME``), and a draw that decided between
+``U_DIST`` and its position in its target with ``U_SAME``), and a draw that decided between
 two kinds is rescaled to [0, 1) before it decides the next.
 """
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Prepared:
         self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)
         self.kind_head, self.kind_run, self.run_buckets, self.kind_reuse = KIND_HEAD, KIND_RUN, RUN_BUCKETS, KIND_REUSE
         self.kind_near = KIND_NEAR
-        # near requests: probability by kind, distance (requests) and position (share of the widened target) per op
+        # near requests: probability by kind, distance (requests) and position (65,536ths of the widened target)
         self.p_near = np.array([op.p_near for op in ops], dtype=np.float64)
         self.near_margin = model.near_margin_bytes
         near_tables = [(op.near_distance, op.near_position) for op in ops]
