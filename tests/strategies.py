@@ -511,7 +511,8 @@ def hand_built_models(draw, max_window: int = 40):
         heads = None if head_mode == "none" else places()
         # near requests: anywhere in the target's widened extent
         p_near = draw_kind_probabilities(draw, rng, "p_near")
-        near = (quantiles(1, window, integral=draw(st.booleans())), quantiles(0, 65535, integral=draw(st.booleans())), quantiles(1, 4 * unit)) \
+        near = (quantiles(1, window, integral=draw(st.booleans())),
+                quantiles(0, 65535, integral=draw(st.booleans())), quantiles(1, 4 * unit)) \
             if p_near.max() > 0 or rng.random() < 0.5 else (np.zeros(0),) * 3
         # hot units inside the maps' span or beyond it (then they raise the span's end)
         hot_mode = draw(st.sampled_from(["none", "never drawn", "some", "all"]), label="hot units")

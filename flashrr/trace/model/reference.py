@@ -34,9 +34,10 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    from the op's near-distance table, draw ``U_DIST``): at the point of that
    request's extent, widened by ``near_margin_bytes`` on both sides, that a
    draw of the op's near-position table (``U_SAME``, rounded to a whole
-   position) names, rounded down to a sector, with a size from the op's near-size table.  When fewer than ``d`` requests came before, or the start
-   falls below 0 or at or beyond the highest region of the heat maps, the
-   request is fresh.  ``U_HEAD`` is rescaled to [0, 1) (from [0, p_near) or
+   position) names, rounded down to a sector, with a size from the op's
+   near-size table.  When fewer than ``d`` requests came before, or the
+   start falls below 0 or at or beyond the highest region of the heat maps,
+   the request is fresh.  ``U_HEAD`` is rescaled to [0, 1) (from [0, p_near) or
    [p_near, 1)) for step 5.
 5. **Fresh**: otherwise a run head with probability ``p_head[op]``, from the
    op's places of run heads, else from its places of other fresh requests: a
