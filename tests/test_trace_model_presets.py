@@ -225,12 +225,14 @@ def test_workload_spec_names_model_or_synthetic_traces():
     assert workload_spec("lun0", 1000, (("align_bytes", 32768),), "synth") == \
         "synth:lun0?n_requests=1000&align_bytes=32768"
     # the model keeps the synthetic trace's mean gap: Poisson 200 us, or ON/OFF 200 us + 50 ms / 64
+    # placed as the regime places it: packed by the device's stripe unless the pipeline folds
     assert workload_spec("lun0", 1000, (("align_bytes", 32768),)) == \
-        "model:lun0?n_requests=1000&mean_gap_ns=200000.0&fold=modulo"
+        "model:lun0?n_requests=1000&mean_gap_ns=200000.0&pack=stripe"
     onoff = (("idle_period_mean_ns", 50_000_000), ("burst_requests_mean", 64))
-    assert workload_spec("phasedrr-ali", None, onoff) == "model:phasedrr-ali?mean_gap_ns=981250.0&fold=modulo"
+    assert workload_spec("phasedrr-ali", None, onoff) == "model:phasedrr-ali?mean_gap_ns=981250.0&pack=stripe"
     assert workload_spec("gen1", 1000) == "synth:gen1?n_requests=1000"  # no model preset: stays synthetic
     assert workload_spec("hotr-fin2", None, (), "model", {"first": 10}) == \
-        "model:hotr-fin2?mean_gap_ns=200000.0&first=10&fold=modulo"
+        "model:hotr-fin2?mean_gap_ns=200000.0&first=10&pack=stripe"
+    assert workload_spec("lun0", 1000, (), "model", {"fold": "modulo"}).endswith("&fold=modulo")
     with pytest.raises(ValueError, match="workload"):
         workload_spec("lun0", 1000, (), "real")
