@@ -73,13 +73,14 @@ def _declared_entries(part: Policy):
     name or its own entry); its spec may need ``bind`` first, so the declaration is
     what counts here, and the engine builder checks the specs when the run starts."""
     from ._core import assembly
+    from ._core.mechanism_entry import MechanismEntry
 
     by_hook = {e.hook: e for e in assembly.registry()}
     for e in by_hook.values():
         if getattr(type(part), f"{e.hook}_spec", None) is not getattr(Policy, f"{e.hook}_spec", None):
             yield e
     for key in part.mechanism_specs():
-        e = key if isinstance(key, assembly.MechanismEntry) else by_hook.get(key)
+        e = key if isinstance(key, MechanismEntry) else by_hook.get(key)
         if e is not None:  # an unknown name is the engine builder's error to give
             yield e
 
