@@ -10,8 +10,8 @@ import weakref
 import numpy as np
 
 from ._core.invariants import EngineError, InvariantError
-from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
+from .engine_layout import engine_layout
 from .policy import make_policy
 from .result import Result, build_summary
 from .trace.core import Trace, TraceError
@@ -150,7 +150,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     pol.bind(config, int(seed))
     pol.bind_trace(trace, config)  # policies sized by the trace (HotR's staging space)
     metadata = int(pol.metadata_bytes(config))
-    layout = build_layout(config, metadata)
+    layout = engine_layout(config, metadata)
     top = check_fits(config, trace, spec)
     fill = max(top + 1, int(math.ceil(config.precondition.fill_ratio * config.logical_pages)))
     fill = min(fill, config.logical_pages)
