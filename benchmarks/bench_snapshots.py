@@ -44,7 +44,7 @@ def fresh_engine(cfg, seed: int, policy: str):
     """An engine for ``policy`` on ``cfg`` and what preconditioning needs, as simulate() builds them."""
     from flashrr._core import load_compiled_engine
     from flashrr.engine_layout import engine_layout
-    from flashrr.policy import make_policy
+    from flashrr.policies import make_policy
 
     pol = make_policy(policy)
     pol.bind(cfg, seed)

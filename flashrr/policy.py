@@ -179,32 +179,13 @@ def register_policy(cls: type) -> type:
     return cls
 
 
-def policy_class(name) -> type:
-    """The policy class of ``name``: a registered name, or registered names joined by
-    ``+`` (a combined scheme, :mod:`flashrr.policy_combine`).  Raises ValueError."""
-    from .policy_combine import combined_class, is_combined
-
-    _load_builtin_policies()
-    if is_combined(name):
-        return combined_class(name)
+def registered_class(name) -> type:
+    """The class registered under ``name`` (one name, not a combination).  Raises
+    ValueError naming the registered names.  The built-in schemes are registered when
+    :mod:`flashrr.policies` is imported; :func:`flashrr.policies.policy_class` looks a
+    name up with them loaded."""
     try:
         return POLICIES[name]
     except (KeyError, TypeError):
         raise ValueError(f"policy: unknown policy {name!r}; expected one of {sorted(POLICIES)}, or names joined "
                          "by '+'") from None
-
-
-def make_policy(policy, **params) -> Policy:
-    """A policy instance from a name (``"baseline"``, ``"shuffler+phasedrr"``), a class,
-    or an instance."""
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("parameters given with a policy instance; pass them to its constructor")
-        return policy
-    if isinstance(policy, type) and issubclass(policy, Policy):
-        return policy(**params)
-    return policy_class(policy)(**params)
-
-
-def _load_builtin_policies() -> None:
-    from . import policies  # noqa: F401  (registers the paper schemes)

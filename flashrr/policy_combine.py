@@ -27,7 +27,7 @@ import dataclasses
 from functools import lru_cache
 
 from ._core.invariants import EngineError
-from .policy import Policy, PolicyHooks
+from .policy import Policy, PolicyHooks, registered_class
 
 SEP = "+"
 # PolicyHooks fields that are not mechanism specs
@@ -57,11 +57,9 @@ def part_names(name: str) -> tuple:
 def combined_class(name: str) -> type:
     """The policy class of combination ``name`` (parts checked to exist; clashes are
     found when it is made, because they may depend on the parts' parameters)."""
-    from .policy import policy_class
-
     parts = part_names(name)
     for p in parts:
-        policy_class(p)
+        registered_class(p)
     label = SEP.join(parts)
     return type(f"Combined[{label}]", (CombinedPolicy,), {"name": label, "part_names": parts,
                                                           "__doc__": f"The parts {', '.join(parts)} together."})
@@ -91,8 +89,6 @@ class CombinedPolicy(Policy):
     part_names: tuple = ()
 
     def __init__(self, **params):
-        from .policy import make_policy
-
         routed = {p: {} for p in self.part_names}
         for key, value in params.items():
             part, dot, param = key.partition(".")
@@ -100,7 +96,7 @@ class CombinedPolicy(Policy):
                 raise TypeError(f"policy {self.name!r}: parameter {key!r} must be PART.PARAM with PART one of "
                                 f"{list(self.part_names)}")
             routed[part][param] = value
-        self.parts = [make_policy(p, **routed[p]) for p in self.part_names]
+        self.parts = [registered_class(p)(**routed[p]) for p in self.part_names]
         self.page_counter_group = self._counter_group()
         self.place_kinds = tuple(dict.fromkeys(k for p in self.parts for k in p.place_kinds))
         self._exclusive_hook("choose_gc_victim", "gc_victim_chooser")

@@ -12,7 +12,6 @@ import numpy as np
 from ._core.invariants import EngineError, InvariantError
 from .config import ConfigError, SimConfig
 from .engine_layout import engine_layout
-from .policy import make_policy
 from .result import Result, build_summary
 from .trace.core import Trace, TraceError
 from .trace.source import (MemorySource, SourceInfo, TraceSource, check_chunk_requests, default_chunk_requests)
@@ -133,6 +132,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     it; a ``.npz`` path names one snapshot file, which must exist and match the run
     (:class:`~flashrr.snapshots.SnapshotError` names the file and the field that differs).
     """
+    from .policies import make_policy  # the built-in schemes, imported by the first run
+
     config = resolve_config(config)
     chunk_requests = default_chunk_requests() if chunk_requests is None else check_chunk_requests(chunk_requests)
     if engine not in ENGINES:

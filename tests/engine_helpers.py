@@ -94,7 +94,7 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     request by request and read its state."""
     from flashrr.engine_layout import engine_layout
     from flashrr._core.engine_py import ReferenceEngine
-    from flashrr.policy import make_policy
+    from flashrr.policies import make_policy
 
     pol = make_policy(policy)
     pol.bind(cfg, 0)

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 
 import flashrr
-from flashrr.policy import Policy, make_policy, policy_class, register_policy
+from flashrr.policies import make_policy, policy_class
+from flashrr.policy import Policy, register_policy
 from flashrr.policy_combine import CombineError, CombinedPolicy
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config

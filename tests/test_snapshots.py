@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-import flashrr.policies  # noqa: F401  (registers every policy)
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, tiny_config
 from flashrr._core.assembly import precondition_acts, snapshot_blockers
 from flashrr.cli import main
 from flashrr.config import ConfigError
-from flashrr.policy import POLICIES, Policy, make_policy
+from flashrr.policies import make_policy
+from flashrr.policy import POLICIES, Policy
 from flashrr.snapshots import SnapshotError
 from flashrr.snapshots.cache import STATS
 from strategies import any_device_case, cocktail_case, pv_case, redundancy_case, rr_streams_case
