@@ -13,6 +13,7 @@ from ._lazy import lazy_attributes
 from ._version import __version__
 from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, PreconditionConfig, ReadReclaimConfig,
                      ReadRetryConfig, SimConfig, SuperblockConfig, TimingConfig)
+from . import presets  # noqa: F401  (registers the papers' device presets into the configuration)
 from .policy import EngineState, Policy, register_policy
 from .result import Result
 from .simulate import EngineError, InvariantError, simulate

@@ -7,8 +7,9 @@ least one page, ...).  A broken rule raises :class:`ConfigError`, whose message
 names the field (``section.field``) and the rule.
 
 Field names are unique across sections, so ``cfg.replace(capacity_bytes=...)``
-finds its section by itself.  Presets from the papers live in
-:mod:`flashrr.presets`; ``SimConfig.preset(name)`` returns one.
+finds its section by itself.  ``SimConfig.preset(name)`` returns a device preset of
+:data:`DEVICE_PRESETS`; the papers' devices (:mod:`flashrr.presets`, imported with the
+``flashrr`` package) register themselves there with :func:`register_preset`.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 try:  # Python >= 3.11
     import tomllib
@@ -563,6 +564,15 @@ class ErrorModelConfig:
         _finite(self, "worst_layer_factor", 1.0)
 
 
+#: device preset name -> the function that builds it (:func:`register_preset`)
+DEVICE_PRESETS: dict[str, Callable[[], "SimConfig"]] = {}
+
+
+def register_preset(name: str, build: Callable[[], "SimConfig"]) -> None:
+    """Make the device ``build()`` returns available as ``SimConfig.preset(name)``."""
+    DEVICE_PRESETS[name] = build
+
+
 SECTIONS = {
     "geometry": GeometryConfig,
     "timing": TimingConfig,
@@ -672,10 +682,14 @@ class SimConfig:
     # ----- construction helpers -----
     @classmethod
     def preset(cls, name: str) -> "SimConfig":
-        """The device of a paper's table; see :data:`flashrr.presets.DEVICE_PRESETS`."""
-        from .presets import device_preset
-
-        return device_preset(name)
+        """The device preset ``name`` (:data:`DEVICE_PRESETS`; the papers' devices are
+        registered by :mod:`flashrr.presets`)."""
+        try:
+            build = DEVICE_PRESETS[name]
+        except (KeyError, TypeError):
+            raise ConfigError(f"preset: unknown device preset {name!r}; expected one of {sorted(DEVICE_PRESETS)}") \
+                from None
+        return build()
 
     def replace(self, **changes) -> "SimConfig":
         """A copy with changes.  Keys are section names (a section instance or a

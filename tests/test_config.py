@@ -15,6 +15,22 @@ def test_presets_build_and_round_trip_through_toml(name, tmp_path):
     assert SimConfig.load(path) == cfg
 
 
+def test_a_registered_preset_is_found_by_name_and_an_unknown_one_is_named():
+    """The configuration holds the registry; flashrr.presets registers the papers' devices
+    into it (the configuration never imports its presets)."""
+    from flashrr import config
+
+    assert config.DEVICE_PRESETS is DEVICE_PRESETS and "shuffler" in DEVICE_PRESETS
+    with pytest.raises(ConfigError, match=r"preset: unknown device preset 'tiny-lab'; expected one of \['cocktail'"):
+        SimConfig.preset("tiny-lab")
+    config.register_preset("tiny-lab", lambda: SimConfig(name="tiny-lab"))
+    try:
+        assert SimConfig.preset("tiny-lab") == SimConfig(name="tiny-lab")
+        assert SimConfig.from_toml('preset = "tiny-lab"\n[cache]\ncapacity_bytes = 0').cache.capacity_bytes == 0
+    finally:
+        del config.DEVICE_PRESETS["tiny-lab"]
+
+
 def test_shuffler_preset_is_table_1():
     c = SimConfig.preset("shuffler")
     g = c.geometry
