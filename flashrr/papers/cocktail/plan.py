@@ -395,9 +395,9 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
     """Fig. 5's data: Baseline on ``trace`` at its calibrated length (ali206's reaches the paper's RR
     count, scaled); the block read counts (and valid pages) of plane ``lane`` at its last RR, one row per
     block.  Cached as ``OUT/fig05_snapshot.csv``."""
-    import flashrr
     from ...policy import Baseline
     from ...reproduce.calibration import cached_trace
+    from ...simulate import simulate
 
     spec = plan.trace_spec(trace)
     cache = Path(out) / "fig05_snapshot.csv" if out is not None else None
@@ -423,7 +423,7 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
             return "default"
 
     pol = Snapshot()
-    flashrr.simulate(plan.device_config(), cached_trace(spec, plan.device_config()), policy=pol)
+    simulate(plan.device_config(), cached_trace(spec, plan.device_config()), policy=pol)
     S = plan.device_config().geometry.blocks_per_plane
     reads = pol.reads if pol.reads is not None else np.zeros(S, np.int64)
     valid = pol.valid if pol.reads is not None else np.zeros(S, np.int64)
