@@ -374,7 +374,7 @@ class ReadRetryConfig:
         return cls("ldpc", tuple(j / levels for j in range(1, levels)), 0, extra)
 
 
-# superblock.assembly: the names of flashrr.pv.METHODS (a test holds them equal)
+# process_variation.assembly: the names of flashrr.pv.METHODS (a test holds them equal)
 ASSEMBLY_METHODS = ("random", "sequential", "ers_ltn", "pgm_ltn", "optimal", "lwl_rank", "pwl_rank", "str_rank",
                     "str_med", "qstr_med")
 WINDOWED_ASSEMBLY = ("optimal", "lwl_rank", "pwl_rank", "str_rank", "str_med", "qstr_med")
@@ -393,42 +393,8 @@ class SuperblockConfig:
     sb_channels`` planes; ``k`` (blocks per superblock) is their product, and
     ``k == 1`` is plain block management.  Each ``sb_*`` must divide the
     matching geometry count.  The planes a superblock spans form a *lane*;
-    superblocks of a lane are its rows (``assembly = 'sequential'``: the same
-    block id on every plane).
-
-    Process variation (docs/superblock-pv.md section 6): ``pv_model =
-    'generative'`` gives every block its own program latency per logical word
-    line and its own erase latency, drawn from :class:`flashrr.pv.PVModel` with
-    ``pv_seed`` at ``pv_pe`` P/E cycles; ``assembly`` (one of
-    :data:`ASSEMBLY_METHODS`) then decides which block of each plane forms each
-    superblock, and ``pv_window`` overrides the method's window (0 = its
-    default).  ``pv_scale``: ``'relative'`` rescales the model so its nominal
-    latencies equal ``timing.t_program_ns`` / ``t_erase_ns``; ``'absolute'``
-    uses the model's µs as they are.  ``pv_row_order``: where the assembled
-    superblocks sit among a lane's rows (the FTL allocates free rows in row
-    order, so the preconditioning fill takes the first rows): ``'shuffled'``
-    (default) places them in a seeded random order, so the superblocks a trace
-    reaches are a random sample of the assembly whatever the method;
-    ``'assembly'`` keeps the method's order (sorted methods put their fastest
-    superblocks first, so a filled device leaves its slowest ones free).
-    ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back
-    to their plane's free pool and every superblock allocation assembles a new
-    one by PV Check, a fast one for the user frontier and a slow one for the
-    GC/RR frontier (the precondition's sequential fill keeps the static
-    assembly; its warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every block has
-    the timing's latencies.
-
-    ``placement``: where user pages go.  ``"dynamic"`` deals each new superpage
-    to the next lane round-robin, whatever its LPN.  ``"static_die"`` writes
-    LPN ``l`` on die ``l mod n_dies`` (the MSR DiskSim SSD model's static
-    striping of pages over elements), round-robin over that die's lanes; it
-    needs every superblock inside one die (``sb_dies = sb_chips =
-    sb_channels = 1``).  ``"static_lane"`` writes LPN ``l`` on lane
-    ``(l // k) mod n_lanes``, the lane the sequential fill gives it; lanes are
-    numbered channel-fastest, so with ``k = 1`` this is MQSim's static CWDP
-    plane allocation.  Under a uniform workload the lanes then fill at
-    random, independent paces, as MQSim's planes do; ``"dynamic"`` keeps every
-    lane at the same pace, so their GCs fall due together.
+    superblocks of a lane are its rows (``process_variation.assembly =
+    'sequential'``: the same block id on every plane).
     """
 
     _section = "superblock"
@@ -436,6 +402,46 @@ class SuperblockConfig:
     sb_dies: int = 1
     sb_chips: int = 1
     sb_channels: int = 1
+
+    def __post_init__(self):
+        for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
+            _positive_int(self, name)
+
+    @property
+    def k(self) -> int:
+        return self.sb_planes * self.sb_dies * self.sb_chips * self.sb_channels
+
+
+@dataclass(frozen=True)
+class ProcessVariationConfig:
+    """Process variation (docs/superblock-pv.md section 6) and how superblocks are
+    assembled from the blocks of a lane's planes.
+
+    ``pv_model = 'generative'`` gives every block its own program latency per
+    logical word line and its own erase latency, drawn from
+    :class:`flashrr.pv.PVModel` with ``pv_seed`` at ``pv_pe`` P/E cycles;
+    ``assembly`` (one of :data:`ASSEMBLY_METHODS`) then decides which block of each
+    plane forms each superblock, and ``pv_window`` overrides the method's window
+    (0 = its default).  ``pv_scale``: ``'relative'`` rescales the model so its
+    nominal latencies equal ``timing.t_program_ns`` / ``t_erase_ns``;
+    ``'absolute'`` uses the model's µs as they are.  ``pv_row_order``: where the
+    assembled superblocks sit among a lane's rows (the FTL allocates free rows in
+    row order, so the preconditioning fill takes the first rows): ``'shuffled'``
+    (default) places them in a seeded random order, so the superblocks a trace
+    reaches are a random sample of the assembly whatever the method;
+    ``'assembly'`` keeps the method's order (sorted methods put their fastest
+    superblocks first, so a filled device leaves its slowest ones free).
+    ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back to
+    their plane's free pool and every superblock allocation assembles a new one by
+    PV Check, a fast one for the user frontier and a slow one for the GC/RR
+    frontier (the precondition's sequential fill keeps the static assembly; its
+    warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every
+    block has the timing's latencies.  The PV model assembles superblocks within
+    one die: with it on, ``superblock.sb_dies``, ``sb_chips`` and ``sb_channels``
+    must be 1.
+    """
+
+    _section = "process_variation"
     assembly: str = "sequential"
     pv_model: str = "off"
     pv_seed: int = 0
@@ -444,48 +450,56 @@ class SuperblockConfig:
     pv_window: int = 0
     pv_row_order: str = "shuffled"
     pv_reassembly: bool = False
-    placement: str = "dynamic"
 
     def __post_init__(self):
-        for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
-            _positive_int(self, name)
-        _require(self.assembly in ASSEMBLY_METHODS, "superblock.assembly", f"must be one of {ASSEMBLY_METHODS}",
+        where = "process_variation"
+        _require(self.assembly in ASSEMBLY_METHODS, f"{where}.assembly", f"must be one of {ASSEMBLY_METHODS}",
                  self.assembly)
-        _require(self.pv_model in PV_MODELS, "superblock.pv_model", f"must be one of {PV_MODELS}", self.pv_model)
+        _require(self.pv_model in PV_MODELS, f"{where}.pv_model", f"must be one of {PV_MODELS}", self.pv_model)
         _nonneg_int(self, "pv_seed")
         _nonneg_int(self, "pv_window")
         _require(isinstance(self.pv_pe, int) and not isinstance(self.pv_pe, bool) and 0 <= self.pv_pe <= PV_PE_MAX,
-                 "superblock.pv_pe", f"must be an integer P/E count in [0, {PV_PE_MAX}]", self.pv_pe)
-        _require(self.pv_scale in PV_SCALES, "superblock.pv_scale", f"must be one of {PV_SCALES}", self.pv_scale)
-        _require(self.pv_row_order in PV_ROW_ORDERS, "superblock.pv_row_order", f"must be one of {PV_ROW_ORDERS}",
+                 f"{where}.pv_pe", f"must be an integer P/E count in [0, {PV_PE_MAX}]", self.pv_pe)
+        _require(self.pv_scale in PV_SCALES, f"{where}.pv_scale", f"must be one of {PV_SCALES}", self.pv_scale)
+        _require(self.pv_row_order in PV_ROW_ORDERS, f"{where}.pv_row_order", f"must be one of {PV_ROW_ORDERS}",
                  self.pv_row_order)
-        _require(isinstance(self.pv_reassembly, bool), "superblock.pv_reassembly", "must be true or false",
+        _require(isinstance(self.pv_reassembly, bool), f"{where}.pv_reassembly", "must be true or false",
                  self.pv_reassembly)
         if self.pv_model == "off":
-            _require(self.assembly == "sequential", "superblock.assembly",
-                     "needs superblock.pv_model = 'generative' (without a PV model every block has the same "
+            _require(self.assembly == "sequential", f"{where}.assembly",
+                     f"needs {where}.pv_model = 'generative' (without a PV model every block has the same "
                      "latency, so only 'sequential' is defined)", self.assembly)
-            _require(not self.pv_reassembly, "superblock.pv_reassembly", "needs superblock.pv_model = 'generative'",
+            _require(not self.pv_reassembly, f"{where}.pv_reassembly", f"needs {where}.pv_model = 'generative'",
                      self.pv_reassembly)
-        else:
-            _require((self.sb_dies, self.sb_chips, self.sb_channels) == (1, 1, 1), "superblock.pv_model",
-                     "the PV model assembles superblocks within one die; sb_dies, sb_chips and sb_channels "
-                     "must be 1", (self.sb_dies, self.sb_chips, self.sb_channels))
-        _require(not self.pv_reassembly or self.assembly == "qstr_med", "superblock.pv_reassembly",
+        _require(not self.pv_reassembly or self.assembly == "qstr_med", f"{where}.pv_reassembly",
                  f"is defined for assembly 'qstr_med' only (got assembly {self.assembly!r})", self.pv_reassembly)
-        _require(self.pv_window == 0 or self.assembly in WINDOWED_ASSEMBLY, "superblock.pv_window",
+        _require(self.pv_window == 0 or self.assembly in WINDOWED_ASSEMBLY, f"{where}.pv_window",
                  f"applies to the windowed methods {WINDOWED_ASSEMBLY} only (got assembly {self.assembly!r})",
                  self.pv_window)
-        _require(self.placement in PLACEMENTS, "superblock.placement", f"must be one of {PLACEMENTS}",
-                 self.placement)
-        if self.placement == "static_die":
-            _require(self.sb_dies == self.sb_chips == self.sb_channels == 1, "superblock.placement",
-                     "'static_die' needs every superblock inside one die (sb_dies = sb_chips = sb_channels = 1)",
-                     (self.sb_dies, self.sb_chips, self.sb_channels))
 
-    @property
-    def k(self) -> int:
-        return self.sb_planes * self.sb_dies * self.sb_chips * self.sb_channels
+
+@dataclass(frozen=True)
+class PlacementConfig:
+    """Where user pages go (``placement``).
+
+    ``"dynamic"`` deals each new superpage to the next lane round-robin, whatever
+    its LPN.  ``"static_die"`` writes LPN ``l`` on die ``l mod n_dies`` (the MSR
+    DiskSim SSD model's static striping of pages over elements), round-robin over
+    that die's lanes; it needs every superblock inside one die (``superblock.sb_dies
+    = sb_chips = sb_channels = 1``).  ``"static_lane"`` writes LPN ``l`` on lane
+    ``(l // k) mod n_lanes``, the lane the sequential fill gives it; lanes are
+    numbered channel-fastest, so with ``k = 1`` this is MQSim's static CWDP plane
+    allocation.  Under a uniform workload the lanes then fill at random,
+    independent paces, as MQSim's planes do; ``"dynamic"`` keeps every lane at the
+    same pace, so their GCs fall due together.
+    """
+
+    _section = "page_placement"
+    placement: str = "dynamic"
+
+    def __post_init__(self):
+        _require(self.placement in PLACEMENTS, "page_placement.placement", f"must be one of {PLACEMENTS}",
+                 self.placement)
 
 
 @dataclass(frozen=True)
@@ -581,6 +595,8 @@ SECTIONS = {
     "read_reclaim": ReadReclaimConfig,
     "read_retry": ReadRetryConfig,
     "superblock": SuperblockConfig,
+    "process_variation": ProcessVariationConfig,
+    "page_placement": PlacementConfig,
     "precondition": PreconditionConfig,
     "error_model": ErrorModelConfig,
 }
@@ -600,6 +616,8 @@ class SimConfig:
     read_reclaim: ReadReclaimConfig = field(default_factory=ReadReclaimConfig)
     read_retry: ReadRetryConfig = field(default_factory=ReadRetryConfig)
     superblock: SuperblockConfig = field(default_factory=SuperblockConfig)
+    process_variation: ProcessVariationConfig = field(default_factory=ProcessVariationConfig)
+    page_placement: PlacementConfig = field(default_factory=PlacementConfig)
     precondition: PreconditionConfig = field(default_factory=PreconditionConfig)
     error_model: ErrorModelConfig = field(default_factory=ErrorModelConfig)
     name: str = "custom"
@@ -612,6 +630,13 @@ class SimConfig:
                             ("sb_chips", "chips_per_channel"), ("sb_channels", "channels")):
             _require(getattr(g, count) % getattr(sb, span) == 0, f"superblock.{span}",
                      f"must divide geometry.{count}={getattr(g, count)}", getattr(sb, span))
+        one_die = (sb.sb_dies, sb.sb_chips, sb.sb_channels) == (1, 1, 1)
+        _require(self.process_variation.pv_model == "off" or one_die, "process_variation.pv_model",
+                 "the PV model assembles superblocks within one die; superblock.sb_dies, sb_chips and sb_channels "
+                 "must be 1", (sb.sb_dies, sb.sb_chips, sb.sb_channels))
+        _require(self.page_placement.placement != "static_die" or one_die, "page_placement.placement",
+                 "'static_die' needs every superblock inside one die (superblock.sb_dies = sb_chips = sb_channels "
+                 "= 1)", (sb.sb_dies, sb.sb_chips, sb.sb_channels))
         _require(self.cache.capacity_bytes == 0 or self.cache.capacity_bytes >= g.page_size_bytes,
                  "cache.capacity_bytes", f"must be 0 or hold at least one page of {g.page_size_bytes} bytes",
                  self.cache.capacity_bytes)
@@ -699,6 +724,8 @@ class SimConfig:
         for key, value in changes.items():
             if key in SECTIONS:
                 if isinstance(value, dict):
+                    for fname in value:
+                        _check_field_of(key, fname)
                     by_section.setdefault(key, {}).update(value)
                 else:
                     top[key] = value
@@ -735,9 +762,10 @@ class SimConfig:
                 if not isinstance(value, dict):
                     raise ConfigError(f"{source}: [{key}] must be a table of fields")
                 for fname in value:
-                    if _FIELD_SECTION.get(fname) != key:
-                        raise ConfigError(f"{source}: {key}.{fname}: unknown field; expected one of "
-                                          f"{[f.name for f in fields(SECTIONS[key])]}")
+                    try:
+                        _check_field_of(key, fname)
+                    except ConfigError as e:
+                        raise ConfigError(f"{source}: {e}") from None
                 changes[key] = dict(value)
             else:
                 raise ConfigError(f"{source}: {key}: unknown section; expected one of {sorted(SECTIONS)}")
@@ -770,6 +798,18 @@ class SimConfig:
 
     def save(self, path) -> None:
         Path(path).write_text(self.to_toml())
+
+
+def _check_field_of(section: str, fname: str) -> None:
+    """ConfigError unless ``fname`` is a field of ``section``; a field of another section
+    (one that moved, as ``process_variation.pv_model`` to ``process_variation``) is named there."""
+    home = _FIELD_SECTION.get(fname)
+    if home == section:
+        return
+    if home is not None:
+        raise ConfigError(f"{section}.{fname}: not a field of [{section}]; it belongs to section [{home}]")
+    raise ConfigError(f"{section}.{fname}: unknown field; expected one of "
+                      f"{[f.name for f in fields(SECTIONS[section])]}")
 
 
 def _section_dict(obj) -> dict:

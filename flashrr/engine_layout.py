@@ -15,7 +15,7 @@ def engine_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
     """:func:`~flashrr._core.layout.build_layout` of ``config`` with the tables of the
     models it switches on; ``metadata_bytes``: policy DRAM use (bytes), taken from the cache."""
     pv = error_tables = None
-    if config.superblock.pv_model != "off":
+    if config.process_variation.pv_model != "off":
         from .pv.engine_tables import engine_tables
 
         lanes = lane_components(config)

@@ -9,8 +9,8 @@ explained in ``docs/model.md``.  Each registers itself into the configuration
 from __future__ import annotations
 
 from .config import DEVICE_PRESETS  # noqa: F401  (the registry, for the modules that list the presets)
-from .config import (CacheConfig, GCConfig, GeometryConfig, ReadReclaimConfig, ReadRetryConfig, SimConfig,
-                     SuperblockConfig, TimingConfig, register_preset)
+from .config import (CacheConfig, GCConfig, GeometryConfig, PlacementConfig, ReadReclaimConfig, ReadRetryConfig,
+                     SimConfig, SuperblockConfig, TimingConfig, register_preset)
 
 # MQSim's default channel: 8-bit ONFI bus at 333 MT/s -> 8 KiB page in ~24.6 us.
 _MQSIM_XFER_8K_NS = 24_600
@@ -133,7 +133,8 @@ def _hotr(flash: str = "tlc") -> SimConfig:
         gc=GCConfig(gc_threshold_ratio=0.05, overprovisioning_ratio=0.15),
         read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000, rr_enabled=False),
         read_retry=ReadRetryConfig(),
-        superblock=SuperblockConfig(sb_planes=1, placement="static_die"),
+        superblock=SuperblockConfig(sb_planes=1),
+        page_placement=PlacementConfig(placement="static_die"),
     )
 
 

@@ -151,12 +151,12 @@ def test_the_layout_takes_each_models_tables_exactly_when_the_config_switches_it
     plain = tiny_config()
     pv = tiny_config(planes=4, sb_planes=4).replace(pv_model="generative")
     em = plain.replace(error_model={"enabled": True})
-    with pytest.raises(ConfigError, match=r"superblock\.pv_model: the model is on, but the PV model's tables"):
+    with pytest.raises(ConfigError, match=r"process_variation\.pv_model: the model is on, but the PV model's tables"):
         build_layout(pv)
     with pytest.raises(ConfigError, match=r"error_model\.enabled: the model is on, but the error model's tables"):
         build_layout(em)
     tables = engine_layout(pv).pv
-    with pytest.raises(ConfigError, match=r"superblock\.pv_model: the model is off, but the PV model's tables"):
+    with pytest.raises(ConfigError, match=r"process_variation\.pv_model: the model is off, but the PV model's tables"):
         build_layout(plain, pv=tables)
     with pytest.raises(ConfigError, match=r"error_model\.enabled: the model is off"):
         build_layout(plain, error_tables=engine_layout(em).error_tables)

@@ -1,5 +1,5 @@
 """Process variation in the engine (docs/superblock-pv.md §6):
-``superblock.pv_model`` / ``assembly`` / ``pv_reassembly``.
+``process_variation.pv_model`` / ``assembly`` / ``pv_reassembly``.
 
 Expected values come from the hand-built tables in each test (the slowest
 plane of a multi-plane program, the slowest block of a multi-plane erase),
@@ -341,19 +341,19 @@ def test_static_binding_is_the_assembly_of_each_lane():
 
 # ---------------------------------------------------------------------------------- configuration
 @pytest.mark.parametrize("changes, field", [
-    ({"assembly": "fastest"}, "superblock.assembly"),
-    ({"assembly": "random"}, "superblock.assembly"),  # needs a PV model
-    ({"pv_model": "csv"}, "superblock.pv_model"),
-    ({"pv_model": "generative", "pv_pe": 3001}, "superblock.pv_pe"),
-    ({"pv_model": "generative", "pv_pe": -1}, "superblock.pv_pe"),
-    ({"pv_model": "generative", "pv_scale": "log"}, "superblock.pv_scale"),
-    ({"pv_model": "generative", "pv_row_order": "sorted"}, "superblock.pv_row_order"),
-    ({"pv_model": "generative", "pv_seed": -2}, "superblock.pv_seed"),
-    ({"pv_model": "generative", "pv_window": 4}, "superblock.pv_window"),  # sequential has no window
-    ({"pv_model": "generative", "assembly": "optimal", "pv_window": -1}, "superblock.pv_window"),
-    ({"pv_model": "generative", "assembly": "random", "pv_reassembly": True}, "superblock.pv_reassembly"),
-    ({"pv_reassembly": True}, "superblock.pv_reassembly"),
-    ({"pv_model": "generative", "sb_planes": 1, "sb_dies": 2}, "superblock.pv_model"),
+    ({"assembly": "fastest"}, "process_variation.assembly"),
+    ({"assembly": "random"}, "process_variation.assembly"),  # needs a PV model
+    ({"pv_model": "csv"}, "process_variation.pv_model"),
+    ({"pv_model": "generative", "pv_pe": 3001}, "process_variation.pv_pe"),
+    ({"pv_model": "generative", "pv_pe": -1}, "process_variation.pv_pe"),
+    ({"pv_model": "generative", "pv_scale": "log"}, "process_variation.pv_scale"),
+    ({"pv_model": "generative", "pv_row_order": "sorted"}, "process_variation.pv_row_order"),
+    ({"pv_model": "generative", "pv_seed": -2}, "process_variation.pv_seed"),
+    ({"pv_model": "generative", "pv_window": 4}, "process_variation.pv_window"),  # sequential has no window
+    ({"pv_model": "generative", "assembly": "optimal", "pv_window": -1}, "process_variation.pv_window"),
+    ({"pv_model": "generative", "assembly": "random", "pv_reassembly": True}, "process_variation.pv_reassembly"),
+    ({"pv_reassembly": True}, "process_variation.pv_reassembly"),
+    ({"pv_model": "generative", "sb_planes": 1, "sb_dies": 2}, "process_variation.pv_model"),
 ])
 def test_impossible_pv_settings_name_the_field(changes, field):
     cfg = tiny_config(dies=2, planes=4, sb_planes=4, blocks=24, pages=8, op=0.35)

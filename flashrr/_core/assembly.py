@@ -9,7 +9,7 @@ Roles (roles.pxd describes each call point):
   ``migration_placer``, ``write_path``.
 
 The user-page placer is also filled by the device's own static placement
-(``superblock.placement`` ``"static_die"`` or ``"static_lane"``) when no
+(``page_placement.placement`` ``"static_die"`` or ``"static_lane"``) when no
 mechanism claims it; a mechanism with its own static layout (Rails, TTFlash)
 replaces it, and one that places pages by its own rules (write pool, RR
 streams) is refused beside it.

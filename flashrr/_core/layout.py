@@ -75,9 +75,9 @@ class Layout:
     comp_die: np.ndarray  # int32 [n_lanes * k]
     comp_chan: np.ndarray  # int32 [n_lanes * k]
     comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
-    pv: object = None  # the PV model's tables when superblock.pv_model is on (pv_timing_py.py reads them), else None
-    static_die: bool = False  # superblock.placement == "static_die": LPN l lives on die l mod n_dies
-    static_lane: bool = False  # superblock.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
+    pv: object = None  # the PV model's tables when process_variation.pv_model is on (pv_timing_py.py reads them)
+    static_die: bool = False  # page_placement.placement == "static_die": LPN l lives on die l mod n_dies
+    static_lane: bool = False  # page_placement.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
     gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
@@ -152,7 +152,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
     if k > 64 or g.planes_per_die > 64:
         raise ConfigError(f"superblock: the engine supports at most 64 blocks per superblock and 64 planes per "
                           f"die (got k={k}, planes_per_die={g.planes_per_die})")
-    _check_tables(pv, sb.pv_model != "off", "superblock.pv_model", "the PV model's")
+    _check_tables(pv, config.process_variation.pv_model != "off", "process_variation.pv_model", "the PV model's")
     _check_tables(error_tables, config.error_model.enabled, "error_model.enabled", "the error model's")
     lanes = lane_components(config)
     cache_bytes = config.cache.capacity_bytes - int(metadata_bytes)
@@ -175,7 +175,8 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
         retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64),
         comp_die=lanes.comp_die, comp_chan=lanes.comp_chan, comp_plane_in_die=lanes.comp_plane_in_die,
         pv=pv,
-        static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
+        static_die=config.page_placement.placement == "static_die",
+        static_lane=config.page_placement.placement == "static_lane",
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
         error_tables=error_tables,
