@@ -1,27 +1,37 @@
-"""Validate the workload model on every real trace sample: the table of docs/traces.md.
+"""Validate the workload model on every real trace sample, in sample and held out: the tables of docs/traces.md.
 
-For each sample of ``tests/data`` (see its README for where each comes from),
-fit a model and replay the trace and three generated traces (seeds 1-3) on the
-same device with ``flashrr.model_validation.validate_model``, then print one
-Markdown table per device: real and model values of RR count, GC count, read
-cache hit ratio, mean and p99 read latency and the region top-10% share, and
-whether each goal is met (RR count, mean read latency and hit ratio within 25%,
-region share within 5 points).
+For each sample of ``tests/data`` (see its README for where each comes from and
+its licence) and each device, replay the sample and three traces generated from
+its model (seeds 1-3) with Baseline (``flashrr.model_validation``), three ways:
+
+* **in sample**: the model fitted on the whole sample, checked on it;
+* **held out, 1st -> 2nd** and **2nd -> 1st**: the model fitted on one half of
+  the sample (by request count), checked on the other half
+  (:func:`flashrr.model_validation.validate_holdout`).
+
+Each cell is *trace / model* with ✓ or ✗ for the goals (RR count, mean read
+latency and read cache hit ratio within 25%, region top-10% share within 5
+points), plus the page-level LRU hit ratio at 1,024 pages of the requests
+checked (8 KiB pages, reads only; goal: within 25%).
+
+Replays: 16, or, where Baseline does not reclaim on the sample in 16 replays,
+4 times as many until it does (at most 4,096 replays and 4M requests, and
+never past a replay where every read hits the cache, since then no flash read
+comes back); a half is replayed twice as often as its whole sample.
 
 The devices follow the experiments that first compared real traces with their
-synthetic twins: ``shuffler`` with a 1,000-read RR threshold (Baseline and
-Shuffler), ``cocktail`` with 1,000 (Baseline and Cocktail) and ``phasedrr``
-with 2,500 (Baseline and PhasedRR, Delta scaled to 25 block reads), 16 replays each.  Traces are folded onto
-each device (``?fold=modulo``).
+synthetic twins: ``shuffler`` with a 1,000-read RR threshold, ``cocktail``
+with 1,000 and ``phasedrr`` with 2,500.  Traces are folded onto each device
+(``?fold=modulo``).  After the tables, a summary per device counts the goals
+met on the rows where Baseline reclaims.
 
-    python benchmarks/model_validation_table.py [--repeat 16] [--seeds 3] [--quick] [--twin]
+    python benchmarks/model_validation_table.py [--seeds 3] [--devices shuffler,cocktail,phasedrr] [--samples a,b]
+                                                [--fit-param KEY=VALUE ...]
 
-``--quick`` runs only the shuffler device.  ``--twin`` adds, where the
-synthetic generator can make one, the trace's synthetic twin
-(:func:`flashrr.trace.synth.synth_twin`, seed 1: the trace's table statistics
-and arrival times) as a third value in each cell, "real / model / twin"; where
-it cannot, the generator's reason goes to stderr.  Prints the tables on stdout and the
-wall time of each validation on stderr.
+``--fit-param`` fits every model with a setting other than the default (a
+:class:`~flashrr.trace.model.FitSettings` field, e.g. ``near_window_requests=0``).
+
+Prints the tables on stdout and the wall time of each sample on stderr.
 """
 from __future__ import annotations
 
@@ -30,30 +40,54 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 import flashrr
-from flashrr.model_validation import GOALS, region_top_share, validate_model
+from flashrr.model_validation import GOALS, HOLDOUT_SPLITS, trace_halves, validate_holdout, validate_model
 from flashrr.simulate import resolve_source, simulate
-from flashrr.trace.synth import synth_twin
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SAMPLES = (  # file, label
     ("cloudphysics-io.mqsim.txt.gz", "CloudPhysics VM"),
+    ("cloudphysics-w106-sample.csv.gz", "CloudPhysics w106"),
     ("tencent-cbs-sample.tencent.csv.gz", "Tencent CBS"),
     ("wsrch-small.mqsim.txt", "web search"),
     ("tpcc-small.mqsim.txt", "TPC-C"),
     ("msr-hm_0-sample.msr.csv.gz", "MSR hm_0"),
     ("systor17-traces-sample.systor.csv.gz", "SYSTOR'17"),
     ("systor17-additional-sample.systor.csv.gz", "SYSTOR'17 (additional)"),
+    ("lirs-cpp.csv.gz", "LIRS cpp"),
+    ("lirs-cs.csv.gz", "LIRS cs"),
+    ("lirs-gli.csv.gz", "LIRS glimpse"),
+    ("lirs-ps.csv.gz", "LIRS postgres"),
+    ("lirs-sprite.csv.gz", "LIRS sprite"),
 )
-DEVICES = (  # preset, RR threshold, policies, policy parameters
-    ("shuffler", 1000, ("baseline", "shuffler"), {}),
-    ("cocktail", 1000, ("baseline", "cocktail"), {}),
-    # Delta scaled with the threshold, as `reproduce phasedrr` does (256 at the paper's 25,000)
-    ("phasedrr", 2500, ("baseline", "phasedrr"), {"phasedrr": {"delta_reads": 25}}),
-)
+DEVICES = (("shuffler", 1000, {}), ("cocktail", 1000, {}), ("phasedrr", 2500, {}))  # preset, RR threshold
 COLUMNS = (("rr_count", "RRs"), ("gc_count", "GCs"), ("cache_read_hit_ratio", "hit"),
-           ("read_latency_mean_ns", "read mean us"), ("read_latency_p99_ns", "read p99 us"),
-           ("region_top10_share", "region top-10%"))
+           ("read_latency_mean_ns", "read mean us"), ("region_top10_share", "region top-10%"))
+LRU_PAGES, PAGE_BYTES = 1024, 8192
+MAX_REPLAYS, MAX_REPLAYED_REQUESTS = 4096, 4_000_000
+
+
+def replays_until_reclaim(trace, cfg, start: int = 16) -> tuple[int, bool]:
+    """``(replays, reclaims)``: 16, or 4 times as many until Baseline reclaims on ``trace`` (see the module
+    docstring for the bounds)."""
+    r = start
+    while True:
+        s = simulate(cfg, trace, policy="baseline", repeat=r).summary
+        if s["rr_count"] > 0:
+            return r, True
+        if r * 4 > MAX_REPLAYS or r * 4 * len(trace) > MAX_REPLAYED_REQUESTS or s["cache_read_hit_ratio"] >= 0.9999:
+            return r, False
+        r *= 4
+
+
+def lru_1024(trace) -> float:
+    from flashrr.trace.locality import expand_pages, lru_hit_ratio, stack_distances
+
+    r = ~trace.is_write
+    _, pages = expand_pages(trace.offset[r] // PAGE_BYTES, (trace.offset[r] + trace.size[r] - 1) // PAGE_BYTES)
+    return lru_hit_ratio(stack_distances(pages), LRU_PAGES)
 
 
 def _fmt(metric: str, v: float) -> str:
@@ -66,60 +100,104 @@ def _fmt(metric: str, v: float) -> str:
     return f"{v:.3f}"
 
 
-def _cell(row, twin: dict | None) -> str:
-    text = f"{_fmt(row.metric, row.real)} / {_fmt(row.metric, row.model)}"
-    if twin is not None:
-        text += f" / {_fmt(row.metric, twin[row.metric])}"
-    if row.metric in GOALS:
-        text += " ✓" if row.met is True else " ✗"
-    return text
+def _mark(ok: bool) -> str:
+    return " ✓" if ok else " ✗"
 
 
-def _twin_metrics(trace, cfg, policies, repeat: int, params: dict, label: str) -> dict:
-    """Per policy, the table's metrics on the synthetic twin of ``trace`` ({} when it cannot be made)."""
-    try:
-        twin = synth_twin(trace, seed=1, page_size_bytes=cfg.geometry.page_size_bytes)
-    except ValueError as e:
-        print(f"{label}: no synthetic twin: {e}", file=sys.stderr)
-        return {}
-    share = region_top_share(twin, cfg.geometry.page_size_bytes)
-    out = {}
-    for policy in policies:
-        s = simulate(cfg, twin, policy=policy, repeat=repeat, **params.get(policy, {})).summary
-        out[policy] = {**{m: float(s[m]) for m, _ in COLUMNS if m in s}, "region_top10_share": share}
-    return out
+def _rows(table, runs_lru: tuple[float, float]) -> tuple[list[str], dict, bool]:
+    """The cells of one validation (Baseline rows of ``table``), the goals met by metric, and whether Baseline
+    reclaims on the trace checked."""
+    rows = {r.metric: r for r in table[table.policy == "baseline"].itertuples()}
+    cells, met = [], {}
+    for m, _ in COLUMNS:
+        r = rows[m]
+        text = f"{_fmt(m, r.real)} / {_fmt(m, r.model)}"
+        if m in GOALS:
+            met[m] = r.met is True
+            text += _mark(met[m])
+        cells.append(text)
+    real_lru, model_lru = runs_lru
+    met["lru_1024"] = abs(model_lru - real_lru) <= 0.25 * real_lru + 1e-12
+    cells.append(f"{real_lru:.3f} / {model_lru:.3f}{_mark(met['lru_1024'])}")
+    return cells, met, rows["rr_count"].real > 0
+
+
+def _model_lru(model, n: int, seeds) -> float:
+    from flashrr.trace.model import generate_trace
+
+    return float(np.mean([lru_1024(generate_trace(model, n, seed=s)) for s in seeds]))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=16)
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="only the shuffler device")
     ap.add_argument("--devices", default=",".join(d[0] for d in DEVICES),
                     help="comma-separated device presets to run (default: all)")
-    ap.add_argument("--twin", action="store_true", help="also replay each trace's synthetic twin")
+    ap.add_argument("--samples", default=None, help="comma-separated sample files (default: all)")
+    ap.add_argument("--fit-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a fit setting for every model (repeatable)")
     args = ap.parse_args(argv)
+    from flashrr.trace.model import FitSettings
+    from flashrr.trace.model import fit_model as fit_default
+
+    settings = FitSettings(**{k: int(v) if v.lstrip("-").isdigit() else float(v)
+                              for k, v in (item.split("=", 1) for item in args.fit_param)})
+
+    def fit_model(trace):
+        return fit_default(trace, settings)
+
     wanted = set(args.devices.split(","))
-    devices = DEVICES[:1] if args.quick else [d for d in DEVICES if d[0] in wanted]
-    for preset, rr, policies, params in devices:
+    samples = [s for s in SAMPLES if args.samples is None or s[0] in args.samples.split(",")]
+    seeds = tuple(range(1, args.seeds + 1))
+    summary = []
+    for preset, rr, params in (d for d in DEVICES if d[0] in wanted):
         cfg = flashrr.SimConfig.preset(preset).replace(rr_threshold_reads=rr)
-        print(f"\n#### `{preset}` device, RR threshold {rr:,}, {args.repeat} replays, "
-              f"model = mean of seeds 1-{args.seeds}{', then the synthetic twin' if args.twin else ''}\n")
-        heads = ["trace", "requests", "policy"] + [h for _, h in COLUMNS]
+        print(f"\n#### `{preset}` device, RR threshold {rr:,}, Baseline, model = mean of seeds 1-{args.seeds}\n")
+        heads = ["trace", "requests", "replays", "model"] + [h for _, h in COLUMNS] + ["LRU 1,024 pages"]
         print("| " + " | ".join(heads) + " |")
         print("|" + "---|" * len(heads))
-        for name, label in SAMPLES:
+        for name, label in samples:
             t0 = time.perf_counter()
             trace = resolve_source(f"{DATA / name}?fold=modulo", cfg).to_trace()
-            rep = validate_model(trace, None, cfg, policies, args.repeat, tuple(range(1, args.seeds + 1)),
-                                 policy_params=params)
-            twins = _twin_metrics(trace, cfg, policies, args.repeat, params, label) if args.twin else {}
-            for policy in policies:
-                rows = {r.metric: r for r in rep.table[rep.table.policy == policy].itertuples()}
-                cells = [_cell(rows[m], twins.get(policy)) for m, _ in COLUMNS]
-                print(f"| {label} | {len(trace):,} | {policy} | " + " | ".join(cells) + " |")
+            replays, _ = replays_until_reclaim(trace, cfg)
+            model = fit_model(trace)
+            rep = validate_model(trace, model, cfg, ("baseline",), replays, seeds, policy_params=params)
+            cells, met, reclaims = _rows(rep.table, (lru_1024(trace), _model_lru(model, len(trace), seeds)))
+            print(f"| {label} | {len(trace):,} | {replays:,} | in sample | " + " | ".join(cells) + " |")
+            summary.append((preset, label, "in sample", reclaims, met))
+            hold = validate_holdout(trace, cfg, ("baseline",), 2 * replays, seeds, params, settings)
+            halves = trace_halves(trace)
+            for label_split, fitted, checked in HOLDOUT_SPLITS:
+                split = "1st → 2nd" if fitted == 0 else "2nd → 1st"
+                table = hold.table[hold.table.split == label_split]
+                half_model = fit_model(halves[fitted])
+                cells, met, reclaims = _rows(table, (lru_1024(halves[checked]),
+                                           _model_lru(half_model, len(halves[checked]), seeds)))
+                print(f"| {label} | {len(halves[checked]):,} | {2 * replays:,} | held out, {split} | "
+                      + " | ".join(cells) + " |")
+                summary.append((preset, label, f"held out {split}", reclaims, met))
             print(f"{preset} {label}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    _print_summary(summary)
     return 0
+
+
+def _print_summary(summary) -> None:
+    """Per device and kind of row: of the rows where Baseline reclaims on the trace checked, how many meet each
+    goal and all four; and on every row, the LRU goal."""
+    print("\n#### Goals met\n")
+    goals = list(GOALS)
+    print("| device | rows | Baseline reclaims | " + " | ".join(goals) + " | all four | LRU 1,024 (every row) |")
+    print("|" + "---|" * (len(goals) + 5))
+    for device in dict.fromkeys(s[0] for s in summary):
+        for kind in ("in sample", "held out"):
+            rows = [s for s in summary if s[0] == device and s[2].startswith(kind)]
+            rec = [s for s in rows if s[3]]
+            counts = [sum(s[4][g] for s in rec) for g in goals]
+            both = sum(all(s[4][g] for g in goals) for s in rec)
+            lru = sum(s[4]["lru_1024"] for s in rows)
+            print(f"| {device} | {kind} | {len(rec)} of {len(rows)} | "
+                  + " | ".join(f"{c}/{len(rec)}" for c in counts)
+                  + f" | {both}/{len(rec)} | {lru}/{len(rows)} |")
 
 
 if __name__ == "__main__":

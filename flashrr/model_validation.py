@@ -10,6 +10,11 @@ latency and read cache hit ratio within 25% of the real trace's; the share of
 page reads in the busiest 10% of 2 MiB regions within 5 points.  The other
 metrics (GC count, WAF, p99 read latency, the KS distance between the block
 read counts at RR of the two traces) are shown without a goal.
+
+:func:`validate_holdout` asks the harder question: does a model stand in for
+data it was not fitted to?  It cuts the trace into halves by request count,
+fits a model on one half and validates it against the other, both ways round,
+with the same replays, table and goals.
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["validate_model", "region_top_share", "GOALS", "METRICS", "ValidationReport"]
+__all__ = ["validate_model", "validate_holdout", "trace_halves", "region_top_share", "GOALS", "METRICS",
+           "ValidationReport", "HOLDOUT_SPLITS"]
 
 #: metric -> (kind of goal, bound): "rel" = |model - real| <= bound * |real|; "abs" = |model - real| <= bound
 GOALS = {"rr_count": ("rel", 0.25), "read_latency_mean_ns": ("rel", 0.25), "cache_read_hit_ratio": ("rel", 0.25),
@@ -72,8 +78,9 @@ class ValidationReport:
 
     def text(self) -> str:
         lines = []
-        for policy, block in self.table.groupby("policy", sort=False):
-            lines.append(f"policy {policy}")
+        keys = ["split", "policy"] if "split" in self.table else ["policy"]
+        for key, block in self.table.groupby(keys, sort=False):
+            lines.append(f"{key[0]}: policy {key[1]}" if len(keys) == 2 else f"policy {key[0]}")
             rows = []
             for r in block.itertuples():
                 rows.append((METRICS[r.metric], _fmt(r.metric, r.real), _fmt(r.metric, r.model),
@@ -121,8 +128,8 @@ def validate_model(trace, model=None, config="shuffler", policies=("baseline",),
     ``config`` with each of ``policies``, ``repeat`` times; ``n_requests`` is the generated length (default:
     the trace's).  ``policy_params`` maps a policy name to its parameters.  ``progress`` (optional) is called
     with a one-line message before each replay."""
-    from .simulate import resolve_config, resolve_source, simulate
-    from .trace.model import ModelSource, WorkloadModel, fit_model, load_model
+    from .simulate import resolve_config, resolve_source
+    from .trace.model import WorkloadModel, fit_model, load_model
 
     cfg = resolve_config(config)
     real = resolve_source(trace, cfg).to_trace()
@@ -130,8 +137,59 @@ def validate_model(trace, model=None, config="shuffler", policies=("baseline",),
         model = fit_model(real, fit_settings)
     elif not isinstance(model, WorkloadModel):
         model = load_model(model)
-    n = n_requests or len(real)
-    policy_params = policy_params or {}
+    table, runs = _compare(real, model, cfg, policies, repeat, seeds, n_requests or len(real), policy_params or {},
+                           progress)
+    return ValidationReport(table, runs, model.name)
+
+
+#: The two hold-out validations: (label, half fitted, half checked), halves 0 (first) and 1 (second).
+HOLDOUT_SPLITS = (("fit 1st half, check 2nd", 0, 1), ("fit 2nd half, check 1st", 1, 0))
+
+
+def trace_halves(trace) -> tuple:
+    """The first and the second half of ``trace`` by request count (the first holds ``len // 2`` requests),
+    each a Trace whose first request arrives at 0, named after the trace and the half."""
+    from .trace.core import Trace
+
+    mid = len(trace) // 2
+    return tuple(Trace(*(getattr(trace, c)[a:b] for c in ("time_ns", "offset", "size", "is_write")),
+                       name=f"{trace.name} ({which} half)")
+                 for which, a, b in (("1st", 0, mid), ("2nd", mid, len(trace))))
+
+
+def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: int = 16, seeds=(1, 2, 3),
+                     policy_params: dict | None = None, fit_settings=None, progress=None) -> ValidationReport:
+    """Held-out validation: for each split of :data:`HOLDOUT_SPLITS`, a model fitted (with ``fit_settings``) on
+    one half of ``trace`` (see :func:`trace_halves`) is validated against the other half as
+    :func:`validate_model` does (generated traces as long as the half checked).  The table and the runs
+    carry a ``split`` column naming the split; raises :class:`~flashrr.trace.model.ModelError` when a half
+    is too short to fit."""
+    from .simulate import resolve_config, resolve_source
+    from .trace.model import fit_model
+
+    cfg = resolve_config(config)
+    real = resolve_source(trace, cfg).to_trace()
+    halves = trace_halves(real)
+    tables, runs, names = [], [], []
+    for label, fitted, checked in HOLDOUT_SPLITS:
+        model = fit_model(halves[fitted], fit_settings)
+        names.append(model.name)
+        note = None if progress is None else (lambda msg, label=label: progress(f"{label}: {msg}"))
+        table, run = _compare(halves[checked], model, cfg, policies, repeat, seeds, len(halves[checked]),
+                              policy_params or {}, note)
+        tables.append(table.assign(split=label))
+        runs.append(run.assign(split=label))
+    table = pd.concat(tables, ignore_index=True)
+    table["met"] = table["met"].astype(object)
+    return ValidationReport(table[["split"] + [c for c in table.columns if c != "split"]],
+                            pd.concat(runs, ignore_index=True), " / ".join(names))
+
+
+def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_params: dict, progress):
+    """The table and the runs of :class:`ValidationReport` for ``real`` (a Trace) against ``model``."""
+    from .simulate import simulate
+    from .trace.model import ModelSource
+
     sources = [("real", None, real)]
     for s in seeds:
         sources.append(("model", s, ModelSource(model, n, seed=s).to_trace()))
@@ -181,4 +239,4 @@ def validate_model(trace, model=None, config="shuffler", policies=("baseline",),
                           "model_max": hi, "diff": diff, "goal": goal, "met": met})
     out = pd.DataFrame(table)
     out["met"] = out["met"].astype(object)
-    return ValidationReport(out, runs, model.name)
+    return out, runs

@@ -65,8 +65,8 @@ def check_fits(config: SimConfig, trace, spec=None) -> int:
             f"{(top + 1) * config.geometry.page_size_bytes - 1}) but the device exposes {config.logical_pages} "
             f"logical pages ({config.logical_bytes} bytes); fold it onto the device with the trace pipeline "
             f"{_fold_advice(spec)} (command line: --trace, sweep specs: traces), or in Python with "
-            f"flashrr.trace.transform.fold; if the pages it touches fit, the pipeline key pack=1 places them "
-            f"from page 0 instead")
+            f"flashrr.trace.transform.fold; if the pages it touches fit, the pipeline key pack=stripe places "
+            f"them from page 0 instead")
     return top
 
 

@@ -1,12 +1,17 @@
-"""Paired mutation check: break one rule of docs/model.md in both engines at once,
-rebuild, run the tests that pin the rule, and report which of them fail.
+"""Paired mutation check: break one rule in both engines at once, rebuild, run the
+tests that pin the rule, and report which of them fail.
 
-The compiled engine and its pure-Python twin are held equal by the equivalence tests,
-so a rule broken the same way in both can only be caught by a test that knows the
-rule's result independently (a hand count).  Each mutation below is such a paired
-break: exact text replacements in ``flashrr/_core`` (``*.pyx``/``*.pxd`` and
-``*_py.py``), or in code both engines share (``layout.py``, ``config.py``), and
-the tests that should catch it.
+The rules are those of docs/model.md, the error model in the engine
+(docs/reliability.md), the patrol scan and combined schemes (docs/policies.md) and
+the workload model's generator (docs/traces.md).  The compiled engine and its
+pure-Python twin (and the compiled model generator and its twin) are held equal by
+the equivalence tests, so a rule broken the same way in both can only be caught by a
+test that knows the rule's result independently (a hand count).  Each mutation below
+is such a paired break: exact text replacements in both twins (``*.pyx``/``*.pxd``
+and ``*_py.py`` under ``flashrr/_core``; ``_kernel.pyx`` and ``reference.py`` under
+``flashrr/trace/model``), or in code both share (``layout.py``, ``config.py``,
+``assembly.py``, ``policy_combine.py``, ``reliability/engine_tables.py``), and the
+tests that should catch it.
 
 Run from anywhere, on a checkout whose engine sources are unmodified (the script
 refuses otherwise, so it never takes a mutated file for the original)::
@@ -54,7 +59,7 @@ class Edit:
 @dataclass(frozen=True)
 class Mutation:
     key: str
-    rule: str  # the rule of docs/model.md that the edits break
+    rule: str  # the rule that the edits break
     edits: tuple
     tests: tuple  # pytest node ids (a function id runs all of its parameters)
 
@@ -62,6 +67,10 @@ class Mutation:
 RULES = "tests/test_model_rules.py::"
 SCHED = "tests/test_engine_scheduler.py::"
 PHASED = "tests/test_policies_phasedrr.py::"
+ERRORS = "tests/test_error_model_engine.py::"
+COMBINED = "tests/test_combined_schemes.py::"
+GENERATE = "tests/test_trace_model_generate.py::"
+MODEL = "flashrr/trace/model/"
 
 MUTATIONS = (
     Mutation(
@@ -141,7 +150,7 @@ MUTATIONS = (
         (Edit(CORE + "device/ftl_py.py",
               "return self.pool_size(lane) < self.L.gc_threshold_sb",
               "return self.pool_size(lane) <= self.L.gc_threshold_sb"),
-         Edit(CORE + "ftl.pxd",
+         Edit(CORE + "device/ftl.pxd",
               "return self.pool_size(lane) < self.gc_thr",
               "return self.pool_size(lane) <= self.gc_thr")),
         ("tests/test_gc_erased_pool.py::test_decided_pool_starts_one_victim_per_allocation_below_the_threshold",
@@ -166,12 +175,12 @@ MUTATIONS = (
         (PHASED + "test_an_idle_move_keeps_the_pages_component_at_k2",)),
     Mutation(
         "8b", "PhasedRR's forced moves go to component 0, not the page's own component",
-        (Edit(CORE + "device/reclaim_py.py",
-              "src, (src // L.pages_per_block) % L.k, t, CAUSE_RR)",
-              "src, 0, t, CAUSE_RR)"),
-         Edit(CORE + "device/reclaim.pyx",
-              "src, (src // self.N) % self.k, t, CAUSE_RR)",
-              "src, 0, t, CAUSE_RR)")),
+        (Edit(CORE + "mechanisms/working_sets_py.py",
+              "src, (src // L.pages_per_block) % L.k, done, CAUSE_RR)",
+              "src, 0, done, CAUSE_RR)"),
+         Edit(CORE + "mechanisms/working_sets.pyx",
+              "src, (src // self.N) % self.k, done, CAUSE_RR)",
+              "src, 0, done, CAUSE_RR)")),
         (PHASED + "test_a_forced_move_keeps_the_pages_component_at_k2",)),
     # rules pinned by the tests the rule-to-test map showed missing (tests/README.md)
     Mutation(
@@ -290,7 +299,7 @@ MUTATIONS = (
     Mutation(
         "20", "three GC/RR frontier superblocks may be open per lane, not two",
         (Edit("flashrr/_core/layout.py", "GC_OPEN_MAX = 2", "GC_OPEN_MAX = 3"),
-         Edit(CORE + "common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
+         Edit(CORE + "device/common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
         (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
     Mutation(
         "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
@@ -314,6 +323,212 @@ MUTATIONS = (
               'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
               'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
         (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),
+    # rules of docs/reliability.md (the error model in the engine), docs/policies.md (patrol, combined
+    # schemes), docs/traces.md (the workload model) and docs/model.md section 5 that had no
+    # hand-counted test
+    Mutation(
+        "24", "a block's retention is the age of its newest page, not of its first since the erase",
+        (Edit(CORE + "device/errors_py.py",
+              "        if self.born[blk] != UNSET:\n"
+              "            return\n",
+              "        if self.born[blk] != UNSET:\n"
+              "            self.born[blk] = t - self.offset_ns\n"
+              "            self.refresh(blk, t)\n"
+              "            return\n"),
+         Edit(CORE + "device/errors.pxd",
+              "            return self.first_program(blk, t)\n"
+              "        return 0\n",
+              "            return self.first_program(blk, t)\n"
+              "        self.born[blk] = t - self.offset_ns\n"
+              "        return self.refresh(blk, t)\n")),
+        (ERRORS + "test_a_blocks_retention_is_the_age_of_its_first_page_since_the_erase_not_its_newest",)),
+    # the error model's tables (flashrr/reliability/engine_tables.py), which both engines look up
+    Mutation(
+        "25", 'under retry_model = "rber" the rber trigger refers to t_bits, not the ladder\'s last step',
+        (Edit("flashrr/reliability/engine_tables.py",
+              "first = trigger_reads(self.model, self.ecc, pe, ret, self.fraction, self.ladder, self.layer)",
+              "first = trigger_reads(self.model, self.ecc, pe, ret, self.fraction, None, self.layer)"),),
+        (ERRORS + "test_the_rber_trigger_fires_at_its_fraction_of_the_ladders_last_step",)),
+    Mutation(
+        "26", "the rber trigger fires at the whole capability, whatever rber_fraction says",
+        (Edit("flashrr/reliability/engine_tables.py",
+              "self.fraction = float(cfg.read_reclaim.rber_fraction)",
+              "self.fraction = 1.0"),),
+        (ERRORS + "test_the_rber_trigger_fires_at_its_fraction_of_the_ladders_last_step",)),
+    Mutation(
+        "27", "the error tables are those of a fresh block (0 P/E cycles), whatever the block's wear",
+        (Edit("flashrr/reliability/engine_tables.py",
+              "pe = np.arange(pe_lo, pe_hi, dtype=np.float64)[:, None]",
+              "pe = 0.0 * np.arange(pe_lo, pe_hi, dtype=np.float64)[:, None]"),),
+        (ERRORS + "test_a_worn_blocks_threshold_is_its_pe_counts",)),
+    # the engines and the patrol mechanism again: each edit in both twins
+    Mutation(
+        "28", 'under retry_model = "rber" GC and RR reads pay no retry steps',
+        (Edit(CORE + "device/reclaim_py.py",
+              "return min(self.em.steps(blk), self.em.S)",
+              "return 0"),
+         Edit(CORE + "device/reclaim.pyx",
+              "            i = self.em.steps(blk)\n"
+              "            return i if i <= self.em.S else self.em.S\n",
+              "            return 0\n")),
+        (ERRORS + "test_an_rr_read_takes_the_victims_model_steps_and_is_not_counted",)),
+    Mutation(
+        "29", "after a gap longer than a lap the patrol scan keeps its clock: a lap per request until it catches up",
+        (Edit(CORE + "mechanisms/patrol_py.py",
+              "        if done >= self.next_scan:\n"
+              "            self.next_scan = done + self.interval_ns\n",
+              ""),
+         Edit(CORE + "mechanisms/patrol.pyx",
+              "        if done >= self.next_scan:\n"
+              "            self.next_scan = done + self.interval_ns\n",
+              "")),
+        ("tests/test_policies_patrol.py::"
+         "test_after_a_gap_longer_than_a_lap_the_scan_does_one_lap_and_restarts_its_clock",)),
+    Mutation(
+        "30", "the patrol scan queues a due superblock again at every visit, not once until its erase",
+        (Edit(CORE + "mechanisms/patrol_py.py",
+              "if self.ftl.sb_state[sb] != SB_CLOSED or self.queued[sb]:",
+              "if self.ftl.sb_state[sb] != SB_CLOSED:"),
+         Edit(CORE + "mechanisms/patrol.pyx",
+              "if self.ftl.sb_state[sb] != S_CLOSED or self.queued[sb]:",
+              "if self.ftl.sb_state[sb] != S_CLOSED:")),
+        ("tests/test_policies_patrol.py::test_a_visit_queues_a_superblock_at_its_share_of_the_threshold",)),
+    Mutation(
+        "31", "the patrol scan queues an open superblock too, not only a closed one",
+        (Edit(CORE + "mechanisms/patrol_py.py",
+              "if self.ftl.sb_state[sb] != SB_CLOSED or self.queued[sb]:",
+              "if self.queued[sb]:"),
+         Edit(CORE + "mechanisms/patrol.pyx",
+              "if self.ftl.sb_state[sb] != S_CLOSED or self.queued[sb]:",
+              "if self.queued[sb]:")),
+        ("tests/test_policies_patrol.py::test_an_open_superblock_is_not_queued",)),
+    # combined schemes (flashrr/policy_combine.py, flashrr/_core/assembly.py): checked before either engine runs
+    Mutation(
+        "32", "two parts that both choose the GC victim are not refused (the first chooser silently wins)",
+        (Edit("flashrr/policy_combine.py",
+              '        self._exclusive_hook("choose_gc_victim", "gc_victim_chooser")\n',
+              ""),),
+        (COMBINED + "test_two_gc_victim_choosers_are_refused",)),
+    Mutation(
+        "33", "two parts that both change the device are not refused",
+        (Edit("flashrr/policy_combine.py", "if len(changers) > 1:", "if len(changers) > 2:"),),
+        (COMBINED + "test_two_parts_that_change_the_device_are_refused",)),
+    Mutation(
+        "34", "two mechanisms on the write path are not refused",
+        (Edit(CORE + "assembly.py",
+              "            if r in EXCLUSIVE_ROLES:\n",
+              '            if r in EXCLUSIVE_ROLES and r != "write_path":\n'),),
+        (COMBINED + "test_two_write_paths_are_refused",)),
+    Mutation(
+        "35", "a combination charges the cache the largest part's metadata, not the sum of the parts'",
+        (Edit("flashrr/policy_combine.py",
+              "return sum(int(p.metadata_bytes(config)) for p in self.parts)",
+              "return max(int(p.metadata_bytes(config)) for p in self.parts)"),),
+        (COMBINED + "test_the_metadata_of_a_combination_is_the_sum_of_its_parts",)),
+    # the scheduler's tie rules, where a read is timed, and the destage buffer (docs/model.md sections 3, 5)
+    Mutation(
+        "36", "on equal starts the highest die goes first, not the lowest (queued transactions and idle moves)",
+        (Edit(CORE + "device/sched.pxd",
+              "        return a < b\n",
+              "        return a > b\n"),
+         Edit(CORE + "device/reclaim_py.py", "key = (s, 0, d)", "key = (s, 0, -d)"),
+         Edit(CORE + "device/reclaim_py.py",
+              "key = (max(sc.iq[d][0][3], int(sc.die_free[d])), 1, d)",
+              "key = (max(sc.iq[d][0][3], int(sc.die_free[d])), 1, -d)"),
+         Edit(CORE + "device/reclaim_py.py",
+              "start, kind, d = best\n",
+              "start, kind, d = best[0], best[1], -best[2]\n")),
+        (RULES + "test_on_equal_starts_the_lowest_die_goes_first",)),
+    Mutation(
+        "37", "on equal starts an idle move goes before background work",
+        (Edit(CORE + "device/sched.pxd",
+              "            return self.hs_kind[a] < self.hs_kind[b]\n",
+              "            return self.hs_kind[a] > self.hs_kind[b]\n"),
+         Edit(CORE + "device/reclaim_py.py", "key = (s, 0, d)", "key = (s, 1, d)"),
+         Edit(CORE + "device/reclaim_py.py",
+              "key = (max(sc.iq[d][0][3], int(sc.die_free[d])), 1, d)",
+              "key = (max(sc.iq[d][0][3], int(sc.die_free[d])), 0, d)"),
+         Edit(CORE + "device/reclaim_py.py", "if kind == 0:", "if kind == 1:")),
+        (RULES + "test_on_equal_starts_background_work_goes_before_an_idle_move",)),
+    Mutation(
+        "38", "a read of a page waiting to be moved is timed at its new place, not its old one",
+        (Edit(CORE + "engine_py.py",
+              "where = [sc.src_of.get(p, p) for p in ppns] if sc.src_of else ppns",
+              "where = ppns"),
+         Edit(CORE + "engine.pyx",
+              "self.buf_loc[i] = self.sched.src_of[ppn] if self.sched.n_src and self.sched.src_of[ppn] >= 0 "
+              "else <int32_t>ppn",
+              "self.buf_loc[i] = <int32_t>ppn")),
+        (RULES + "test_a_read_of_a_page_waiting_to_be_moved_to_another_die_is_timed_at_its_old_place",)),
+    Mutation(
+        "39", "a read request's dirty evictions stay out of the destage buffer",
+        (Edit(CORE + "engine_py.py",
+              "                    if L.write_ack_insert:\n"
+              "                        self.sched.destage(ends, t)\n",
+              ""),
+         Edit(CORE + "engine.pyx",
+              "                    if self.ack_insert:\n"
+              "                        self.sched.destage(self.buf_end, n_ev, t)\n",
+              "")),
+        (RULES + "test_a_reads_dirty_evictions_occupy_the_destage_buffer",)),
+    # the workload model's generator: the compiled kernel and its twin (flashrr/trace/model)
+    Mutation(
+        "40", "a fresh request's size ignores the heat level of its region",
+        (Edit(MODEL + "reference.py",
+              "t = 1 + head * SIZE_LEVELS + heat\n",
+              "t = 1 + head * SIZE_LEVELS\n"),
+         Edit(MODEL + "_kernel.pyx",
+              "t = 1 + head * self.size_levels + heat\n",
+              "t = 1 + head * self.size_levels\n")),
+        (GENERATE + "test_each_request_takes_its_size_from_its_own_steps_table",)),
+    Mutation(
+        "41", "a run head's size comes from the table of single fresh requests",
+        (Edit(MODEL + "reference.py",
+              "t = 1 + head * SIZE_LEVELS + heat\n",
+              "t = 1 + heat\n"),
+         Edit(MODEL + "_kernel.pyx",
+              "t = 1 + head * self.size_levels + heat\n",
+              "t = 1 + heat\n")),
+        (GENERATE + "test_each_request_takes_its_size_from_its_own_steps_table",)),
+    Mutation(
+        "42", "a re-access that draws a new size takes it from its target op's table, not its own op's",
+        (Edit(MODEL + "reference.py",
+              "sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))",
+              "sz = _round_size(draw_log1p(p.size_log[t, 0, :p.size_len[t, 0]], r[U_SIZE]))"),
+         Edit(MODEL + "_kernel.pyx",
+              "sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))",
+              "sz = _round_size(_draw(&self.size_log[t, 0, 0], self.size_len[t, 0] - 1, u[i, 4]))")),
+        (GENERATE + "test_each_request_takes_its_size_from_its_own_steps_table",)),
+    Mutation(
+        "43", "a continuation's size comes from its op's table of all sizes, not the continuation table",
+        (Edit(MODEL + "reference.py",
+              "                t = p.seq_table\n",
+              "                t = 0\n"),
+         Edit(MODEL + "_kernel.pyx",
+              "sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,",
+              "sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1,")),
+        (GENERATE + "test_each_request_takes_its_size_from_its_own_steps_table",)),
+    Mutation(
+        "44", "a cascade node's split share is hashed from the request's index, not its region: hot spots wander",
+        (Edit(MODEL + "reference.py",
+              "((region * HASH_REGION) & MASK64)",
+              "((g * HASH_REGION) & MASK64)"),
+         Edit(MODEL + "_kernel.pyx",
+              "(<uint64_t>region * HASH_REGION)",
+              "(<uint64_t>g * HASH_REGION)")),
+        (GENERATE + "test_each_region_keeps_its_hot_spot_throughout_the_trace",)),
+    # the patrol scan again, under the error model's trigger
+    Mutation(
+        "45", "the patrol scan's ahead is a share of the configured RR threshold, not the block's (the model's)",
+        (Edit(CORE + "mechanisms/patrol_py.py",
+              "self.block_reads, self.rr_threshold = ctx.block_reads, ctx.rr_threshold",
+              "self.block_reads, self.rr_threshold = ctx.block_reads, "
+              "np.full_like(ctx.rr_threshold, L.rr_threshold_reads)"),
+         Edit(CORE + "mechanisms/patrol.pyx",
+              "a = ctx.rr_threshold; self.rr_threshold = <int32_t*>a.data",
+              'keep["rr_threshold"] = np.full_like(ctx.rr_threshold, L.rr_threshold_reads); '
+              'a = keep["rr_threshold"]; self.rr_threshold = <int32_t*>a.data')),
+        (ERRORS + "test_a_patrols_ahead_is_a_share_of_the_models_threshold",)),
 )
 
 

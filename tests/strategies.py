@@ -509,9 +509,21 @@ def hand_built_models(draw, max_window: int = 40):
         head_mode = draw(st.sampled_from(["none", "never drawn", "some", "all"]), label="run heads")
         p_head = {"none": 0.0, "never drawn": 0.0, "some": float(rng.uniform(0.05, 0.95)), "all": 1.0}[head_mode]
         heads = None if head_mode == "none" else places()
+        # near requests: anywhere in the target's widened extent
+        p_near = draw_kind_probabilities(draw, rng, "p_near")
+        near = (quantiles(1, window, integral=draw(st.booleans())),
+                quantiles(0, 65535, integral=draw(st.booleans())), quantiles(1, 4 * unit)) \
+            if p_near.max() > 0 or rng.random() < 0.5 else (np.zeros(0),) * 3
+        # hot units inside the maps' span or beyond it (then they raise the span's end)
+        hot_mode = draw(st.sampled_from(["none", "never drawn", "some", "all"]), label="hot units")
+        n_hot = 0 if hot_mode == "none" else int(rng.integers(1, 6))
+        hot_unit = rng.choice(48 << levels, n_hot, replace=False).astype(np.int64)
+        p_hot = {"none": 0.0, "never drawn": 0.0, "some": float(rng.uniform(0.05, 0.95)), "all": 1.0}[hot_mode]
         return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, quantiles(1, 3e5),
                        single.size_by_level,
-                       single.phases, p_seq, size_seq, p_head, heads, draw(probabilities, label="q_overlap"))
+                       single.phases, p_seq, size_seq, p_head, heads, draw(probabilities, label="q_overlap"),
+                       p_near, *near, p_hot, hot_unit, rng.uniform(0.1, 10.0, n_hot),
+                       rng.integers(1, 4 * unit, n_hot))
 
     states = draw(st.integers(1, 4), label="gap states")
     trans = rng.integers(0, 3, (states, states)).astype(float)
@@ -532,4 +544,5 @@ def hand_built_models(draw, max_window: int = 40):
                          address_scale=draw(st.one_of(st.sampled_from([1.0, 0.5]), st.floats(1e-3, 1.0)),
                                             label="address_scale"),
                          overlap_window_requests=draw(st.integers(1, window), label="overlap window"),
-                         time_phases=time_phases)
+                         time_phases=time_phases,
+                         near_margin_bytes=draw(st.sampled_from([0, unit, 3 * unit]), label="near margin"))

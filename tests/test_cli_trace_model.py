@@ -22,7 +22,7 @@ from flashrr.cli import main
 from flashrr.model_validation import GOALS, METRICS, validate_model
 from flashrr.simulate import resolve_config
 from flashrr.trace.io import read_trace
-from flashrr.trace.model import ModelSource, fit_model, generate_trace, load_model
+from flashrr.trace.model import MIN_REQUESTS, ModelSource, fit_model, generate_trace, load_model
 from flashrr.trace.pipeline import open_trace_spec
 from trace_helpers import assert_models_equal
 
@@ -210,7 +210,7 @@ def test_a_trace_too_short_to_fit(tmp_path):
     src = tmp_path / "sample.msr.csv"
     shutil.copyfile(DATA / "sample.msr.csv", src)
     assert_one_line_error(run("trace", "fit", src, "-o", tmp_path / "m.toml"),
-                          "trace 'sample': requests: 4; fitting a model needs at least 500")
+                          f"trace 'sample': requests: 4; fitting a model needs at least {MIN_REQUESTS}")
 
 
 def test_a_trace_that_does_not_fit_the_device_is_named_with_the_fold_hint():
@@ -284,14 +284,15 @@ def test_validate_model_model_column_is_the_mean_over_seeds_of_direct_simulation
 
 
 def test_fit_notes_a_trace_aligned_beyond_the_start_unit(tmp_path):
-    """Every request of the web search sample starts on an 8 KiB boundary: fit says unit_bytes=8192 keeps that,
-    and says nothing once it is given, or for the TPC-C sample (512-byte starts)."""
+    """Every request of the web search sample starts on an 8 KiB boundary: the fit takes 8 KiB units by itself
+    and says nothing, but given unit_bytes=4096 it says that unit_bytes=8192 keeps the alignment; nothing is
+    said for the TPC-C sample (512-byte starts, 4 KiB units)."""
     ws = DATA / "wsrch-small.mqsim.txt"
     result = run("trace", "fit", ws, "-o", tmp_path / "ws.toml")
+    assert result.exit_code == 0 and result.stderr == "", result.output
+    assert load_model(tmp_path / "ws.toml").unit_bytes == 8192
+    result = run("trace", "fit", ws, "-o", tmp_path / "ws4.toml", "--fit-param", "unit_bytes=4096")
     assert result.exit_code == 0, result.output
     assert "8 KiB boundaries" in result.stderr and "--fit-param unit_bytes=8192" in result.stderr
-    result = run("trace", "fit", ws, "-o", tmp_path / "ws8.toml", "--fit-param", "unit_bytes=8192")
-    assert result.exit_code == 0 and result.stderr == ""
-    assert load_model(tmp_path / "ws8.toml").unit_bytes == 8192
     result = run("trace", "fit", TPCC, "-o", tmp_path / "tpcc.toml")
     assert result.exit_code == 0 and result.stderr == ""

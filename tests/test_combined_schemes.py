@@ -79,6 +79,114 @@ def test_a_clash_names_both_parts_and_the_role(name, role, a, b):
         make_policy(name)
 
 
+class _LastVictim(Policy):
+    """Chooses the GC victim: the last candidate."""
+
+    name = "test-last-victim"
+
+    def choose_gc_victim(self, state, lane, candidates, valid):
+        return int(candidates[-1])
+
+
+class _FirstVictim(Policy):
+    """Chooses the GC victim: the first candidate."""
+
+    name = "test-first-victim"
+
+    def choose_gc_victim(self, state, lane, candidates, valid):
+        return int(candidates[0])
+
+
+class _MoreChannels(Policy):
+    """Runs on the device with one channel more."""
+
+    name = "test-more-channels"
+
+    def device_config(self, config):
+        return config.replace(channels=config.geometry.channels + 1)
+
+
+class _MoreBlocks(Policy):
+    """Runs on the device with twice the blocks per plane."""
+
+    name = "test-more-blocks"
+
+    def device_config(self, config):
+        return config.replace(blocks_per_plane=2 * config.geometry.blocks_per_plane)
+
+
+class _OwnWritePath(Policy):
+    """Declares a mechanism of its own that fills the write path (never run: it only meets the check)."""
+
+    name = "test-own-write-path"
+
+    def mechanism_specs(self):
+        from flashrr._core.mechanism_entry import MechanismEntry
+
+        return {MechanismEntry("test_write_path", "read_exposure", "ReadExposure", ("write_path",)): True}
+
+
+def test_two_gc_victim_choosers_are_refused():
+    """choose_gc_victim fills the GC-victim role, which takes one part: two parts that
+    both override it are refused, both named, rather than the first silently winning.
+    One chooser beside a part that does not choose is a valid combination."""
+    for cls in (_LastVictim, _FirstVictim):
+        register_policy(cls)
+    with pytest.raises(CombineError, match=r"'test-last-victim' and 'test-first-victim' both fill the exclusive role "
+                                           r"'gc_victim_chooser'"):
+        make_policy("test-last-victim+test-first-victim")
+    assert make_policy("test-last-victim+phasedrr").hooks().choose_gc_victim is not None
+
+
+def test_two_parts_that_change_the_device_are_refused():
+    """At most one part may change the device (device_config): two that both do are
+    refused, both named.  One that does beside one that does not is a valid combination,
+    and runs on the device the first returns."""
+    for cls in (_MoreChannels, _MoreBlocks):
+        register_policy(cls)
+    with pytest.raises(CombineError, match=r"'test-more-channels' and 'test-more-blocks' both change the device"):
+        make_policy("test-more-channels+test-more-blocks")
+    cfg = tiny_config(channels=2)
+    assert make_policy("test-more-channels+phasedrr").device_config(cfg).geometry.channels == 3
+
+
+def test_two_write_paths_are_refused():
+    """The write path is an exclusive role: Rails fills it (with the read redirector and
+    the user-page placer), so a part with another mechanism on the write path is refused,
+    with both parts and the role named."""
+    register_policy(_OwnWritePath)
+    with pytest.raises(CombineError, match=r"'rails'.*'test-own-write-path'.*'write_path'"):
+        make_policy("rails+test-own-write-path")
+    make_policy("test-own-write-path+phasedrr")  # no other write path: accepted
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_the_order_of_the_parts_changes_nothing_but_the_name(engine):
+    """The compiled mechanisms' observers run in registry order whatever the order of the
+    parts (and only Shuffler labels its RR routine here): PhasedRR's working sets with
+    Shuffler's placement give the same run named either way."""
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=32, pages=8, rr=40, op=0.4, gc_ratio=0.1)
+    kw = {"phasedrr.delta_reads": 4}
+    a = flashrr.simulate(cfg, _hot_reads(), make_policy("shuffler+phasedrr", **kw), engine=engine)
+    b = flashrr.simulate(cfg, _hot_reads(), make_policy("phasedrr+shuffler", **kw), engine=engine)
+    assert a.summary["rr_count"] > 0 and a.summary["idle_moves"] + a.summary["rr_forced_moves"] > 0
+    drop = ("policy", "policy_time_s")
+    assert {k: v for k, v in comparable(a.summary).items() if k not in drop} == \
+        {k: v for k, v in comparable(b.summary).items() if k not in drop}
+    assert a.rr_events.equals(b.rr_events) and a.gc_events.equals(b.gc_events)
+
+
+def test_the_metadata_of_a_combination_is_the_sum_of_its_parts():
+    """RL-RR keeps a 2-byte counter per logical page; PhasedRR its bitmaps: together they
+    charge the cache both, PhasedRR's plus 2 x the logical pages."""
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=32, pages=8, rr=40, op=0.4, gc_ratio=0.1,
+                      cache_pages=64)
+    phased = make_policy("phasedrr").metadata_bytes(cfg)
+    assert phased > 0
+    assert make_policy("rl-rr").metadata_bytes(cfg) == 2 * cfg.logical_pages
+    assert make_policy("phasedrr+rl-rr").metadata_bytes(cfg) == phased + 2 * cfg.logical_pages
+
+
 def test_the_same_mechanism_twice_is_refused():
     with pytest.raises(CombineError, match=r"'rails' and 'ttflash' both switch on the mechanism 'redundancy'"):
         make_policy("rails+ttflash")

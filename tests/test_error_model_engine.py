@@ -86,6 +86,93 @@ def test_a_read_after_the_retention_bucket_ends_sees_the_next_buckets_threshold(
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_blocks_retention_is_the_age_of_its_first_page_since_the_erase_not_its_newest(engine):
+    """Block 0 holds the fill (LPNs 0-15), so the trace's writes open block 1: LPN 15 at
+    t = 0 (page 0, its first program since the erase), LPN 14 at 18.5 days (page 1).  Reads
+    of LPN 14 from then on see block 1's retention as the age of page 0, 18.5 days: bucket
+    [16 d, 20 d) of the 1-day quanta, looked up at its upper edge, 20 days, so block 1 is
+    reclaimed at the 445th read (errors(445, 0, 20 d) >= 27 > errors(444, 0, 20 d)).  Were
+    the age taken from the newest page (0 days: bucket [0, 1 d), looked up at 1 day), the
+    threshold would be 849 reads, and the 455 reads here would reclaim nothing."""
+    t_bits, late = 27.0, int(18.5 * DAY * 1e9)
+    thr = next(r for r in range(100_000) if errors(r, 0.0, 20 * DAY) >= t_bits)
+    fresh = next(r for r in range(100_000) if errors(r, 0.0, DAY) >= t_bits)
+    assert (thr, fresh) == (445, 849)
+    n = thr + 10
+    lpns = np.concatenate([[15, 14], np.full(n, 14)])
+    times = np.concatenate([[0, late], late + 1000 * np.arange(1, n + 1)])
+    writes = np.arange(n + 2) < 2
+    cfg = one_block_device(ecc_t_bits=t_bits, retention_quantum_s=DAY).replace(trigger="rber")
+    res = flashrr.simulate(cfg, page_trace(lpns, writes=writes, times=times), engine=engine)
+    ev = res.rr_events
+    assert res.summary["rr_count"] == 1
+    assert ev.loc[0, "superblock"] == 1 and ev.loc[0, "block_reads"] == (thr,)
+    # the margin at the RR, at the exact age of page 0: 18.5 days and the 445 reads' 445 us
+    age = (late + 1000 * thr) / 1e9
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - errors(thr, 0.0, age) / t_bits, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_the_rber_trigger_fires_at_its_fraction_of_the_ladders_last_step(engine):
+    """Under retry_model = "rber" the capability the trigger refers to is the retry
+    ladder's last step, not the hard-decision t_bits: 3 steps of a linear ladder with
+    factor 0.1 on t_bits 27 reach 27 x 1.3 = 35.1 bits; at rber_fraction 0.9 the trigger
+    holds from 31.59 expected errors.  Data 10 h old, looked up at 12 h: the first read
+    count with errors(r, 0, 12 h) >= 31.59 is 1,240 (t_bits itself, 27, is reached at 874
+    reads; the whole 35.1 at 1,474).  The margin at the RR is 1 - errors / 35.1."""
+    t_bits, factor, age = 27.0, 0.1, 10 * HOUR
+    cap = t_bits * (1 + factor * 3)
+    first = next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= 0.9 * cap)
+    assert first == 1240
+    assert next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits) == 874
+    assert next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= cap) == 1474
+    cfg = one_block_device(ecc_t_bits=t_bits, ladder_factor=factor, data_age_s=age).replace(
+        trigger="rber", rber_fraction=0.9, read_retry=ReadRetryConfig("rber", (), 0, (1000, 2500, 4500)))
+    ev = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine).rr_events
+    assert ev.loc[0, "superblock"] == 0 and ev.loc[0, "block_reads"] == (first,)
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - errors(first, 0.0, age) / cap, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_worn_blocks_threshold_is_its_pe_counts(engine):
+    """Every block drawn at exactly 1,000 P/E cycles (sd 0), data 10 h old (looked up at
+    12 h), t_bits 40: the wear term (alpha x 1000^2.05) and the read-disturb slope's
+    (1 + 1000)^0.33 bring the first read count with errors(r, 1000, 12 h) >= 40 down to 321;
+    a fresh block (0 cycles) would reach it only at 1,762 reads."""
+    t_bits, age = 40.0, 10 * HOUR
+    first = next(r for r in range(100_000) if errors(r, 1000.0, 12 * HOUR) >= t_bits)
+    assert first == 321
+    assert next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits) == 1762
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=age, initial_pe_mean=1000.0,
+                           initial_pe_sd=0.0).replace(trigger="rber")
+    ev = flashrr.simulate(cfg, reads_of_lpn0(first + 10), engine=engine).rr_events
+    assert ev.loc[0, "block_reads"] == (first,)
+    assert ev.loc[0, "rber_margin"] == pytest.approx(1 - errors(first, 1000.0, age) / t_bits, rel=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("reads, queued", [(437, 1), (436, 0)])
+def test_a_patrols_ahead_is_a_share_of_the_models_threshold(engine, reads, queued):
+    """The patrol scan (docs/policies.md) under the rber trigger: block 0's threshold is the
+    model's, 874 reads (data 10 h old, looked up at 12 h; t_bits 27), not the configured
+    1,000,000, so at ahead 0.5 the block is due from 437 reads (437 x 10^6 >= 0.5 x 10^6 x
+    874).  ``reads`` reads of LPN 0 on a full device, the last at 10 ms, then a read of block
+    10 at 20 ms: the lap after the read at 10 ms queues block 0's 16 pages at 437 reads,
+    nothing at 436."""
+    t_bits = 27.0
+    thr = next(r for r in range(100_000) if errors(r, 0.0, 12 * HOUR) >= t_bits)
+    assert thr == 874 and 2 * 437 >= thr > 2 * 436
+    cfg = one_block_device(ecc_t_bits=t_bits, data_age_s=10 * HOUR).replace(trigger="rber", fill_ratio=1.0)
+    times = np.append(np.arange(reads - 1) * 1000, [10_000_000, 20_000_000])
+    res = flashrr.simulate(cfg, page_trace(np.append(np.zeros(reads, np.int64), 160), times=times),
+                           policy="patrol", engine=engine, scan_interval_ns=100_000, ahead=0.5)
+    s = res.summary
+    assert s["patrol_queued_superblocks"] == queued
+    assert s["patrol_queued_pages"] == s["idle_moves"] == 16 * queued
+    assert s["rr_count"] == 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_the_count_trigger_ignores_the_model(engine):
     cfg = one_block_device(ecc_t_bits=27.0).replace(rr_threshold_reads=500)
     res = flashrr.simulate(cfg, reads_of_lpn0(600), engine=engine)
@@ -128,6 +215,30 @@ def test_each_uncorrectable_read_counts_once(engine):
     res = flashrr.simulate(_retry_device(t_bits, factor, extra), reads_of_lpn0(first_bad + 7), engine=engine)
     assert res.summary["uncorrectable_reads"] == 7
     assert res.summary["reads"] == first_bad + 7               # the run went on past them
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("rr, steps", [(980, 2), (1100, 3)])
+def test_an_rr_read_takes_the_victims_model_steps_and_is_not_counted(engine, rr, steps):
+    """Retry from the model (3 steps of +2% on t_bits 27, fresh data looked up at 1 h), RR by
+    count at ``rr`` reads.  The switch points are 914, 961, 1,006 and 1,050 reads (the first
+    r with errors(r, 0, 1 h) above 27, 27.54, 28.08, 28.62).  The RR's read of LPN 0 sees
+    block 0 at ``rr`` reads: at 980, past two points, 2 steps (extra 2,500 ns); at 1,100, past
+    all four, uncorrectable, so it pays all 3 steps (4,500 ns).  busy_rr_ns = that read
+    (100 + extra) + the program (1,000) + the erase (5,000).  Only the ``rr`` user reads are
+    counted by steps (at 1,100 the 50 reads from the 1,050th on are uncorrectable)."""
+    t_bits, factor, extra = 27.0, 0.02, (1000, 2500, 4500)
+    caps = [t_bits * (1 + factor * s) for s in range(4)]
+    points = [next(r for r in range(100_000) if errors(r, 0.0, HOUR) > c) for c in caps]
+    assert points == [914, 961, 1006, 1050]
+    assert min(sum(1 for x in points if rr >= x), 3) == steps
+    cfg = _retry_device(t_bits, factor, extra).replace(rr_enabled=True, rr_threshold_reads=rr)
+    res = flashrr.simulate(cfg, reads_of_lpn0(rr), engine=engine)
+    s = res.summary
+    assert s["rr_count"] == 1
+    assert s["busy_rr_ns"] == 100 + extra[steps - 1] + 1_000 + 5_000
+    assert res.retry_steps.sum() == rr
+    assert s["uncorrectable_reads"] == max(0, rr - points[-1])
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])

@@ -312,6 +312,24 @@ def test_a_cache_hit_costs_t_dram_and_a_reads_evictions_never_delay_it(engine):
     assert (s["flash_read_pages"], s["busy_flush_ns"]) == (1, 1_000)
 
 
+def test_a_reads_dirty_evictions_occupy_the_destage_buffer(engine):
+    """A 2-page cache, a destage buffer of 1 page.  Writes of LPNs 0 and 1 at 0 and 1,000
+    fill the cache dirty (acknowledged at t_dram, 10).  A read of LPN 2 at 2,000 misses:
+    it reads 2,000-2,100 (latency 100), then its insert evicts dirty LPN 0, whose flush is
+    programmed 2,100-3,100 and enters the destage buffer.  A write of LPN 3 at 2,200
+    evicts dirty LPN 1: its flush waits for the die, 3,100-4,100, and is the buffer's
+    second page, one over its depth, so the write waits until the earliest flush (the
+    read's) ends: it completes at 3,100, write_stall_ns = 900.  Were the read's flush
+    kept out of the buffer, the write would find room and complete at 2,210."""
+    cfg = tiny_config(cache_pages=2, destage_buffer_pages=1, rr_enabled=False)
+    trace = page_trace([0, 1, 2, 3], writes=[True, True, False, True], times=[0, 1_000, 2_000, 2_200])
+    s = flashrr.simulate(cfg, trace, engine=engine).summary
+    assert s["read_latency_mean_ns"] == 100
+    assert s["write_stall_ns"] == 3_100 - 2_200
+    assert s["write_latency_mean_ns"] == (10 + 10 + (3_100 - 2_200)) / 3
+    assert (s["flash_pages_programmed"], s["busy_flush_ns"]) == (2, 2_000)
+
+
 # ----------------------------------------------------------------------------- 5. timing
 
 
@@ -429,6 +447,107 @@ def test_a_read_of_a_page_waiting_to_be_moved_counts_on_its_new_block(engine):
     assert c["rr_count"] == 1 and c["read_latency_sum_ns"] == 7 * 100
     # the die has the RR's programs queued at 41,000: that read is blocked (HotR's conflict)
     assert c["blocked_reads"] == 1
+
+
+class MovesAtRR(Policy):
+    """At each RR, queues idle moves of ``moves`` ((LPN, destination component), in that
+    order), and places the RR's pages on components ``dest(comps)``."""
+
+    name = "moves-at-rr"
+
+    def __init__(self, moves, dest=None):
+        super().__init__()
+        self.moves, self.dest = moves, dest
+
+    def on_read_reclaim(self, state, sb):
+        for lpn, comp in self.moves:
+            state.queue_idle_move(lpn, comp)
+        return "with-moves"
+
+    def place_migration(self, state, kind, sb, comps, offsets, lpns):
+        return comps if self.dest is None else self.dest(comps)
+
+
+def _two_lanes_of_two_dies(**kw):
+    """Four dies on one channel, superblocks of two dies (k = 2): lane 0 is dies 0 and 1
+    (superblocks 0-15), lane 1 dies 2 and 3 (superblocks 16-31); 4 pages a block, t_xfer
+    50 ns.  The fill of LPNs 0-3 puts LPNs 0 and 1 at offset 0 of superblock 0 (dies 0 and
+    1), LPNs 2 and 3 at offset 0 of superblock 16 (dies 2 and 3); the GC/RR frontier each
+    lane opens first is its next superblock (1, 17)."""
+    return tiny_config(dies=4, sb_dies=2, blocks=16, pages=4, t_xfer=50, **kw)
+
+
+def test_on_equal_starts_the_lowest_die_goes_first(engine):
+    """The device above, RR threshold 2.  Reads of LPN 3 (die 3) at 0 and 1,000: the second
+    ends at 1,150 and reclaims superblock 16; the policy queues idle moves of LPN 1 (die 1),
+    then of LPN 0 (die 0), both to component 0 (die 0) of lane 0's GC/RR frontier.  Every
+    queued start is 1,150: the RR's reads on dies 2 and 3 go first (background work), then
+    the moves, lowest die first: LPN 0's move runs first and takes the frontier's first
+    page (superblock 1, component 0, offset 0: ppn (1 x 2 + 0) x 4 + 0 = 8), LPN 1's the
+    next (ppn 9).  An idle move is placed when it runs, so the order of the ties is where
+    the pages land; queue order (LPN 1 first) or the highest die first would swap them.
+    (Queued transactions and idle moves share one order, (start, kind, die); a tie between
+    two dies' queued transactions shows only in who gets a shared channel first.)"""
+    cfg = _two_lanes_of_two_dies(rr=2)
+    trace = page_trace([3, 3, 1], times=[0, 1_000, 100_000])
+    pol = MovesAtRR([(1, 0), (0, 0)])
+    pol.bind(cfg, 0)
+    eng = build_engine(engine, cfg, pol, fill=4)
+    eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
+    eng.finish()
+    c = eng.results()["counters"]
+    assert (c["rr_count"], c["idle_moves"]) == (1, 2)
+    l2p = eng.state_view(0).l2p
+    assert (int(l2p[0]), int(l2p[1])) == (8, 9)
+
+
+def test_on_equal_starts_background_work_goes_before_an_idle_move(engine):
+    """The device above, RR threshold 2, a policy that puts the RR's pages on component 0
+    and queues an idle move of LPN 0 (die 0) to component 1 (die 1).  Reads of LPN 3 at 0
+    and 1,000 reclaim superblock 16 at 1,150: LPN 2 stays on die 2 (offset 0 of superblock
+    17), LPN 3 moves from die 3 to die 2 (offset 1), so the RR's read on die 3 and its
+    second program move a page over the channel, as do the idle move's read and program
+    (die 0 to die 1).  The RR's reads and the move could all start at 1,150: background
+    work first.  Die 2 reads 1,150-1,250, die 3 reads 1,150-1,250 and transfers
+    1,250-1,300; the move reads 1,150-1,250 and transfers 1,300-1,350, then programs on die
+    1 (transfer 1,350-1,400, program 1,400-2,400).  The RR's programs wait for both its
+    reads (1,300): die 2 programs LPN 2 1,300-2,300, then LPN 3 (transfer 2,300-2,350,
+    program 2,350-3,350); its erases on dies 2 and 3 follow, 3,350-8,350.  Were the move
+    first, its transfers would take 1,250-1,350, die 3's 1,350-1,400, and the RR's erases
+    would end at 8,450."""
+    cfg = _two_lanes_of_two_dies(rr=2)
+    trace = page_trace([3, 3, 1], times=[0, 1_000, 100_000])
+    res = flashrr.simulate(cfg, trace, policy=MovesAtRR([(0, 1)], dest=np.zeros_like), engine=engine)
+    s = res.summary
+    assert (s["rr_count"], s["idle_moves"]) == (1, 1)
+    assert res.rr_events["erase_end_ns"].tolist() == [8_350]
+
+
+def test_a_read_of_a_page_waiting_to_be_moved_to_another_die_is_timed_at_its_old_place(engine):
+    """Two dies in one lane (k = 2), 4 pages a block, RR threshold 2, user-first, a policy
+    that puts every RR page on component 1 (die 1).  The fill puts LPNs 0 and 2 on die 0
+    (offsets 0 and 1 of superblock 0), LPNs 1 and 3 on die 1.  Reads of LPN 0 at 0 and
+    1,000 reclaim superblock 0 at 1,100: the FTL puts all four pages on component 1 of the
+    GC/RR frontier (die 1) at once, and the RR's transactions are queued.  A write of LPN
+    4 at 1,110 first lets the RR's first reads start (1,100-1,200 on each die), then opens
+    a new user frontier, whose first page is on die 0: its program waits for the die,
+    1,200-2,200.  A read of LPN 0 at 1,150 comes before the RR's program of LPN 0 is
+    booked, so it is timed at the old place, die 0: it senses 2,200-2,300, latency 1,150.
+    Timed at the new place (die 1, free from 1,200) it would take 1,200-1,300."""
+    cfg = tiny_config(dies=2, sb_dies=2, blocks=16, pages=4, rr=2)
+    pol = MovesAtRR([], dest=np.ones_like)
+    pol.bind(cfg, 0)
+    eng = build_engine(engine, cfg, pol, fill=4)
+    lpns, writes, times = [0, 0, 4, 0, 4], [0, 0, 1, 0, 0], [0, 1_000, 1_110, 1_150, 100_000]
+    ps = cfg.geometry.page_size_bytes
+    eng.run(np.array(times, np.int64), np.array(lpns, np.int64) * ps, np.full(5, ps, np.int64),
+            np.array(writes, np.uint8))
+    eng.finish()
+    c = eng.results()["counters"]
+    assert c["rr_count"] == 1
+    assert c["write_latency_sum_ns"] == 2_200 - 1_110
+    # reads at 0 and 1,000: 100 each; at 1,150: 2,300 - 1,150; of LPN 4 at 100,000: 100
+    assert c["read_latency_sum_ns"] == 100 + 100 + (2_300 - 1_150) + 100
 
 
 @pytest.mark.parametrize("path", ["simulate", "engine loop"])

@@ -6,6 +6,7 @@ import pytest
 import flashrr
 from engine_helpers import assert_identical, page_trace, run_both, skewed_reads_trace, tiny_config
 from flashrr.config import ReadRetryConfig
+from flashrr.policies import make_policy
 from flashrr.reliability import ecc_preset, rber_preset
 
 MS = 1_000_000
@@ -34,10 +35,45 @@ def test_a_visit_queues_a_superblock_at_its_share_of_the_threshold(engine, reads
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_an_open_superblock_is_not_queued(engine):
+    """Only LPNs 0-3 are filled, so block 0 (4 of its 16 pages written) is still the open
+    user frontier.  50 reads of LPN 0 bring it to half of its 100-read threshold, and the
+    read at 10 ms ends a lap of visits that looks at it: ahead 0.5 is reached, but an open
+    superblock is not queued.  (The same reads queue block 0 of a full device: the test
+    above.)"""
+    cfg = tiny_config(blocks=32, pages=16, rr=100)
+    times = np.append(np.arange(49) * 1000, [10 * MS, 20 * MS])
+    res = flashrr.simulate(cfg, page_trace(np.append(np.zeros(50, np.int64), 3), times=times), policy="patrol",
+                           engine=engine, scan_interval_ns=100_000, ahead=0.5)
+    s = res.summary
+    assert s["patrol_visits"] == 32 + 32  # a lap after the read at 10 ms, another after the one at 20 ms
+    assert s["patrol_queued_superblocks"] == s["patrol_queued_pages"] == s["idle_moves"] == 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_no_visit_before_the_first_interval_ends(engine):
     cfg = tiny_config(blocks=32, pages=16, rr=100, fill_ratio=1.0)
     res = flashrr.simulate(cfg, _one_block_reads(60), policy="patrol", engine=engine, scan_interval_ns=30 * MS)
     assert res.summary["patrol_visits"] == 0 and res.summary["idle_moves"] == 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_after_a_gap_longer_than_a_lap_the_scan_does_one_lap_and_restarts_its_clock(engine):
+    """32 superblocks, one visit per 100 us (a lap: 3.2 ms), reads of 100 ns.  The visits
+    due by a request's end run after it, one per interval passed:
+    read at 0 (ends 100): the first visit is due at 100 us, none;
+    read at 250 us (ends 250.1 us): the visits due at 100 and 200 us, 2, the next due at 300 us;
+    read at 10 ms (ends 10,000.1 us): 97 intervals have passed, more than a lap, so one lap,
+    32 visits, and the clock restarts: the next visit is due at 10,100.1 us;
+    read at 10,050 us: none due;
+    read at 10,150 us: the one due at 10,100.1 us.
+    35 visits.  A scan that kept its old clock would still be 3.3 ms behind after the lap,
+    and do another lap at each of the last two reads: 98."""
+    cfg = tiny_config(blocks=32, pages=16, rr=100, fill_ratio=1.0)
+    times = [0, 250_000, 10 * MS, 10 * MS + 50_000, 10 * MS + 150_000]
+    res = flashrr.simulate(cfg, page_trace(np.zeros(5, np.int64), times=times), policy="patrol", engine=engine,
+                           scan_interval_ns=100_000)
+    assert res.summary["patrol_visits"] == 2 + 32 + 0 + 1
 
 
 def _skewed_device():
@@ -85,4 +121,4 @@ def test_both_engines_agree_with_a_patrol(policy, rber):
                                 {"ahead": 1.5}, {"ahead": float("nan")}])
 def test_bad_patrol_parameters_are_refused(kw):
     with pytest.raises(ValueError, match="patrol: " + next(iter(kw))):
-        flashrr.policy.make_policy("patrol", **kw)
+        make_policy("patrol", **kw)

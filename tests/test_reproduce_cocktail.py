@@ -27,9 +27,9 @@ def test_registry_and_plans():
     assert sorted(int(f[3:]) for f in FIGURES) == [4, 5, 8, 9, 10, 11, 12, 13, 14]
     # Table II: nexus5 has RAF 50 and 10 repeats; 8 planes of 128 -> arrivals stretched 16x
     assert Plan(workload="synth").trace_spec("nexus5") == (
-        "synth:cocktail-nexus5?n_requests=50000&pack=1&amplify_reads=50&amplify_spacing=spread"
+        "synth:cocktail-nexus5?n_requests=50000&pack=stripe&amplify_reads=50&amplify_spacing=spread"
         "&scale_time=16.0&repeat=10")
-    assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&pack=1"
+    assert Plan().trace_spec("nexus5") == ("model:cocktail-nexus5?n_requests=50000&mean_gap_ns=200000.0&pack=stripe"
                                            "&amplify_reads=50&amplify_spacing=spread&scale_time=16.0&repeat=10")
     assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
     q = PAPER.make_plan(quick=True)
@@ -45,7 +45,7 @@ def test_registry_and_plans():
     # the real group: main's schemes on MQSim's web search excerpt in websearch's place: 50,000 requests are
     # about 2 plays of its 24,783, times the row's 10 repeats, with the row's RAF
     assert s["real"]["policies"] == s["main"]["policies"]
-    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=1&amplify_reads=50"
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=stripe&amplify_reads=50"
                                    "&amplify_spacing=spread&scale_time=16.0&repeat=20"]
     assert "real" not in specs(PAPER.make_plan(quick=True))  # the quick traces have no sample of their family
     assert s["main"]["policies"]["cocktail"] == {"gc_writes": ["internal", "separate"]}

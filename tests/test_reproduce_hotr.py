@@ -26,12 +26,12 @@ def test_registry_and_plans():
     assert set(FIGURES) == {"fig01b", "fig01c", "fig05", "fig06", "fig07", "fig08", "fig09"}
     q = PAPER.make_plan(quick=True)
     assert q.quick and q.n_requests == 40_000 and q.calibration_requests < repro.CALIBRATION_REQUESTS
-    assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2?pack=1"
-    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&pack=1"
+    assert Plan(workload="synth").trace_spec("fin2") == "synth:hotr-fin2?pack=stripe"
+    assert Plan().trace_spec("fin2") == "model:hotr-fin2?mean_gap_ns=200000.0&pack=stripe"
     assert TINY.trace_spec("fin2", 0.5, 100) == ("model:hotr-fin2?n_requests=3000&mean_gap_ns=200000.0&first=100"
-                                                 "&pack=1&scale_time=0.5")
+                                                 "&pack=stripe&scale_time=0.5")
     assert PAPER.make_plan(n_requests=3000, workload="synth").trace_spec("fin2", 0.5, 100) == (
-        "synth:hotr-fin2?n_requests=3000&first=100&pack=1&scale_time=0.5")
+        "synth:hotr-fin2?n_requests=3000&first=100&pack=stripe&scale_time=0.5")
     s = specs(Plan(), {t: 1.0 for t in Plan().traces})
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert [d["preset"] for d in s["flash"]["devices"]] == ["hotr-slc", "hotr-mlc", "hotr-qlc"]

@@ -52,12 +52,12 @@ def test_registry_and_plans():
     assert dict(DEFAULT_TRACE_PARAMS)["idle_period_mean_ns"] > 0
     synth = Plan(workload="synth", n_requests=20_000)
     assert synth.trace_spec("ali") == ("synth:phasedrr-ali?n_requests=20000&idle_period_mean_ns=50000000"
-                                       "&burst_requests_mean=64&pack=1")
-    assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1?pack=1"
+                                       "&burst_requests_mean=64&pack=stripe")
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun1") == "synth:phasedrr-lun1?pack=stripe"
     # the model preset keeps the ON/OFF trace's mean gap: 200 us + 50 ms / 64 requests
-    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&pack=1&repeat=2"
-    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&pack=1"
-    assert replace(full, replays=(("lun1", 7),)).trace_spec("lun1").endswith("&pack=1&repeat=7")
+    assert TINY.trace_spec("ali") == "model:phasedrr-ali?n_requests=20000&mean_gap_ns=981250.0&pack=stripe&repeat=2"
+    assert Plan(trace_params=()).trace_spec("lun1") == "model:phasedrr-lun1?mean_gap_ns=200000.0&pack=stripe"
+    assert replace(full, replays=(("lun1", 7),)).trace_spec("lun1").endswith("&pack=stripe&repeat=7")
     s = specs(full)
     assert set(s) == {"main", "sens", "counters", "occupancy", "real"}
     # the occupancy group: Baseline and PhasedRR on usr_0 and ali at 0.5, 0.75, 0.9 and 1.0 of the logical space
@@ -68,7 +68,7 @@ def test_registry_and_plans():
     # the real group: main's schemes on MQSim's web search excerpt (24,783 requests) in ws_1's place,
     # played round(1,055,448 / 24,783) = 43 times to reach the row's request count
     assert s["real"]["policies"] == s["main"]["policies"]
-    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=1&repeat=43"]
+    assert s["real"]["traces"] == [f"{sample_path('websearch')}?pack=stripe&repeat=43"]
     assert full.trace_spec("ws_1 (real sample)") == s["real"]["traces"][0]
     assert "real" not in specs(PAPER.make_plan(traces=("usr_0",)))  # no sample of the row's family
     assert s["main"]["policies"]["phasedrr"] == {"delta_reads": 256}

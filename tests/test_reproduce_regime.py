@@ -64,10 +64,10 @@ def test_the_length_of_a_tiny_device_is_the_first_that_reaches_the_target():
 
 def test_baseline_rr_times_of_a_spec_with_a_length_unit(tmp_path):
     cfg = tiny_config(rr=10, blocks=64)
-    times, period = baseline_rr_times(cfg, "synth:ali1?n_requests=400&seed=2&pack=1", 2, unit=3)
-    one, p1 = baseline_rr_times(cfg, "synth:ali1?n_requests=400&seed=2&pack=1", 1, unit=1)
+    times, period = baseline_rr_times(cfg, "synth:ali1?n_requests=400&seed=2&pack=stripe", 2, unit=3)
+    one, p1 = baseline_rr_times(cfg, "synth:ali1?n_requests=400&seed=2&pack=stripe", 1, unit=1)
     assert period == 3 * p1  # a unit of 3 plays
-    six = flashrr.simulate(cfg, "synth:ali1?n_requests=400&seed=2&pack=1&repeat=6")
+    six = flashrr.simulate(cfg, "synth:ali1?n_requests=400&seed=2&pack=stripe&repeat=6")
     assert len(times) == six.summary["rr_count"] > len(one)
 
 
@@ -109,7 +109,7 @@ def test_targets_scale_and_devices_per_occupancy():
     devs = occupancy_devices({"preset": "cocktail", "name": "cocktail-scaled"}, reg)
     assert [(d["name"], d["fill_ratio"], d["warmup_random_writes_ratio"]) for d in devs] == \
         [("cocktail-scaled@0.5", 0.5, 0.2), ("cocktail-scaled@1", 1.0, 0.2)]
-    assert reg.pipeline() == {"pack": 1} and Regime(placement="fold").pipeline() == {"fold": "modulo"}
+    assert reg.pipeline() == {"pack": "stripe"} and Regime(placement="fold").pipeline() == {"fold": "modulo"}
     with pytest.raises(ValueError, match="placement"):
         Regime(placement="spread")
 

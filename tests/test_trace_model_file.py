@@ -63,7 +63,7 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 7
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 8
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
     # one probability per kind of the previous request of the op
@@ -234,11 +234,26 @@ BROKEN = {
     "address scale 0": (_set("address_scale", 0.0), "address_scale: expected a factor in (0, 1]"),
     "address scale above 1": (_set("address_scale", 2.0), "address_scale: expected a factor in (0, 1]"),
     "region smaller than two units": (_set("region_bytes", 4096), "region_bytes: expected a power of two"),
+    # near requests and hot units
+    "p_near too short": (_set("read", "p_near", lambda p: p[:-1]), "read.p_near: expected 21 probabilities"),
+    "near positions decreasing": (_set("read", "near_position", [500.0, 100.0]),
+                                  "read.near_position: expected a non-decreasing"),
+    "near position beyond the extent": (_set("read", "near_position", [5.0, 65536.0]),
+                                        "read.near_position: expected positions in the widened extent"),
+    "near distance beyond the window": (_set("read", "near_distance", [1.0, 1e9]),
+                                        "read.near_distance: expected distances of at most"),
+    "negative near margin": (_set("near_margin_bytes", -1), "near_margin_bytes: expected an integer >= 0"),
+    "p_hot above 1": (_set("write", "p_hot", 1.5), "write.p_hot: expected a probability"),
+    "hot units repeated": (_set("write", "hot_unit", [3, 3]), "write.hot_unit: expected at most 65536 distinct"),
+    "a hot weight too many": (_set("write", "hot_weight", lambda w: w + [1.0]), "write.hot_weight: expected"),
+    "a hot size of 0": (_set("write", "hot_size", lambda z: [0] * len(z)), "write.hot_size: expected"),
+    "p_hot without hot units": (lambda d: d["write"].update(p_hot=0.5, hot_unit=[], hot_weight=[], hot_size=[]),
+                                "write.hot_unit: expected at least one hot unit"),
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 1), "version: expected 7"),
-    "the previous version": (_set("version", 6), "version: expected 7"),
+    "other version": (_set("version", 1), "version: expected 8"),
+    "the previous version": (_set("version", 7), "version: expected 8"),
 }
 
 

@@ -33,6 +33,9 @@ from trace_helpers import (HEAD_BYTES, MIB, REGION_UNITS, RUN_STEP_BYTES, SINGLE
                            runs_trace)
 
 UNITS_PER_MIB = MIB // UNIT
+#: Fit settings that leave the main streams alone: 4 KiB units whatever the alignment of the hand-made starts,
+#: no hot units and no near requests (the tests of those are in test_trace_model_locality.py).
+MAIN_ONLY = {"unit_bytes": UNIT, "hot_units": 0, "near_window_requests": 0}
 
 
 def region_weights(heat_map) -> dict:
@@ -164,7 +167,7 @@ def test_every_kth_request_repeating_the_one_d_before_gives_p_reuse_and_a_distan
     every other kind (no request follows one) the share over all reads."""
     n = 1200
     trace, reuse, _ = repeat_trace(n, k, lambda i: d)
-    model = fit_model(trace, region_bytes=8 * MIB)
+    model = fit_model(trace, region_bytes=8 * MIB, **MAIN_ONLY)
     levels = set(region_levels(model.read.phases[0]).values())
     assert len(levels) == 1
     level = levels.pop()
@@ -199,8 +202,8 @@ def test_an_older_repeat_than_the_window_is_fresh():
     # every 4th request repeats the one 40 before it; with a window of 39 requests none is a re-access, and the
     # repeated units count twice in the heat map
     trace, reuse, _ = repeat_trace(1200, 4, lambda i: 40)
-    assert fit_model(trace, reuse_window_requests=40, overlap_window_requests=40).read.p_reuse.max() > 0
-    model = fit_model(trace, reuse_window_requests=39, overlap_window_requests=39)
+    assert fit_model(trace, reuse_window_requests=40, overlap_window_requests=40, **MAIN_ONLY).read.p_reuse.max() > 0
+    model = fit_model(trace, reuse_window_requests=39, overlap_window_requests=39, **MAIN_ONLY)
     assert np.all(model.read.p_reuse == 0.0) and model.read.reuse_distance_read.size == 0
 
 
@@ -271,7 +274,7 @@ def test_p_reuse_depends_on_the_previous_request_of_the_same_op(p_rewrite, lengt
     order = list(np.random.default_rng(seed).random(length) < p_rewrite)
     trace, reuse = rewrite_trace(order)
     assume(len(trace) >= MIN_REQUESTS)
-    model = fit_model(trace, region_bytes=4 * MIB)
+    model = fit_model(trace, region_bytes=4 * MIB, **MAIN_ONLY)
     # every fresh read is in region 0 and every fresh write in region 5: one heat level per op
     level = {False: only_level(model.read.phases[0]), True: only_level(model.write.phases[0])}
     kinds = [KIND_REUSE if r else level[bool(w)] for r, w in zip(reuse, trace.is_write)]
@@ -289,7 +292,7 @@ def test_alternating_rewrites_and_fresh_reads_give_read_p_reuse_0_after_a_read_r
     write 1 of the 8 next writes is a rewrite, after a rewrite all are, and 250 of the 257 writes after the
     first are rewrites."""
     trace, _ = rewrite_trace([True, False] * 250)
-    model = fit_model(trace, region_bytes=4 * MIB)
+    model = fit_model(trace, region_bytes=4 * MIB, **MAIN_ONLY)
     read_level, write_level = only_level(model.read.phases[0]), only_level(model.write.phases[0])
     assert model.read.p_reuse[KIND_REUSE] == 0.0 and model.read.p_reuse[read_level] == 1.0
     others = [k for k in range(KINDS) if k not in (KIND_REUSE, read_level)]
@@ -391,7 +394,7 @@ def test_q_overlap_is_the_share_of_fresh_requests_covering_a_unit_the_window_cov
     then the share of requests after a long one, counted with a loop."""
     big = np.random.default_rng(seed).random(n) < p_big
     trace = make_trace(np.arange(n) * 3 * UNIT, size=np.where(big, 4 * UNIT, UNIT))
-    model = fit_model(trace, reuse_window_requests=window, overlap_window_requests=window)
+    model = fit_model(trace, reuse_window_requests=window, overlap_window_requests=window, **MAIN_ONLY)
     assert np.all(model.read.p_seq == 0) and np.all(model.read.p_reuse == 0)
     after_big = sum(1 for i in range(1, n) if big[i - 1])
     assert model.read.q_overlap == pytest.approx(after_big / n, abs=1e-12)
@@ -444,7 +447,7 @@ def test_a_depth_whose_nodes_send_everything_to_their_first_half_has_share_one(l
     off = np.resize(np.array(units, dtype=np.int64), n) * UNIT
     region_bytes = UNIT << levels
     model = fit_model(make_trace(off), region_bytes=region_bytes, reuse_window_requests=1,
-                      overlap_window_requests=1)
+                      overlap_window_requests=1, **MAIN_ONLY)
     assert model.levels == levels
     share_one = model.read.cascade[:, depth, :]
     assert np.all(share_one[:, -1] == 1.0) and np.all(share_one[:, :-1] == 0.0)
@@ -533,7 +536,7 @@ def test_a_trace_of_fewer_than_two_parts_of_2000_requests_has_no_time_phases():
 
 def test_a_trace_shorter_than_min_requests_is_a_model_error_naming_it():
     short = make_trace(np.arange(MIN_REQUESTS - 1) * UNIT, name="tiny-trace")
-    with pytest.raises(ModelError, match=r"tiny-trace.*requests.*499"):
+    with pytest.raises(ModelError, match=rf"tiny-trace.*requests.*{MIN_REQUESTS - 1}"):
         fit_model(short)
     assert fit_model(make_trace(np.arange(MIN_REQUESTS) * UNIT)).source["requests"] == MIN_REQUESTS
 

@@ -312,6 +312,31 @@ def test_fresh_retries_give_up_when_every_unit_is_recent():
     assert set(np.unique(gen.offset // 4096)) == {0, 1}
 
 
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
+def test_each_region_keeps_its_hot_spot_throughout_the_trace(engine):
+    """A cascade whose every split share is 0 or 1 (bins 0 and 2 of three, equal weights): a node's share is
+    picked from a hash of seed, op, region and node, so each region has exactly one unit its fresh requests
+    can reach, the same from the first request to the last.  Eight regions of four units, reads only, every
+    request fresh (no re-access, no retries): each region's requests all start in one unit, in both halves of
+    the trace, and the regions do not all pick the same one."""
+    levels, regions = 2, 8
+    cascade = np.zeros((SIZE_LEVELS, levels, 3))
+    cascade[:, :, [0, 2]] = 1.0
+    model = uniform_model(levels=levels, regions=regions, window=1, fresh_retries=0)
+    model = replace(model, read=replace(model.read, cascade=cascade), write=replace(model.write, cascade=cascade))
+    gen = generate_trace(model, 4000, seed=11, engine=engine)
+    unit = gen.offset // 4096
+    region, in_region = unit >> levels, unit & ((1 << levels) - 1)
+    halves = np.arange(len(gen)) * 2 // len(gen)
+    picked = {}
+    for r in range(regions):
+        mine = region == r
+        assert mine[halves == 0].any() and mine[halves == 1].any()
+        assert len(set(in_region[mine].tolist())) == 1, r
+        picked[r] = int(in_region[mine][0])
+    assert len(set(picked.values())) > 1, picked
+
+
 # ---------------------------------------------------------------------------
 # hand-built models: request classes told apart by size
 # ---------------------------------------------------------------------------
@@ -588,6 +613,79 @@ def test_a_reaccess_repeats_the_start_and_size_of_the_request_d_back_among_its_t
         else:
             assert size == 1024
     assert reaccesses > 0
+
+
+# every size table of the model below holds one size of its own, 512 x a code: a generated request's size
+# names the op, the step of the generator and (fresh requests) the heat level whose table it came from
+TABLE_CODES = {op: {"all": 1 + 18 * op, "single": 2 + 18 * op, "head": 10 + 18 * op, "seq": 18 + 18 * op}
+               for op in (0, 1)}
+SINGLE_LEVELS, HEAD_LEVELS = {0: 0, 1: 0, 2: 3, 3: 3}, {100: 5, 101: 5, 102: 1, 103: 1}  # region -> heat level
+
+
+def coded_places(levels_of: dict, first_code: int) -> Places:
+    """Regions ``levels_of`` (16 KiB: 4 units, even cascade) at their heat levels; level L's size table holds
+    512 x (first_code + L)."""
+    regions = sorted(levels_of)
+    hm = HeatMap(np.array(regions), np.ones(len(regions), dtype=np.int64), np.ones(len(regions)),
+                 np.array([levels_of[r] for r in regions]))
+    sector = np.zeros(8)
+    sector[0] = 1.0
+    return Places((hm,), even_cascade(2), sector,
+                  tuple(np.array([512.0, 512.0]) * (first_code + lv) for lv in range(SIZE_LEVELS)))
+
+
+def coded_model() -> WorkloadModel:
+    """Reads and writes (write share 1/2); after any kind, a re-access with probability 0.3 (of the latest
+    request of the other op, distance 1, never keeping its size: p_same_size 0), else a continuation with
+    probability 0.3, else fresh, a run head with probability 0.5.  Fresh requests in regions 0-3 (levels 0
+    and 3), run heads in regions 100-103 (levels 5 and 1); each table's size is 512 x its TABLE_CODES
+    code (plus the level, for the maps)."""
+    ops = []
+    for op in (0, 1):
+        code = TABLE_CODES[op]
+        single, heads = coded_places(SINGLE_LEVELS, code["single"]), coded_places(HEAD_LEVELS, code["head"])
+        one = np.array([1.0, 1.0])
+        ops.append(OpModel(np.full(KINDS, 0.3), float(op == 0), one, one, single.sector_pmf, single.cascade,
+                           np.array([512.0, 512.0]) * code["all"], single.size_by_level, single.phases,
+                           np.full(KINDS, 0.3), np.array([512.0, 512.0]) * code["seq"], 0.5, heads))
+    arrivals = Arrivals(np.ones((1, 1)), np.array([[1000.0, 1000.0]]), 0)
+    return WorkloadModel("coded", 4096, 4096 << 2, 8, 0.5, (0.5, 0.5), 0.0, ops[0], ops[1], arrivals,
+                         fresh_retries=2, overlap_window_requests=4)
+
+
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
+def test_each_request_takes_its_size_from_its_own_steps_table(engine):
+    """The size rule of the generator, request by request, on the model of coded_model (sizes name their
+    tables): a fresh request draws from its op's table for its map (single fresh requests or run heads) and
+    the heat level of the region it starts in; a continuation from its op's continuation table, starting
+    where the previous request of its op ended; a re-access that does not keep its target's size from its
+    own op's table of all sizes (not the target op's), starting where its target, the latest request of the
+    other op, started.  No request has a size of the other op's tables."""
+    model = coded_model()
+    gen = generate_trace(model, 3000, seed=5, engine=engine)
+    last = {0: None, 1: None}  # op -> (offset, end) of its latest request
+    seen = Counter()
+    for op, off, size in zip(gen.is_write.astype(int).tolist(), gen.offset.tolist(), gen.size.tolist()):
+        code, codes, region = size // 512, TABLE_CODES[op], off // model.region_bytes
+        assert size % 512 == 0
+        if codes["single"] <= code < codes["single"] + SIZE_LEVELS:
+            assert SINGLE_LEVELS.get(region) == code - codes["single"], (op, off, size)
+            seen["single"] += 1
+        elif codes["head"] <= code < codes["head"] + SIZE_LEVELS:
+            assert HEAD_LEVELS.get(region) == code - codes["head"], (op, off, size)
+            seen["head"] += 1
+        elif code == codes["seq"]:
+            assert last[op] is not None and off == last[op][1], (op, off, size)
+            seen["seq"] += 1
+        else:
+            assert code == codes["all"], (op, off, size)
+            assert last[1 - op] is not None and off == last[1 - op][0], (op, off, size)
+            seen["reuse"] += 1
+        last[op] = (off, off + size)
+    assert min(seen.values()) > 100 and len(seen) == 4, seen
+    levels = Counter(int(s) // 512 for s in gen.size)
+    assert all(levels[TABLE_CODES[op]["single"] + lv] for op in (0, 1) for lv in (0, 3))
+    assert all(levels[TABLE_CODES[op]["head"] + lv] for op in (0, 1) for lv in (1, 5))
 
 
 def _places_args(size: float) -> tuple:

@@ -48,21 +48,41 @@ def test_scaled_sizes_multiplies_every_size_table_of_its_op():
     for op, f in ((m.read, 2.0), (m.write, 0.5)):
         orig = TEMPLATE.read if op is m.read else TEMPLATE.write
         assert np.allclose(op.size_all, orig.size_all * f)
-        assert np.allclose(op.size_seq, orig.size_seq * f)
+        assert np.allclose(op.size_seq, orig.size_seq * f) and np.allclose(op.size_near, orig.size_near * f)
+
         for a, b in zip(op.size_by_level, orig.size_by_level):
             assert np.allclose(a, b * f)
     with pytest.raises(ValueError, match="read_factor"):
         scaled_sizes(TEMPLATE, 0.0, 1.0)
+    # hot units' sizes: scaled and rounded to whole sectors, at least one
+    hot = load_template("cloudphysics")
+    m = scaled_sizes(hot, 1.3, 0.01)
+    for op, orig, f in ((m.read, hot.read, 1.3), (m.write, hot.write, 0.01)):
+        assert orig.hot_size.size
+        assert np.array_equal(op.hot_size, np.maximum(np.floor(orig.hot_size * f / 512 + 0.5), 1) * 512)
+
+
+def _hot_regions(model):
+    per_region = model.region_bytes // model.unit_bytes
+    return {int(u) // per_region for op in (model.read, model.write) for u in op.hot_unit}
 
 
 def test_compacted_packs_the_covered_regions_from_zero_in_order():
-    m = compacted(load_template("cloudphysics"))
-    covered = set()
+    template = load_template("cloudphysics")
+    assert template.write.hot_unit.size  # hot units move with their regions
+    m = compacted(template)
+    covered = set(_hot_regions(m))
     for h in _maps(m):
         for s, n in zip(h.start, h.length):
             covered.update(range(int(s), int(s + n)))
-    # no gap: the union of covered regions is exactly 0 .. len - 1
+    # no gap: the union of covered regions and hot units' regions is exactly 0 .. len - 1
     assert covered == set(range(len(covered)))
+    # a hot unit keeps its place in its region, its weight and its size; their order is kept
+    per_region = m.region_bytes // m.unit_bytes
+    for a, b in ((m.read, template.read), (m.write, template.write)):
+        assert np.array_equal(a.hot_unit % per_region, b.hot_unit % per_region)
+        assert np.array_equal(a.hot_weight, b.hot_weight) and np.array_equal(a.hot_size, b.hot_size)
+        assert np.all(np.diff(a.hot_unit) > 0)
     # lengths, weights and levels unchanged, map by map
     for a, b in zip(_maps(m), _maps(load_template("cloudphysics"))):
         assert np.array_equal(a.length, b.length) and np.array_equal(a.weight, b.weight)
@@ -78,6 +98,21 @@ def test_stretched_spreads_the_maps_over_factor_times_the_regions():
         assert span * factor - 1 <= new_span <= span * factor + len(_maps(m)) + 1
         for h in _maps(m):  # segments still in order and disjoint
             assert np.all(h.start[1:] >= h.start[:-1] + h.length[:-1])
+
+
+def test_stretched_moves_hot_units_with_their_regions_and_merges_units_moved_onto_one():
+    base = compacted(load_template("cloudphysics"))
+    per_region = base.region_bytes // base.unit_bytes
+    start = min(int(h.start[0]) for h in _maps(base))
+    for factor in (3.0, 0.25):
+        m = stretched(base, factor)
+        for a, b in ((m.read, base.read), (m.write, base.write)):
+            moved = start + np.floor((b.hot_unit // per_region - start) * factor).astype(np.int64)
+            want = moved * per_region + b.hot_unit % per_region
+            assert np.array_equal(a.hot_unit, np.unique(want))  # distinct, in order
+            assert a.hot_weight.sum() == pytest.approx(b.hot_weight.sum())
+            for u, w in zip(a.hot_unit, a.hot_weight):  # a merged unit has the weights of every unit moved there
+                assert w == pytest.approx(b.hot_weight[want == u].sum())
 
 
 def test_concentrated_by_zero_changes_nothing_and_raises_weights_to_a_power():
@@ -190,12 +225,14 @@ def test_workload_spec_names_model_or_synthetic_traces():
     assert workload_spec("lun0", 1000, (("align_bytes", 32768),), "synth") == \
         "synth:lun0?n_requests=1000&align_bytes=32768"
     # the model keeps the synthetic trace's mean gap: Poisson 200 us, or ON/OFF 200 us + 50 ms / 64
+    # placed as the regime places it: packed by the device's stripe unless the pipeline folds
     assert workload_spec("lun0", 1000, (("align_bytes", 32768),)) == \
-        "model:lun0?n_requests=1000&mean_gap_ns=200000.0&fold=modulo"
+        "model:lun0?n_requests=1000&mean_gap_ns=200000.0&pack=stripe"
     onoff = (("idle_period_mean_ns", 50_000_000), ("burst_requests_mean", 64))
-    assert workload_spec("phasedrr-ali", None, onoff) == "model:phasedrr-ali?mean_gap_ns=981250.0&fold=modulo"
+    assert workload_spec("phasedrr-ali", None, onoff) == "model:phasedrr-ali?mean_gap_ns=981250.0&pack=stripe"
     assert workload_spec("gen1", 1000) == "synth:gen1?n_requests=1000"  # no model preset: stays synthetic
     assert workload_spec("hotr-fin2", None, (), "model", {"first": 10}) == \
-        "model:hotr-fin2?mean_gap_ns=200000.0&first=10&fold=modulo"
+        "model:hotr-fin2?mean_gap_ns=200000.0&first=10&pack=stripe"
+    assert workload_spec("lun0", 1000, (), "model", {"fold": "modulo"}).endswith("&fold=modulo")
     with pytest.raises(ValueError, match="workload"):
         workload_spec("lun0", 1000, (), "real")

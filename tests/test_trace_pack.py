@@ -1,6 +1,7 @@
-"""Packing a trace onto its footprint (flashrr.trace.packing, the pipeline's ``pack=1``):
-the touched pages become a bijection onto 0 .. footprint - 1, in address order; a request
-stays one contiguous extent; reads and writes of one page land on one packed page."""
+"""Packing a trace onto its footprint (flashrr.trace.packing, the pipeline's ``pack``):
+the touched pages (or units of pages) become a bijection onto 0 .. footprint - 1, in
+address order; a request stays one contiguous extent; reads and writes of one page land
+on one packed page; with a unit, every page keeps its place in its unit."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ from trace_helpers import joined_chunks, make_trace
 
 from flashrr import simulate
 from flashrr.trace import Trace, TraceError
-from flashrr.trace.packing import PackMap, pack, request_pages
+from flashrr.trace.packing import PackMap, pack, request_pages, stripe_pages
 from flashrr.trace.pipeline import open_trace_spec, parse_trace_spec
 from flashrr.trace.source import MemorySource, SourceInfo
 from flashrr.trace.stages import Pack
@@ -66,12 +67,44 @@ def test_touched_pages_map_one_to_one_onto_the_footprint_in_order(tr, page):
     assert list(got.offset % page) == list(tr.offset % page)  # the byte within the page kept
 
 
+@settings(max_examples=60, deadline=None)
+@given(tr=st.one_of(busy_traces(), wide_traces()), unit=st.sampled_from([2, 4, 20, 32]))
+def test_touched_units_map_one_to_one_and_every_page_keeps_its_place_in_its_unit(tr, unit):
+    got = pack(tr, PAGE, unit)
+    m = page_map(tr, got, PAGE)
+    assert all(p % unit == q % unit for p, q in m.items())  # the component block (lpn mod unit) is kept
+    units = {}
+    for p, q in m.items():
+        assert units.setdefault(p // unit, q // unit) == q // unit  # one unit lands on one unit
+    src = sorted(units)
+    assert [units[u] for u in src] == list(range(len(src)))  # touched units: a bijection onto 0 .. n-1, in order
+    pm = PackMap(PAGE, unit)
+    pm.add(tr.offset, tr.size)
+    assert pm.footprint_pages == len(src) * unit
+
+
+def test_hand_counted_stripe_pack():
+    # 4-page stripes: a 2-page extent at the start of stripe 0 and one at the start of stripe 9 (page 36);
+    # packed by page the second would start on page 2 (component 2); by stripe it starts on page 4
+    # (component 0 again), as in the unpacked trace
+    tr = make_trace([0, 36 * PAGE], size=2 * PAGE)
+    assert list(pack(tr, PAGE).offset // PAGE) == [0, 2]
+    assert list(pack(tr, PAGE, 4).offset // PAGE) == [0, 4]
+
+
+def test_stripe_of_each_placement():
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2)  # 4 planes in 2 lanes of k = 2
+    assert stripe_pages(cfg) == 2
+    assert stripe_pages(cfg.replace(placement="static_lane")) == 4  # k x 2 lanes
+    assert stripe_pages(cfg.replace(placement="static_die")) == 4   # k x 2 dies
+
+
 @settings(max_examples=40, deadline=None)
-@given(tr=busy_traces(), chunk=st.integers(1, 120))
-def test_the_stage_equals_the_in_memory_pack_for_any_chunk_size(tr, chunk):
-    stage = Pack(MemorySource(tr), PAGE)
-    assert joined_chunks(stage, chunk) == pack(tr, PAGE)
-    assert stage.info() == SourceInfo.of_trace(pack(tr, PAGE))
+@given(tr=busy_traces(), chunk=st.integers(1, 120), unit=st.sampled_from([1, 4]))
+def test_the_stage_equals_the_in_memory_pack_for_any_chunk_size(tr, chunk, unit):
+    stage = Pack(MemorySource(tr), PAGE, unit)
+    assert joined_chunks(stage, chunk) == pack(tr, PAGE, unit)
+    assert stage.info() == SourceInfo.of_trace(pack(tr, PAGE, unit))
 
 
 def test_a_packed_trace_fits_a_device_its_addresses_do_not():
@@ -79,7 +112,7 @@ def test_a_packed_trace_fits_a_device_its_addresses_do_not():
     page = cfg.geometry.page_size_bytes
     far = cfg.logical_pages * page * 50  # far past the device's logical space
     tr = make_trace([far, far + 64 * page, far, far + 3 * page], is_write=[1, 1, 0, 0], size=page)
-    with pytest.raises(TraceError, match="pack=1"):
+    with pytest.raises(TraceError, match="pack=stripe"):
         simulate(cfg, tr)
     # the four requests touch 3 distinct pages, packed to 0, 1, 2: the fill writes those 3 pages only
     assert sorted(set(pack(tr, page).offset // page)) == [0, 1, 2]
@@ -100,18 +133,30 @@ def test_occupancy_is_the_footprint_or_the_stated_share_counted_by_hand():
 
 
 def test_pipeline_key_pack_needs_a_device_and_is_canonical():
-    spec = parse_trace_spec("synth:ali1?n_requests=200&pack=yes&repeat=2")
-    assert spec.canonical().endswith("pack=1&repeat=2")
-    assert parse_trace_spec("synth:ali1?n_requests=200&pack=0").canonical() == "synth:ali1?n_requests=200"
+    spec = parse_trace_spec("synth:ali1?n_requests=200&repeat=2&pack=Stripe")
+    assert spec.canonical().endswith("pack=stripe&repeat=2")
     with pytest.raises(TraceError, match="'pack' packs at a device's page size"):
-        open_trace_spec("synth:ali1?n_requests=200&pack=1")
-    with pytest.raises(TraceError, match="pack='maybe'"):
-        parse_trace_spec("synth:ali1?pack=maybe")
+        open_trace_spec("synth:ali1?n_requests=200&pack=page")
+    with pytest.raises(TraceError, match="pack='1': expected page or stripe"):
+        parse_trace_spec("synth:ali1?pack=1")
+
+
+def test_pipeline_pack_stripe_uses_the_devices_stripe():
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=64)
+    tr = make_trace([0, 36 * PAGE], size=2 * PAGE)
+    from flashrr.trace.pipeline import apply_pipeline
+    got = apply_pipeline(parse_trace_spec("x.csv?pack=stripe"), MemorySource(tr), cfg).to_trace()
+    assert list(got.offset // PAGE) == [0, 2]  # k = 2: extents of 2 pages stay at component 0
+    got = apply_pipeline(parse_trace_spec("x.csv?pack=page"), MemorySource(tr), cfg).to_trace()
+    assert list(got.offset // PAGE) == [0, 2]
+    tr3 = make_trace([0, 37 * PAGE], size=PAGE)  # page 37 is component 1 of its superpage
+    got = apply_pipeline(parse_trace_spec("x.csv?pack=stripe"), MemorySource(tr3), cfg).to_trace()
+    assert list(got.offset // PAGE) == [0, 3]
 
 
 def test_pipeline_pack_comes_before_fold_and_repeat():
     cfg = tiny_config()
-    src, _ = open_trace_spec("synth:ali1?n_requests=300&seed=3&pack=1&repeat=2", cfg)
+    src, _ = open_trace_spec("synth:ali1?n_requests=300&seed=3&pack=page&repeat=2", cfg)
     whole, _ = open_trace_spec("synth:ali1?n_requests=300&seed=3", cfg)
     tr = whole.to_trace()
     packed = pack(tr, cfg.geometry.page_size_bytes)

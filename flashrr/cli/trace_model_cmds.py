@@ -17,7 +17,9 @@ from flashrr.trace.core import TraceError
 
 __all__ = ["fit_cmd", "validate_cmd"]
 
-_FIT_SETTINGS = ("unit_bytes", "region_bytes", "reuse_window_requests", "fresh_retries", "phases",
+_FIT_SETTINGS = ("unit_bytes", "region_bytes", "reuse_window_requests", "fresh_retries", "overlap_window_requests",
+                 "time_phases", "phases", "near_window_requests", "near_margin_bytes", "hot_units", "hot_min_share",
+                 "hot_min_count",
                  "weight_steps_per_octave", "max_segments", "cascade_bins", "size_knots", "distance_knots",
                  "gap_states", "gap_knots")
 
@@ -128,18 +130,24 @@ def fit_cmd(trace_spec, out, fit_params, name, device):
               help="Generated traces (seeds 1..N); the model column is their mean.")
 @click.option("--requests", "n_requests", type=click.IntRange(min=1), default=None,
               help="Requests per generated trace (default: the trace's).")
+@click.option("--holdout", is_flag=True,
+              help="Held out: fit on the first half of TRACE and check on the second, then the other way round.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
 def validate_cmd(trace_spec, model_path, fit_params, preset, device_params, policies, policy_params, repeat, seeds,
-                 n_requests, as_json):
+                 n_requests, holdout, as_json):
     """Replay TRACE and traces generated from its model on one device and compare RR count, GC count, WAF,
     cache hit ratio, read latency, the region top-10% share and the block read counts at RR.  Goals: RR
     count, mean read latency and hit ratio within 25%, region top-10% share within 5 points.  TRACE must fit
-    the device: add ?fold=modulo to fold it."""
-    from flashrr.model_validation import validate_model
+    the device: add ?fold=modulo to fold it.  With --holdout the model is fitted on one half of TRACE and
+    checked on the other (both ways round), the same table for each."""
+    from flashrr.model_validation import validate_holdout, validate_model
     from flashrr.simulate import resolve_config
 
     if model_path is not None and fit_params:
         raise click.UsageError("--fit-param applies only when the model is fitted now (no --model)")
+    if holdout and (model_path is not None or n_requests is not None):
+        raise click.UsageError("--holdout fits its own models on the halves of TRACE: it takes no --model and no "
+                               "--requests")
     settings = _fit_settings(fit_params) if fit_params else None
     try:
         cfg = resolve_config(preset)
@@ -161,13 +169,17 @@ def validate_cmd(trace_spec, model_path, fit_params, preset, device_params, poli
             click.echo(f"  replaying {msg}", err=True)
 
     try:
-        report = validate_model(trace, model_path, cfg, pol, repeat, tuple(range(1, seeds + 1)), n_requests,
-                                pparams, settings, progress)
+        if holdout:
+            report = validate_holdout(trace, cfg, pol, repeat, tuple(range(1, seeds + 1)), pparams, settings,
+                                      progress)
+        else:
+            report = validate_model(trace, model_path, cfg, pol, repeat, tuple(range(1, seeds + 1)), n_requests,
+                                    pparams, settings, progress)
     except (TraceError, ConfigError, ValueError, TypeError, OSError) as e:
         raise _fail(e) from None
     if as_json:
         click.echo(json.dumps(json.loads(report.table.to_json(orient="records")), indent=2))
         return
-    click.echo(f"trace {trace.name} ({len(trace):,} requests) against model {report.model_name}: "
-               f"{seeds} seed(s), {repeat} replay(s) each, device {cfg.name}")
+    click.echo(f"trace {trace.name} ({len(trace):,} requests{', held out: halves' if holdout else ''}) against "
+               f"model {report.model_name}: {seeds} seed(s), {repeat} replay(s) each, device {cfg.name}")
     click.echo(report.text())

@@ -7,9 +7,10 @@ taken from the paper or from the simulator it used (each paper's ``plan`` module
 them):
 
 * **placement**: ``"pack"`` places a trace on its own footprint (the pipeline's
-  ``pack=1``: the touched pages renumbered from 0, as a trace-driven simulator that
-  writes only the touched pages places it); ``"fold"`` folds its addresses over the
-  device (``fold=modulo``), for a trace larger than the device;
+  ``pack=stripe``: the touched placement stripes renumbered from 0, each page keeping
+  its component block, as a trace-driven simulator that writes only the touched pages
+  places it); ``"fold"`` folds its addresses over the device (``fold=modulo``), for a
+  trace larger than the device;
 * **occupancy**: the share of the logical space preconditioning fills
   (``precondition.fill_ratio``): the packed trace's pages first, then cold pages up to
   the share; 0 fills the trace's footprint alone.  ``occupancies`` are the shares a
@@ -75,7 +76,7 @@ class Regime:
 
     def pipeline(self) -> dict:
         """The trace pipeline keys of the placement."""
-        return {"pack": 1} if self.placement == "pack" else {"fold": "modulo"}
+        return {"pack": "stripe"} if self.placement == "pack" else {"fold": "modulo"}
 
     def device_fields(self, occupancy: float | None = None) -> dict:
         """The device fields of the occupancy (``occupancy`` overrides the regime's) and warm-up."""

@@ -73,7 +73,7 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     other parameters (alignment, footprint rules) have no model counterpart and are left out.  A row
     without a model preset (Shuffler's MQSim-generated gen0 and gen1) stays synthetic.
 
-    Without a placement in ``pipeline`` (``pack`` or ``fold``), a model trace is packed (``pack=1``): a
+    Without a placement in ``pipeline`` (``pack`` or ``fold``), a model trace is packed (``pack=stripe``): a
     model preset meets the row's footprint, the pages it touches, but its addresses spread as its
     sample's did, so packed it occupies that footprint (:mod:`flashrr.reproduce.regime`).
     """
@@ -99,6 +99,6 @@ def workload_spec(preset: str, n_requests: int | None, trace_params=(), workload
     params["mean_gap_ns"] = repr(float(gap))
     params.update(pipeline)
     if "fold" not in params:
-        params.setdefault("pack", 1)
+        params.setdefault("pack", "stripe")
     return f"model:{preset}?{urlencode(params)}"
 

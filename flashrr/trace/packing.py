@@ -1,4 +1,4 @@
-"""Packing a trace onto its own footprint: the pages it touches renumbered densely from 0.
+"""Packing a trace onto its own footprint: the units of pages it touches renumbered densely from 0.
 
 A trace-driven simulator writes only the pages a trace touches before it replays it
 (SSDsim's ``pre_process_page`` maps the pages the trace reads; MQSim preconditions the
@@ -14,6 +14,13 @@ pages, taken in address order, become pages ``0 .. footprint - 1``.
 * Reads and writes of one page land on one packed page (the map depends on the page
   alone), so no read ever finds an address the trace did not write or read before.
 
+The unit is a page, or a run of ``unit_pages`` aligned pages: the touched units are
+renumbered and every page keeps its place in its unit.  A device that places a page by
+its address modulo a stripe (the component block of a superblock is ``lpn mod k``; a
+static placement picks the die or lane from the address) keeps every page where the
+unpacked trace had it when the unit is that stripe (:func:`stripe_pages`), so a trace
+whose extents start on superpage boundaries still reads the same component blocks.
+
 :class:`PackMap` holds the touched pages as sorted, disjoint runs ``[start, end]``
 (pages, inclusive), merged from the requests' page ranges chunk by chunk
 (:meth:`PackMap.add`), so a streamed trace is packed in two passes and its map takes 24
@@ -25,7 +32,22 @@ import numpy as np
 
 from .core import Trace, TraceError
 
-__all__ = ["PackMap", "pack", "request_pages"]
+__all__ = ["PackMap", "pack", "request_pages", "stripe_pages", "PACK_UNITS"]
+
+#: the pipeline's ``pack`` values: a page, or the device's placement stripe (:func:`stripe_pages`)
+PACK_UNITS = ("page", "stripe")
+
+
+def stripe_pages(config) -> int:
+    """The device's placement stripe in pages: the period of the addresses over which it places
+    pages (``k`` under dynamic placement, whose component block is ``lpn mod k``; ``k x lanes``
+    under ``static_lane``; ``k x dies`` under ``static_die``)."""
+    placement = config.page_placement.placement
+    if placement == "static_lane":
+        return config.k * config.n_lanes
+    if placement == "static_die":
+        return config.k * config.geometry.n_dies
+    return config.k
 
 
 def request_pages(offset: np.ndarray, size: np.ndarray, page: int) -> tuple[np.ndarray, np.ndarray]:
@@ -53,16 +75,19 @@ def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 class PackMap:
-    """The touched pages of a trace at ``page_size_bytes`` per page, and the packed page of each.
+    """The touched units (``unit_pages`` aligned pages each) of a trace at ``page_size_bytes``
+    per page, and the packed unit of each.
 
     Fill it with :meth:`add` (any number of chunks, in any order), then map requests with
-    :meth:`offsets`.  ``starts``/``ends``: the runs of touched pages (original page
-    numbers, inclusive); ``base``: the packed page of each run's first page."""
+    :meth:`offsets`.  ``starts``/``ends``: the runs of touched units (original unit
+    numbers, inclusive); ``base``: the packed unit of each run's first unit."""
 
-    def __init__(self, page_size_bytes: int):
-        if isinstance(page_size_bytes, bool) or int(page_size_bytes) < 1:
-            raise TraceError(f"pack: page_size_bytes must be a positive integer, got {page_size_bytes!r}")
+    def __init__(self, page_size_bytes: int, unit_pages: int = 1):
+        for name, v in (("page_size_bytes", page_size_bytes), ("unit_pages", unit_pages)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < 1:
+                raise TraceError(f"pack: {name} must be a positive integer, got {v!r}")
         self.page = int(page_size_bytes)
+        self.unit = int(unit_pages)
         self.starts = np.zeros(0, np.int64)
         self.ends = np.zeros(0, np.int64)
         self._base = None
@@ -72,7 +97,7 @@ class PackMap:
         if not len(offset):
             return
         first, last = request_pages(np.asarray(offset, np.int64), np.asarray(size, np.int64), self.page)
-        first, last = _merge(first, last)  # a chunk's own runs first: few, so the merge with the map stays small
+        first, last = _merge(first // self.unit, last // self.unit)  # a chunk's own runs first: few, so the merge with the map stays small
         self.starts, self.ends = _merge(np.concatenate([self.starts, first]), np.concatenate([self.ends, last]))
         self._base = None
 
@@ -85,20 +110,21 @@ class PackMap:
 
     @property
     def footprint_pages(self) -> int:
-        """Pages the trace touches: the packed trace occupies pages ``0 .. footprint_pages - 1``."""
-        return int((self.ends - self.starts + 1).sum())
+        """Pages of the touched units: the packed trace occupies pages ``0 .. footprint_pages - 1``."""
+        return int((self.ends - self.starts + 1).sum()) * self.unit
 
     def pages(self, first: np.ndarray) -> np.ndarray:
-        """The packed page of each original page of ``first`` (int64); TraceError for a page
-        the map does not hold."""
+        """The packed page of each original page of ``first`` (int64), its place in its unit kept;
+        TraceError for a page the map does not hold."""
         first = np.asarray(first, np.int64)
-        run = np.searchsorted(self.starts, first, side="right") - 1
-        bad = (run < 0) | (first > self.ends[np.maximum(run, 0)]) if len(self.starts) else np.ones(len(first), bool)
+        units = first // self.unit
+        run = np.searchsorted(self.starts, units, side="right") - 1
+        bad = (run < 0) | (units > self.ends[np.maximum(run, 0)]) if len(self.starts) else np.ones(len(first), bool)
         if bad.any():
             i = int(np.argmax(bad))
             raise TraceError(f"pack: page {int(first[i])} was not in the trace's first pass (the trace changed "
                              "between its two passes)")
-        return self.base[run] + (first - self.starts[run])
+        return (self.base[run] + (units - self.starts[run])) * self.unit + first % self.unit
 
     def offsets(self, offset: np.ndarray) -> np.ndarray:
         """The packed byte offset of each request offset (the byte within its page kept)."""
@@ -111,11 +137,11 @@ class PackMap:
         return int(self.offsets(np.array([b], np.int64))[0])
 
 
-def pack(trace: Trace, page_size_bytes: int) -> Trace:
-    """``trace`` with its touched pages renumbered densely from 0 in address order (see the
-    module docstring); times, sizes and operations unchanged."""
+def pack(trace: Trace, page_size_bytes: int, unit_pages: int = 1) -> Trace:
+    """``trace`` with its touched units of ``unit_pages`` pages renumbered densely from 0 in
+    address order (see the module docstring); times, sizes and operations unchanged."""
     if not isinstance(trace, Trace):
         raise TraceError(f"expected a Trace, got {type(trace).__name__}")
-    m = PackMap(page_size_bytes)
+    m = PackMap(page_size_bytes, unit_pages)
     m.add(trace.offset, trace.size)
     return Trace(trace.time_ns, m.offsets(trace.offset), trace.size, trace.is_write, name=trace.name, rebase=False)

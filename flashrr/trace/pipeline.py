@@ -5,7 +5,7 @@ fitted workload model, :mod:`flashrr.trace.model`), optionally followed by
 ``?`` and ``key=value`` pairs joined by ``&``::
 
     usr_0.csv?fold=modulo&amplify_reads=4&scale_time=0.5&repeat=8&skip_bad=1
-    usr_0.csv?pack=1&repeat=64
+    usr_0.csv?pack=stripe&repeat=64
     usr_0.csv?start_s=3600&duration_s=600
     synth:lun0?n_requests=20000&seed=1&repeat=128
     model:usr_0.toml?n_requests=1000000&seed=2&fold=modulo
@@ -26,11 +26,13 @@ in the text:
    requests arriving in ``[S, S + D)`` seconds after the first request
    (either may be left out: from 0, to the end), rebased to start at 0; then
    ``first=N`` keeps the first N requests;
-3. ``pack=1``: the pages the trace touches renumbered densely from 0 in
-   address order at the device's page size, so the trace occupies its own
-   footprint, as a trace-driven simulator that writes only the touched pages
-   places it (:func:`flashrr.trace.packing.pack`; needs a device; two passes
-   over the trace);
+3. ``pack=page`` or ``pack=stripe``: the pages (or the device's placement
+   stripes, :func:`flashrr.trace.packing.stripe_pages`, each page keeping its
+   place in its stripe and so its component block) the trace touches
+   renumbered densely from 0 in address order at the device's page size, so
+   the trace occupies its own footprint, as a trace-driven simulator that
+   writes only the touched pages places it (:func:`flashrr.trace.packing.pack`;
+   needs a device; two passes over the trace);
 4. ``fold=modulo``: addresses folded onto the device's logical capacity and
    page size (:func:`flashrr.trace.transform.fold`; needs a device), for a
    trace whose footprint is larger than the device;
@@ -142,6 +144,15 @@ def _spacing_value(raw: str) -> str:
     return t
 
 
+def _pack_value(raw: str) -> str:
+    from .packing import PACK_UNITS
+
+    t = raw.strip().lower()
+    if t not in PACK_UNITS:
+        raise ValueError
+    return t
+
+
 def _fold_value(raw: str) -> str:
     t = raw.strip().lower()
     if t not in FOLD_MODES:
@@ -162,7 +173,7 @@ PIPELINE_KEYS = {
     "start_s": (_seconds_ns, "a number of seconds >= 0", _seconds_text, 0),
     "duration_s": (_positive_seconds_ns, "a number of seconds > 0 (at least 1 ns)", _seconds_text, None),
     "first": (_int_value, "a positive integer (requests)", str, None),
-    "pack": (_bool_value, "1 or 0 (true/false: pack the touched pages from page 0)", lambda v: "1", False),
+    "pack": (_pack_value, "page or stripe (the unit whose touched copies are packed from page 0)", str, None),
     "fold": (_fold_value, f"one of {', '.join(FOLD_MODES)}", str, None),
     "amplify_reads": (_int_value, "a positive integer (copies of each read)", str, 1),
     "amplify_spacing": (_spacing_value, "one of same, spread (arrival of the read copies)", str, "same"),
@@ -387,7 +398,10 @@ def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSo
     if "first" in st:
         source = FirstRequests(source, st["first"])
     if "pack" in st:
-        source = Pack(source, _device_geometry(spec, config)[1])
+        from .packing import stripe_pages
+
+        unit = stripe_pages(config) if st["pack"] == "stripe" and config is not None else 1
+        source = Pack(source, _device_geometry(spec, config)[1], unit)
     if "fold" in st:
         source = Fold(source, *_device_geometry(spec, config))
     if "amplify_reads" in st:

@@ -86,13 +86,15 @@ class FirstRequests(_Stage):
 
 
 class Pack(_Stage):
-    """The touched pages renumbered densely from 0 (see :func:`flashrr.trace.packing.pack`).
+    """The touched units of ``unit_pages`` pages renumbered densely from 0 (see
+    :func:`flashrr.trace.packing.pack`).
     The first call of :meth:`chunks` or :meth:`info` reads the source once to collect its
     touched pages (:attr:`map`); chunks then read it again and map each request."""
 
-    def __init__(self, inner: TraceSource, page_size_bytes: int):
+    def __init__(self, inner: TraceSource, page_size_bytes: int, unit_pages: int = 1):
         super().__init__(inner)
         self.page = _positive_int(page_size_bytes, "page_size_bytes")
+        self.unit = _positive_int(unit_pages, "unit_pages")
         self._map = None
 
     @property
@@ -100,7 +102,7 @@ class Pack(_Stage):
         if self._map is None:
             from .packing import PackMap
 
-            m = PackMap(self.page)
+            m = PackMap(self.page, self.unit)
             for c in self.inner.chunks():
                 m.add(c.offset, c.size)
             self._map = m

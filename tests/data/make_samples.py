@@ -56,12 +56,19 @@ tencent-cbs-sample.tencent.csv.bz2                  ben-manes/caffeine @ b479ff7
                                                     storage-sample.bz2
 tpcc-small.mqsim.txt                                CMU-SAFARI/MQSim @ 7ec40e3b...:      none (the original bytes)
                                                     traces/tpcc-small.trace
+cloudphysics-w106-sample.csv.gz                     ben-manes/caffeine @ ccef9554...:    the first 100,000 4-byte little-endian
+                                                    .../cloud_physics/w106.trace.xz      block numbers written as ``csv`` lines
+                                                                                         ``lba,size``: lba = block x 8 (4 KiB
+                                                                                         blocks), size 4096
+lirs-{cpp,cs,gli,ps,sprite}.csv.gz                  ben-manes/caffeine @ ccef9554...:    the block numbers (one a line, ``*``
+                                                    .../lirs/NAME.trace.gz               lines dropped) written as w106's
 ==================================================  ===================================  ==========================================
 
 (``...`` in the caffeine paths stands for
 ``simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser``.)
-The caffeine commit is the head of pull request 1797 and is not on a branch:
-in a clone, fetch it with ``git fetch origin pull/1797/head``.
+The first caffeine commit is the head of pull request 1797 and is not on a
+branch: in a clone, fetch it with ``git fetch origin pull/1797/head``; the
+second (``CAFFEINE_HEAD``) is on its main branch.
 The full commits are the ``LIBCACHESIM``, ``CAFFEINE`` and ``MQSIM``
 constants below; tests/data/README.md credits each sample's collector and
 licence.
@@ -98,6 +105,7 @@ DEFAULT_ROOT = Path("/work/.mirror")
 
 LIBCACHESIM = ("1a1a11a/libCacheSim", "aa0fc40914b2b786f4b9f4dafb099f8f332b216a")
 CAFFEINE = ("ben-manes/caffeine", "b479ff7d4d91f120771bd0d4fd636f47177e8ed3")
+CAFFEINE_HEAD = ("ben-manes/caffeine", "ccef95542a9181182a60f5c6c33d2a0642c73574")
 MQSIM = ("CMU-SAFARI/MQSim", "7ec40e3b198e8bd117f992f051cd610e330e079e")
 CAFFEINE_PARSER = "simulator/src/main/resources/com/github/benmanes/caffeine/cache/simulator/parser"
 
@@ -330,6 +338,52 @@ def expect_mqsim(text: str) -> Columns:
     return _columns(rows)
 
 
+# ---------------------------------------------------------------------------
+# Key-only reference streams (caffeine's LIRS and CloudPhysics traces) -> csv
+# ---------------------------------------------------------------------------
+
+# A key is a block number; flashrr reads each as one read of a 4 KiB block, 200 us after the previous one (the
+# csv reader's gap_ns without a time column).  The csv's lba column counts 512-byte sectors.
+KEY_BLOCK_BYTES = 4096
+KEY_GAP_NS = 200_000
+W106_PATH = f"{CAFFEINE_PARSER}/cloud_physics/w106.trace.xz"
+W106_CUT = 100_000  # records kept of its 5,292,456
+
+
+def _lirs_keys(path: str) -> Callable[[Sources], np.ndarray]:
+    def keys(src: Sources) -> np.ndarray:
+        # one block number a line; "*" lines are the LIRS simulator's breakpoints, not references
+        lines = gzip.decompress(src.read(*CAFFEINE_HEAD, path)).decode("ascii").split()
+        return np.array([int(x) for x in lines if x != "*"], dtype=np.int64)
+    return keys
+
+
+def _w106_keys(src: Sources) -> np.ndarray:
+    import lzma
+
+    # 4-byte block numbers, little endian (read so, consecutive numbers follow each other a third of the time)
+    raw = lzma.decompress(src.read(*CAFFEINE_HEAD, W106_PATH))
+    return np.frombuffer(raw, dtype="<u4")[:W106_CUT].astype(np.int64)
+
+
+def _key_csv(keys: Callable[[Sources], np.ndarray]) -> Callable[[Sources], bytes]:
+    def build(src: Sources) -> bytes:
+        k = keys(src)
+        sectors = KEY_BLOCK_BYTES // SECTOR
+        return gzip_bytes(("lba,size\n" + "".join(f"{b * sectors},{KEY_BLOCK_BYTES}\n" for b in k)).encode("ascii"))
+    return build
+
+
+def _key_columns(keys: Callable[[Sources], np.ndarray]) -> Callable[[Sources], Columns]:
+    def expect(src: Sources) -> Columns:
+        k = keys(src)
+        n = len(k)
+        return Columns(np.arange(n, dtype=np.int64) * KEY_GAP_NS, k * KEY_BLOCK_BYTES,
+                       np.full(n, KEY_BLOCK_BYTES, np.int64), np.zeros(n, bool))
+    return expect
+
+
+LIRS = ("cpp", "cs", "gli", "ps", "sprite")  # the recorded application traces (not the synthetic ones)
 MSR_PATH = f"{CAFFEINE_PARSER}/snia_cambridge/msr-cambridge1-sample.csv"
 SYSTOR_PATH = f"{CAFFEINE_PARSER}/snia_systor/systor17-traces-sample.csv.gz"
 SYSTOR_ADD_PATH = f"{CAFFEINE_PARSER}/snia_systor/systor17-additional-sample.csv.gz"
@@ -359,6 +413,11 @@ SAMPLES = [
     Sample("tpcc-small.mqsim.txt", *MQSIM, TPCC_PATH,
            lambda s: s.read(*MQSIM, TPCC_PATH),
            lambda s: expect_mqsim(_text_of(TPCC_PATH, MQSIM)(s))),
+    Sample("cloudphysics-w106-sample.csv.gz", *CAFFEINE_HEAD, W106_PATH, _key_csv(_w106_keys),
+           _key_columns(_w106_keys)),
+    *(Sample(f"lirs-{name}.csv.gz", *CAFFEINE_HEAD, f"{CAFFEINE_PARSER}/lirs/{name}.trace.gz",
+             _key_csv(_lirs_keys(f"{CAFFEINE_PARSER}/lirs/{name}.trace.gz")),
+             _key_columns(_lirs_keys(f"{CAFFEINE_PARSER}/lirs/{name}.trace.gz"))) for name in LIRS),
 ]
 SOURCES = {s.name: (s.repo, s.commit, s.path) for s in SAMPLES}
 

@@ -32,7 +32,7 @@ give its traces' request counts, so ``n_requests`` stays :data:`DEFAULT_N_REQUES
 Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`).  The paper runs MQSim (§V-A),
 which preconditions a trace's own read, then written, addresses first and other pages up
 to the workload's ``Initial_Occupancy_Percentage`` (75 in MQSim's shipped
-``workload.xml``): every trace is packed onto its footprint (``pack=1``) and the device
+``workload.xml``): every trace is packed onto its footprint (``pack=stripe``) and the device
 is filled to :data:`OCCUPANCY` of its logical space, then rewritten at random
 (:data:`WARMUP_RATIO` of the filled pages, for MQSim's aged steady state; an
 assumption).  Lengths: Baseline on ali206 makes 28,507 RRs on the 128-plane device

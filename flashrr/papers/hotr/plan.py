@@ -23,7 +23,7 @@ reproduction resumes.  ``--quick`` uses 40,000 requests per trace and a
 20,000-request calibration (a few minutes on two cores).
 
 Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`): every trace is packed onto its
-footprint (``pack=1``) and the device holds the footprint alone, as a trace-driven run of
+footprint (``pack=stripe``) and the device holds the footprint alone, as a trace-driven run of
 the MSR SSD model writes only what the trace touches.  Read reclaim is off on this device,
 so no length is calibrated and no trace is expected to reclaim.  The ``occupancy`` group
 runs Baseline and HotR at the regime's occupancies (0.5 ... 1.0 of the logical space).

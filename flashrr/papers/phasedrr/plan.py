@@ -32,7 +32,7 @@ plain presets back.  docs/phasedrr.md, "Reproduction", has the reasons.
 Regime (:class:`~flashrr.reproduce.regime.Regime`, :data:`REGIME`).  SSDsim, the paper's
 simulator (§IV-A), maps before the replay only the pages a trace reads
 (``pre_process_page``), so a trace occupies its own footprint: every trace is packed onto
-its touched pages (``pack=1``) and the device is filled with them alone (occupancy 0, the
+its touched pages (``pack=stripe``) and the device is filled with them alone (occupancy 0, the
 footprint).  The paper warms the device up with "write-intensive workloads" (§IV-A), as
 SSDsim's ``make_aged`` leaves invalid pages in place; flashrr has no such ageing without
 moving data (a random rewrite would scatter the trace's pages), so no warm-up runs

@@ -32,7 +32,7 @@ delta_p points of Fig. 4 are not in the paper's text, so they stay the default's
 Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`).  The paper runs MQSim (§4.1),
 which preconditions a trace's own addresses first and other pages up to the workload's
 ``Initial_Occupancy_Percentage`` (75 in MQSim's shipped ``workload.xml``): every trace is
-packed onto its footprint (``pack=1``) and the device filled to 75% of its logical space.
+packed onto its footprint (``pack=stripe``) and the device filled to 75% of its logical space.
 The paper states the length itself (128 replays, §4.1), so no length is calibrated; a
 trace whose Baseline makes no RR is flagged and kept out of the claims.  MQSim's shipped
 ``ssdconfig.xml`` has ``Preemptible_GC_Enabled`` false: the preset's ``"gc-first"``.

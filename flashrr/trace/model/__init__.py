@@ -7,8 +7,12 @@ blocks become read-hot.  A synthetic trace with the right table statistics
 (read ratio, sizes, hot ratio, footprint) but none of that structure can give
 several times the read reclaims of the trace it imitates.
 
-Each request is one of four kinds, and the model keeps, per op (read, write):
+Each request is one of five kinds, and the model keeps, per op (read, write):
 
+* **hot units** — the units the op's requests start in most often (logs,
+  metadata): the share of the op's requests that go there, each unit's
+  weight and size.  They give writes a page-level heat map of their own, so
+  GC sees the trace's mix of hot and cold victims;
 * **re-accesses** — a request that repeats the start of one of the last
   ``reuse_window_requests`` requests: its probability by the kind of the
   previous request of the same op, the share whose target (the request it
@@ -20,6 +24,11 @@ Each request is one of four kinds, and the model keeps, per op (read, write):
   op ended: its probability by that request's kind (by run length, for a
   continuation: the run-length distribution) and its sizes.  Runs tile the
   space without overlap, which is how writes fill and invalidate blocks;
+* **near requests** — a request that starts inside (or within a margin of)
+  the extent of a recent request: its probability by the kind of the
+  previous request of the op, the distance to that request, where it starts
+  in its extent, and its size.  This is short-range page reuse: the small
+  read of a page a large request just read;
 * **fresh requests**, apart for those that start a run and the others: where
   they go — a heat map of the address space at region granularity (runs of
   consecutive regions with one weight, so hot regions stay contiguous), and

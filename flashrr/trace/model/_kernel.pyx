@@ -15,6 +15,7 @@ from libc.stdlib cimport calloc, free
 cnp.import_array()
 
 cdef int64_t SECTOR = 512
+cdef int64_t NEAR_POSITIONS = 1 << 16  # schema.NEAR_POSITIONS
 cdef uint64_t HASH_OP = 0x9E3779B97F4A7C15ULL
 cdef uint64_t HASH_REGION = 0xC2B2AE3D27D4EB4FULL
 cdef uint64_t HASH_NODE = 0x165667B19E3779F9ULL
@@ -53,6 +54,18 @@ cdef inline int64_t _log2_bucket(int64_t n, int64_t buckets) noexcept nogil:
         n >>= 1
         b += 1
     return b
+
+
+cdef inline int64_t _alias(const double* prob, const int64_t* alias, int64_t base, int64_t n,
+                           double u) noexcept nogil:
+    # a draw from the alias table of the n entries base .. base + n - 1 (Vose's method, tables.alias_table)
+    cdef double x = u * n
+    cdef int64_t k = <int64_t>floor(x)
+    if k > n - 1:
+        k = n - 1
+    if x - k < prob[base + k]:
+        return base + k
+    return alias[base + k]
 
 
 cdef inline int64_t _pick(const double* cdf, int64_t n, double u) noexcept nogil:
@@ -225,7 +238,13 @@ cdef class Kernel:
     cdef int64_t seq_table
     cdef int64_t last_kind[2]
     cdef int64_t run_length[2]
-    cdef int64_t kind_head, kind_run, run_buckets, kind_reuse, size_levels
+    cdef int64_t kind_head, kind_run, run_buckets, kind_reuse, kind_near, size_levels
+    cdef double[:, :] p_near
+    cdef double[:, :, :] near_log
+    cdef int64_t[:, :] near_len
+    cdef int64_t near_margin, near_table
+    cdef double[:] p_hot, hot_prob
+    cdef int64_t[:] hot_first, hot_off, hot_size, hot_alias
     cdef public int64_t prev_op, state, time
 
     def __init__(self, prep):
@@ -258,6 +277,18 @@ cdef class Kernel:
         self.kind_run = prep.kind_run
         self.run_buckets = prep.run_buckets
         self.kind_reuse = prep.kind_reuse
+        self.kind_near = prep.kind_near
+        self.p_near = prep.p_near
+        self.near_log = prep.near_log
+        self.near_len = prep.near_len
+        self.near_margin = prep.near_margin
+        self.near_table = prep.near_table
+        self.p_hot = prep.p_hot
+        self.hot_prob = prep.hot_prob
+        self.hot_first = prep.hot_first
+        self.hot_off = prep.hot_off
+        self.hot_size = prep.hot_size
+        self.hot_alias = prep.hot_alias
         self.dist_log = prep.dist_log
         self.dist_len = prep.dist_len
         self.p_reuse_write = prep.p_reuse_write
@@ -297,8 +328,9 @@ cdef class Kernel:
 
     cdef void _fill(self, int64_t g0, const double[:, :] u, int64_t[:] time_ns, int64_t[:] offset,
                     int64_t[:] size, cnp.uint8_t[:] is_write) noexcept nogil:
-        cdef int64_t i, g, op, reuse, seq, head, d, j, k, v, t = 0, have = 0, off = 0, sz = 0, heat = 0, tp = 0
-        cdef double p_re
+        cdef int64_t i, g, op, reuse, seq, head, near, hot, d, j, k, v, t = 0, have = 0, off = 0, sz = 0
+        cdef int64_t heat = 0, tp = 0, base
+        cdef double p_re, u_reuse, u_head, p_nr
         for i in range(u.shape[0]):
             g = g0 + i
             if self.time_phases > 1:
@@ -308,10 +340,23 @@ cdef class Kernel:
             else:
                 op = 1 if u[i, 0] < self.p_write_after[tp, self.prev_op] else 0
             reuse = 0
+            seq = 0
+            head = 0
+            near = 0
+            hot = 0
             d = 0
+            u_reuse = u[i, 1]
+            if u_reuse < self.p_hot[op]:
+                hot = 1
+                base = self.hot_first[op]
+                k = _alias(&self.hot_prob[0], &self.hot_alias[0], base, self.hot_first[op + 1] - base, u[i, 5])
+                off = self.hot_off[k]
+                sz = self.hot_size[k]
+            else:
+                u_reuse = (u_reuse - self.p_hot[op]) / (1.0 - self.p_hot[op])
             p_re = self.p_reuse[op, self.last_kind[op]]
-            if u[i, 1] < p_re:
-                t = 1 if u[i, 1] < p_re * self.p_reuse_write[op] else 0
+            if not hot and u_reuse < p_re:
+                t = 1 if u_reuse < p_re * self.p_reuse_write[op] else 0
                 have = self.op_count[t]
                 if have > 0 and self.dist_len[op, t] > 0:
                     d = <int64_t>floor(_draw(&self.dist_log[op, t, 0], self.dist_len[op, t] - 1, u[i, 2]) + 0.5)
@@ -328,19 +373,28 @@ cdef class Kernel:
                     sz = self.op_size[t, j]
                 else:
                     sz = _round_size(_draw(&self.size_log[op, 0, 0], self.size_len[op, 0] - 1, u[i, 4]))
-            seq = 0
-            head = 0
-            if not reuse and 0 <= self.last_end[op] < self.span_end \
+            if hot or reuse:
+                pass
+            elif 0 <= self.last_end[op] < self.span_end \
                     and u[i, 11] < self.p_seq[op, self.last_kind[op]] \
                     and not self.recent.has(self.last_end[op] // self.unit_bytes):
                 seq = 1
                 off = self.last_end[op]
                 sz = _round_size(_draw(&self.size_log[op, self.seq_table, 0], self.size_len[op, self.seq_table] - 1,
                                        u[i, 4]))
-            elif not reuse:
-                head = 1 if u[i, 12] < self.p_head[op] else 0
-                heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 4],
-                                   u[i, 13] < self.q_overlap[op], &off, &sz)
+            else:
+                u_head = u[i, 12]
+                p_nr = self.p_near[op, self.last_kind[op]]
+                if u_head < p_nr:
+                    near = self._near(g, op, u[i, 2], u[i, 3], u[i, 4], &off, &sz)
+                if not near:
+                    if u_head < p_nr:
+                        u_head = u_head / p_nr
+                    else:
+                        u_head = (u_head - p_nr) / (1.0 - p_nr)
+                    head = 1 if u_head < self.p_head[op] else 0
+                    heat = self._fresh(g, op, head, u[i, 5], u[i, 6], u[i, 7], u[i, 8], u[i, 4],
+                                       u[i, 13] < self.q_overlap[op], &off, &sz)
             if g > 1:
                 self.state = _pick(&self.trans_cdf[tp, self.state, 0], self.trans_cdf.shape[2], u[i, 9])
             if g > 0:
@@ -370,6 +424,8 @@ cdef class Kernel:
             self.op_size[op, k] = sz
             self.op_count[op] += 1
             self.prev_op = op
+            if hot:
+                continue
             self.last_end[op] = off + sz
             if seq:
                 self.run_length[op] += 1
@@ -379,10 +435,34 @@ cdef class Kernel:
                 self.last_kind[op] = self.kind_reuse
             elif seq:
                 self.last_kind[op] = self.kind_run + _log2_bucket(self.run_length[op], self.run_buckets)
+            elif near:
+                self.last_kind[op] = self.kind_near
             elif head:
                 self.last_kind[op] = self.kind_head
             else:
                 self.last_kind[op] = heat
+
+    cdef int64_t _near(self, int64_t g, int64_t op, double u_dist, double u_offset, double u_size,
+                       int64_t* off_out, int64_t* size_out) noexcept nogil:
+        """Writes a near request's offset and size and returns 1, or returns 0 when it cannot be one."""
+        cdef int64_t d = <int64_t>floor(_draw(&self.near_log[op, 0, 0], self.near_len[op, 0] - 1, u_dist) + 0.5)
+        cdef int64_t off, j, widened, position
+        if d < 1:
+            d = 1
+        if d > self.window:
+            d = self.window
+        if d > g:
+            return 0
+        j = (g - d) % self.window
+        widened = self.ring_size[j] + 2 * self.near_margin
+        position = <int64_t>floor(_draw(&self.near_log[op, 1, 0], self.near_len[op, 1] - 1, u_offset) + 0.5)
+        off = self.ring_off[j] - self.near_margin + position * widened // NEAR_POSITIONS
+        if off < 0 or off >= self.span_end:
+            return 0
+        off_out[0] = off // SECTOR * SECTOR
+        size_out[0] = _round_size(_draw(&self.size_log[op, self.near_table, 0], self.size_len[op, self.near_table] - 1,
+                                        u_size))
+        return 1
 
     cdef int64_t _fresh(self, int64_t g, int64_t op, int64_t head, double u_seg, double u_region,
                         double u_cascade, double u_sector, double u_size, bint may_overlap,
@@ -398,14 +478,7 @@ cdef class Kernel:
         cdef uint64_t key
         cdef bint free_units
         while True:
-            x = u_seg * n_seg
-            k = <int64_t>floor(x)
-            if k > n_seg - 1:
-                k = n_seg - 1
-            if x - k < self.seg_prob[base + k]:
-                seg = base + k
-            else:
-                seg = self.seg_alias[base + k]
+            seg = _alias(&self.seg_prob[0], &self.seg_alias[0], base, n_seg, u_seg)
             seg_len = self.seg_len[seg]
             k = <int64_t>floor(u_region * seg_len)
             if k > seg_len - 1:

@@ -2,7 +2,12 @@
 
 :func:`fit_model` measures, in one pass of vectorised NumPy over the trace:
 
-1. the op chain (a two-state Markov chain of reads and writes);
+1. the op chain (a two-state Markov chain of reads and writes), and each op's
+   hot units: the units its requests start in at least ``hot_min_count``
+   times and in at least ``hot_min_share`` of them (the busiest
+   ``hot_units``), with their weights and most common sizes; a request that
+   starts in a hot unit of its op is a hot request, and the measures below
+   leave hot requests out of each op's sequence of requests;
 2. re-accesses: a request whose start unit (``offset // unit_bytes``) was the
    start unit of one of the previous ``reuse_window_requests`` requests is a
    re-access of that request (its target); the probability of one, by op and by
@@ -13,9 +18,15 @@
    the byte where the previous request of its op ended; their probability by
    op and by the kind of that previous request (a fresh one, by the heat level
    of its region; a continuation, by the log2 bucket of the length its run has
-   reached, which sets the run-length distribution; a re-access), and their
-   sizes;
-4. for the other (fresh) requests of each op, apart for those that start a
+   reached, which sets the run-length distribution; a re-access; a near
+   request), and their sizes;
+4. near requests: a request that is neither and starts in a unit that one of
+   the previous ``near_window_requests`` requests covered, widened by
+   ``near_margin_bytes`` on each side (its target: the latest such request);
+   their probability by the kind of the previous request of the op, the
+   distance to the target, where the start lies in the target's widened
+   extent, and their sizes;
+5. for the other (fresh) requests of each op, apart for those that start a
    run (the next request of their op continues them) and those that do not,
    with the share of run heads among them and the share that cover a unit one
    of the window's requests covered, per phase of the trace, the heat
@@ -26,10 +37,10 @@
    requests, weighted by their requests, with the binomial noise of small
    counts taken out), the start sector within the unit, and the sizes per heat
    level;
-5. the arrival process: gaps between arrivals in ``gap_states`` states
+6. the arrival process: gaps between arrivals in ``gap_states`` states
    (quantiles of the gap), a transition matrix between the states of
    consecutive gaps, and each state's gap distribution;
-6. per ``time_phases`` equal parts of the trace, the op chain and the
+7. per ``time_phases`` equal parts of the trace, the op chain and the
    gap-state transitions of that part (load and op mix drift).
 
 A trace whose heat maps would need more than ``max_segments`` segments is
@@ -39,27 +50,29 @@ small (the fit records the region size it used).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
 from ..core import Trace
-from .schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, Arrivals,
-                     HeatMap, ModelError, OpModel, Places, TimePhase, WorkloadModel)
+from .schema import (KIND_HEAD, KIND_NEAR, KIND_REUSE, KIND_RUN, KINDS, MAX_HOT_UNITS, NEAR_POSITIONS, RUN_BUCKETS,
+                     SECTOR_BYTES, SIZE_LEVELS, Arrivals, HeatMap, ModelError, OpModel, Places, TimePhase,
+                     WorkloadModel)
 from .tables import quantile_table
 
 __all__ = ["FitSettings", "fit_model", "MIN_REQUESTS", "start_alignment"]
 
 #: The shortest trace a model can be fitted to.
-MIN_REQUESTS = 500
+MIN_REQUESTS = 400
 
 
 @dataclass(frozen=True)
 class FitSettings:
     """Settings of :func:`fit_model` (sizes in bytes, distances in requests)."""
 
-    unit_bytes: int = 4096
-    """Unit of a request's start (a power of two, >= 512)."""
+    unit_bytes: int | None = None
+    """Unit of a request's start (a power of two, >= 512); None: the trace's start alignment
+    (:func:`start_alignment`), at least 4 KiB and at most 16 KiB."""
     region_bytes: int = 1 << 20
     """Unit of the heat maps (a power of two times unit_bytes); doubled while the maps exceed max_segments."""
     reuse_window_requests: int = 65536
@@ -75,6 +88,19 @@ class FitSettings:
     time_phases: int = 16
     """Equal parts of the trace, each with its own op chain and gap-state transitions (the model's time phases;
     fewer when the trace has fewer than 2,000 requests a part, none below two parts)."""
+    near_window_requests: int = 65536
+    """A request may be near one of this many requests before it (0: no request is near; a window above
+    reuse_window_requests counts as that one)."""
+    near_margin_bytes: int = 0
+    """A request that is neither a re-access nor a continuation is near a recent request when it starts inside
+    that request's extent or at most this many bytes before or after it (0: inside only)."""
+    hot_units: int = 1024
+    """Most hot units per op (0: none): the units an op's requests start in most often, each at least
+    hot_min_count times and in at least hot_min_share of the op's requests."""
+    hot_min_share: float = 1.0 / 4096
+    """A hot unit takes at least this share of its op's requests."""
+    hot_min_count: int = 8
+    """A hot unit takes at least this many of its op's requests."""
     phases: int = 1
     """Phases of the trace (equal numbers of requests), each with its own heat maps: the working-set drift."""
     weight_steps_per_octave: int = 4
@@ -93,21 +119,29 @@ class FitSettings:
             raise ModelError(f"fit setting {name}: expected {rule} (got {getattr(self, name)!r})")
 
         u = self.unit_bytes
-        if not isinstance(u, int) or u < SECTOR_BYTES or u & (u - 1):
-            bad("unit_bytes", "a power of two, at least 512")
+        if u is not None and (isinstance(u, bool) or not isinstance(u, int) or u < SECTOR_BYTES or u & (u - 1)):
+            bad("unit_bytes", "a power of two, at least 512, or None (from the trace's start alignment)")
         r = self.region_bytes
-        if not isinstance(r, int) or r < 2 * u or r & (r - 1):
-            bad("region_bytes", "a power of two, at least twice unit_bytes")
+        if not isinstance(r, int) or r < 2 * (u or AUTO_UNIT_MAX) or r & (r - 1):
+            bad("region_bytes", f"a power of two, at least twice unit_bytes (or {2 * AUTO_UNIT_MAX} with an "
+                "automatic unit_bytes)")
         for name, lo, hi in (("reuse_window_requests", 1, 1 << 24), ("phases", 1, 4096), ("fresh_retries", 0, 1024),
                              ("overlap_window_requests", 1, 1 << 24), ("time_phases", 1, 4096),
                              ("weight_steps_per_octave", 1, 64), ("max_segments", 1, 1 << 24),
                              ("cascade_bins", 2, 256), ("size_knots", 1, 4096), ("distance_knots", 1, 4096),
-                             ("gap_states", 1, 256), ("gap_knots", 1, 4096)):
+                             ("gap_states", 1, 256), ("gap_knots", 1, 4096), ("near_margin_bytes", 0, 1 << 30),
+                             ("near_window_requests", 0, 1 << 24),
+                             ("hot_units", 0, MAX_HOT_UNITS), ("hot_min_count", 1, 1 << 30)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(name, f"an integer in [{lo}, {hi}]")
+        v = self.hot_min_share
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+            bad("hot_min_share", "a share in [0, 1]")
 
 
+#: The bounds of an automatic unit_bytes (:attr:`FitSettings.unit_bytes` None), bytes.
+AUTO_UNIT_MIN, AUTO_UNIT_MAX = 4096, 16384
 #: The share of a trace's starts an alignment must divide (:func:`start_alignment`).
 ALIGNED_SHARE = 0.999
 
@@ -147,17 +181,27 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     label = name or trace.name
     if n < MIN_REQUESTS:
         raise ModelError(f"trace {trace.name!r}: requests: {n}; fitting a model needs at least {MIN_REQUESTS}")
+    if s.unit_bytes is None:
+        s = replace(s, unit_bytes=min(max(start_alignment(trace), AUTO_UNIT_MIN), AUTO_UNIT_MAX))
     off, size = trace.offset, trace.size
     w = trace.is_write.astype(np.int64)
 
     p_write_first, p_write_after = _op_chain(w)
-    reuse, prev = _reuses(off // s.unit_bytes, s.reuse_window_requests)
+    units = off // s.unit_bytes
+    hot, hot_sets = _hot_requests(units, size, w, s)
+    member = ~hot  # requests of the ops' main streams (hot requests are drawn apart)
+    reuse, prev = _reuses(units, s.reuse_window_requests)
+    reuse &= member
     same = float(np.mean(size[reuse] == size[prev[reuse]])) if reuse.any() else 1.0
-    seq = _sequential(off, size, w) & ~reuse
+    seq = _sequential(off, size, w, member) & ~reuse & member
     d_target = _target_distances(w, prev)
+    margin_units = s.near_margin_bytes // s.unit_bytes
+    near_prev = _near_targets(off, size, s.unit_bytes, margin_units,
+                              min(s.near_window_requests, s.reuse_window_requests))
+    near = (near_prev >= 0) & member & ~reuse & ~seq
 
-    fresh = ~reuse & ~seq
-    head = fresh & _continued(w, seq)  # fresh requests that the next request of their op continues
+    fresh = member & ~reuse & ~seq & ~near
+    head = fresh & _continued(w, seq, member)  # fresh requests that the next request of their op continues
     overlap_window = min(s.overlap_window_requests, s.reuse_window_requests)
     overlap = _overlaps(off, size, s.unit_bytes, overlap_window)
     region_bytes = s.region_bytes
@@ -168,15 +212,20 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
         if n_seg <= s.max_segments or region_bytes >= s.unit_bytes << 24:
             break
         region_bytes *= 2
-    kind = np.where(reuse, KIND_REUSE, np.where(head, KIND_HEAD, _run_kinds(w, seq)))
+    kind = np.where(reuse, KIND_REUSE, np.where(near, KIND_NEAR, np.where(head, KIND_HEAD,
+                                                                           _run_kinds(w, seq, member))))
     for op in (0, 1):
         if singles[op] is not None:
             kind[singles[op]["index"]] = singles[op]["level"]
-    p_reuse = _kind_probabilities(w, kind, reuse, np.ones(n, dtype=bool))
-    p_seq = _kind_probabilities(w, kind, seq, ~reuse)
+    p_reuse = _kind_probabilities(w, kind, reuse, member, member)
+    p_seq = _kind_probabilities(w, kind, seq, member & ~reuse, member)
+    p_near = _kind_probabilities(w, kind, near, member & ~reuse & ~seq, member)
     for op in (0, 1):  # an op with no fresh request borrows the other's places (it is never generated fresh)
         if singles[op] is None:
             singles[op] = singles[1 - op] or heads[op] or heads[1 - op]
+    if singles[0] is None:  # no fresh request at all: any request's start places the (never drawn) fresh ones
+        singles[0] = singles[1] = _fresh_part(off, size, w, np.zeros(n, dtype=bool), 0, s, region_bytes) \
+            or _fresh_part(off, size, w, np.zeros(n, dtype=bool), 1, s, region_bytes)
     parts = []
     for op in (0, 1):
         sel = w == op
@@ -192,10 +241,18 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
         target_write = w[prev[reuse & sel]] == 1
         p_reuse_write = float(target_write.mean()) if target_write.size else 0.0
         d_read, d_write = (quantile_table(d_target[reuse & sel][target_write == t], s.distance_knots) for t in (0, 1))
+        near_op = np.flatnonzero(near & sel)
+        near_dist = quantile_table(near_op - near_prev[near_op], s.distance_knots)
+        near_pos = _near_positions(off, size, near_op, near_prev[near_op], s.near_margin_bytes, s.distance_knots)
+        n_op = int(np.count_nonzero(sel))
+        hot_unit, hot_weight, hot_size = hot_sets[op]
+        p_hot = float(np.count_nonzero(hot & sel)) / n_op if n_op else 0.0
         parts.append(OpModel(np.array(p_reuse[op]), p_reuse_write, d_read, d_write, part["sector_pmf"],
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
                              np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
-                             p_head if head_places is not None else 0.0, head_places, q_overlap))
+                             p_head if head_places is not None else 0.0, head_places, q_overlap,
+                             np.array(p_near[op]) if near_op.size else np.zeros(KINDS), near_dist, near_pos,
+                             quantile_table(size[near_op], s.size_knots), p_hot, hot_unit, hot_weight, hot_size))
     arrivals, gap_state = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
     time_phases = _time_phases(w, gap_state, arrivals, min(s.time_phases, n // _REQUESTS_PER_TIME_PHASE))
     from ..stats import trace_stats
@@ -204,8 +261,8 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     fit = {**asdict(s), "region_bytes_used": region_bytes}
     return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
                          same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries,
-                         overlap_window_requests=overlap_window, time_phases=time_phases, source=source,
-                         fit=fit)
+                         overlap_window_requests=overlap_window, time_phases=time_phases,
+                         near_margin_bytes=s.near_margin_bytes, source=source, fit=fit)
 
 
 def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:
@@ -241,12 +298,90 @@ def _target_distances(w: np.ndarray, prev: np.ndarray) -> np.ndarray:
     return out
 
 
-def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Per request, whether it starts at the byte where the previous request of its op ended."""
-    out = np.zeros(off.size, dtype=bool)
+def _hot_requests(units: np.ndarray, size: np.ndarray, w: np.ndarray, s: FitSettings) -> tuple[np.ndarray, list]:
+    """``(hot, sets)``: per request, whether it starts in a hot unit of its op; per op, its hot units, their
+    weights (requests) and sizes (the most common size of the op's requests that start there)."""
+    hot = np.zeros(units.size, dtype=bool)
+    sets = []
     for op in (0, 1):
         idx = np.flatnonzero(w == op)
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64))
+        if idx.size == 0 or s.hot_units == 0:
+            sets.append(empty)
+            continue
+        keys, inv, counts = np.unique(units[idx], return_inverse=True, return_counts=True)
+        floor = max(s.hot_min_count, math.ceil(s.hot_min_share * idx.size))
+        cand = np.flatnonzero(counts >= floor)
+        cand = cand[np.argsort(-counts[cand], kind="stable")][:s.hot_units]
+        if cand.size == 0:
+            sets.append(empty)
+            continue
+        cand = np.sort(cand)
+        is_hot = np.zeros(keys.size, dtype=bool)
+        is_hot[cand] = True
+        hot[idx[is_hot[inv]]] = True
+        # the most common size per hot unit (ties: the smaller size)
+        m = is_hot[inv]
+        pairs, pair_counts = np.unique(np.stack([inv[m], size[idx][m]]), axis=1, return_counts=True)
+        order = np.lexsort((pairs[1], -pair_counts, pairs[0]))
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = pairs[0][order][1:] != pairs[0][order][:-1]
+        modal = pairs[1][order][first]
+        sets.append((keys[cand].astype(np.int64), counts[cand].astype(np.float64), modal.astype(np.int64)))
+    return hot, sets
+
+
+def _near_positions(off: np.ndarray, size: np.ndarray, near: np.ndarray, target: np.ndarray, margin: int,
+                    knots: int) -> np.ndarray:
+    """The quantile table of where the near requests ``near`` start in the extents of their ``target``
+    requests widened by ``margin`` bytes on both sides, in NEAR_POSITIONS-ths of the widened extent (rounded
+    down; clipped to 0 .. NEAR_POSITIONS - 1)."""
+    widened = size[target] + 2 * margin
+    pos = (off[near] - off[target] + margin) * NEAR_POSITIONS // widened
+    return quantile_table(np.clip(pos, 0, NEAR_POSITIONS - 1), knots)
+
+
+def _op_index(w: np.ndarray, member: np.ndarray, op: int) -> np.ndarray:
+    """Indices of the requests of ``op`` in ``member``, in trace order."""
+    return np.flatnonzero((w == op) & member)
+
+
+def _sequential(off: np.ndarray, size: np.ndarray, w: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """Per request of ``member``, whether it starts at the byte where the previous request of its op in
+    ``member`` ended."""
+    out = np.zeros(off.size, dtype=bool)
+    for op in (0, 1):
+        idx = _op_index(w, member, op)
         out[idx[1:]] = off[idx[1:]] == off[idx[:-1]] + size[idx[:-1]]
+    return out
+
+
+def _near_targets(off: np.ndarray, size: np.ndarray, unit: int, margin_units: int, window: int) -> np.ndarray:
+    """Per request, the latest of the ``window`` requests before it whose units, widened by ``margin_units`` on
+    each side, hold its start unit (-1 if none)."""
+    from ..locality import expand_pages
+
+    n = off.size
+    if window == 0:
+        return np.full(n, -1, dtype=np.int64)
+    first = off // unit
+    req, units = expand_pages(np.maximum(first - margin_units, 0), (off + size - 1) // unit + margin_units)
+    # covered units (kind 1) and each request's start unit (kind 0, sorted before its own cover)
+    u = np.concatenate([units, first])
+    r = np.concatenate([req, np.arange(n)])
+    k = np.concatenate([np.ones(units.size, dtype=np.int64), np.zeros(n, dtype=np.int64)])
+    order = np.lexsort((k, r, u))
+    u, r, k = u[order], r[order], k[order]
+    group = np.concatenate(([0], np.cumsum(u[1:] != u[:-1])))
+    # the latest cover of the same unit at or before each position: a running maximum of group * (n + 1) + r + 1
+    tag = np.where(k == 1, group * (n + 1) + r + 1, -1)
+    latest = np.maximum.accumulate(tag)
+    q = k == 0
+    hit = q & (latest >= 0) & (latest // (n + 1) == group)
+    target = np.where(hit, latest % (n + 1) - 1, -1)
+    out = np.full(n, -1, dtype=np.int64)
+    out[r[q]] = target[q]
+    out[(out >= 0) & (np.arange(n) - out > window)] = -1
     return out
 
 
@@ -264,21 +399,21 @@ def _overlaps(off: np.ndarray, size: np.ndarray, unit: int, window: int) -> np.n
     return out
 
 
-def _continued(w: np.ndarray, seq: np.ndarray) -> np.ndarray:
-    """Per request, whether the next request of its op is a continuation."""
+def _continued(w: np.ndarray, seq: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """Per request of ``member``, whether the next request of its op in ``member`` is a continuation."""
     out = np.zeros(w.size, dtype=bool)
     for op in (0, 1):
-        idx = np.flatnonzero(w == op)
+        idx = _op_index(w, member, op)
         out[idx[:-1]] = seq[idx[1:]]
     return out
 
 
-def _run_kinds(w: np.ndarray, seq: np.ndarray) -> np.ndarray:
+def _run_kinds(w: np.ndarray, seq: np.ndarray, member: np.ndarray) -> np.ndarray:
     """Per request, the kind of a continuation: KIND_RUN plus the log2 bucket of the length its run reaches with
-    it (other requests: 0, overwritten by the caller)."""
+    it (other requests: 0, overwritten by the caller); runs are counted over the requests of ``member``."""
     out = np.zeros(w.size, dtype=np.int64)
     for op in (0, 1):
-        idx = np.flatnonzero(w == op)
+        idx = _op_index(w, member, op)
         f = seq[idx].astype(np.int64)
         # run length so far: continuations since the last request of the op that was not one
         start = np.maximum.accumulate(np.where(f == 0, np.arange(idx.size), 0))
@@ -288,12 +423,13 @@ def _run_kinds(w: np.ndarray, seq: np.ndarray) -> np.ndarray:
     return out
 
 
-def _kind_probabilities(w: np.ndarray, kind: np.ndarray, event: np.ndarray, eligible: np.ndarray) -> list:
+def _kind_probabilities(w: np.ndarray, kind: np.ndarray, event: np.ndarray, eligible: np.ndarray,
+                        member: np.ndarray) -> list:
     """``p[op][k]``: the share of ``eligible`` requests of ``op`` with ``event``, among those whose previous request
-    of the same op has kind k; a kind without such requests takes the op's overall share."""
+    of the same op in ``member`` has kind k; a kind without such requests takes the op's overall share."""
     out = []
     for op in (0, 1):
-        idx = np.flatnonzero(w == op)
+        idx = _op_index(w, member, op)
         cand = eligible[idx[1:]]
         now, before = event[idx[1:]][cand], kind[idx[:-1]][cand]
         overall = float(now.mean()) if now.size else 0.0

@@ -10,13 +10,17 @@ the sector and the gap-state chain.
 Uniform draws: each request uses one row of :data:`N_UNIFORMS` numbers from
 ``numpy.random.default_rng([seed, block])``, block by block of
 :data:`BLOCK_REQUESTS` requests, so a generated trace does not depend on how it
-is read in chunks.  Column meanings are the ``U_*`` constants.
+is read in chunks.  Column meanings are the ``U_*`` constants; a request that
+does not need a column's draw for its own kind may use it for another (a hot
+request picks its unit with ``U_SEG``; a near request draws its distance with
+``U_DIST`` and its position in its target with ``U_SAME``), and a draw that decided between
+two kinds is rescaled to [0, 1) before it decides the next.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .schema import KIND_HEAD, KIND_REUSE, KIND_RUN, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
+from .schema import KIND_HEAD, KIND_NEAR, KIND_REUSE, KIND_RUN, RUN_BUCKETS, SECTOR_BYTES, SIZE_LEVELS, WorkloadModel
 from .tables import MASK64, alias_table, splitmix64
 
 __all__ = ["Prepared", "BLOCK_REQUESTS", "N_UNIFORMS", "block_uniforms", "HASH_OP", "HASH_REGION", "HASH_NODE",
@@ -70,6 +74,30 @@ class Prepared:
         self.p_reuse = np.array([op.p_reuse for op in ops], dtype=np.float64)
         self.p_seq = np.array([op.p_seq for op in ops], dtype=np.float64)
         self.kind_head, self.kind_run, self.run_buckets, self.kind_reuse = KIND_HEAD, KIND_RUN, RUN_BUCKETS, KIND_REUSE
+        self.kind_near = KIND_NEAR
+        # near requests: probability by kind, distance (requests) and position (65,536ths of the widened target)
+        self.p_near = np.array([op.p_near for op in ops], dtype=np.float64)
+        self.near_margin = model.near_margin_bytes
+        near_tables = [(op.near_distance, op.near_position) for op in ops]
+        self.near_len = np.array([[t.size for t in row] for row in near_tables], dtype=np.int64)
+        self.near_log = np.zeros((2, 2, max(int(self.near_len.max()), 2)))
+        for i, row in enumerate(near_tables):
+            for k, table in enumerate(row):
+                self.near_log[i, k, :table.size] = np.log1p(table)
+        # hot units: per op, a share p_hot of its requests, drawn from an alias table over the op's units
+        self.p_hot = np.array([op.p_hot for op in ops], dtype=np.float64)
+        hot_prob, hot_alias, hot_first = [], [], [0]
+        for op in ops:
+            if op.hot_unit.size:
+                prob, alias = alias_table(op.hot_weight)
+                hot_prob.append(prob)
+                hot_alias.append(alias + hot_first[-1])
+            hot_first.append(hot_first[-1] + op.hot_unit.size)
+        self.hot_first = np.array(hot_first, dtype=np.int64)
+        self.hot_off = np.concatenate([op.hot_unit * model.unit_bytes for op in ops] + [np.zeros(1, np.int64)])
+        self.hot_size = np.concatenate([op.hot_size for op in ops] + [np.ones(1, np.int64)]).astype(np.int64)
+        self.hot_prob = np.concatenate(hot_prob + [np.ones(1)])
+        self.hot_alias = np.concatenate(hot_alias + [np.zeros(1, np.int64)]).astype(np.int64)
         # re-access targets: [op, target op] distance tables, counted in requests of the target op
         self.p_reuse_write = np.array([op.p_reuse_write for op in ops], dtype=np.float64)
         tables = [[op.reuse_distance_read, op.reuse_distance_write] for op in ops]
@@ -83,15 +111,18 @@ class Prepared:
         self.p_head = np.array([op.p_head for op in ops], dtype=np.float64)
         self.q_overlap = np.array([op.q_overlap for op in ops], dtype=np.float64)
         sk = max(max(op.size_all.size for op in ops), max(op.size_seq.size for op in ops),
+                 max(op.size_near.size for op in ops),
                  max((t.size for pl in places for p in pl for t in p.size_by_level), default=0))
         # size tables: [op, 0] = all sizes, [op, 1 + map * SIZE_LEVELS + level] = per map and heat level,
-        # [op, seq_table] = sequential continuations (an empty table uses all sizes)
+        # [op, seq_table] = sequential continuations, [op, near_table] = near requests (an empty table uses all
+        # sizes)
         self.seq_table = 1 + 2 * SIZE_LEVELS
-        self.size_log = np.zeros((2, self.seq_table + 1, sk))
-        self.size_len = np.zeros((2, self.seq_table + 1), dtype=np.int64)
+        self.near_table = self.seq_table + 1
+        self.size_log = np.zeros((2, self.near_table + 1, sk))
+        self.size_len = np.zeros((2, self.near_table + 1), dtype=np.int64)
         for i, op in enumerate(ops):
             tables = (op.size_all,) + tuple(places[i][0].size_by_level) + tuple(places[i][1].size_by_level) \
-                + (op.size_seq,)
+                + (op.size_seq, op.size_near)
             for j, t in enumerate(tables):
                 if t.size == 0:
                     t = op.size_all

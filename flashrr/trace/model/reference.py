@@ -10,6 +10,11 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
 1. **Op**: a write with probability ``p_write_first`` (request 0) or
    ``p_write_after[time phase, previous op]`` (the time phase of request g of
    n is ``g * time_phases // n``; one phase without time phases).
+   **Hot**: with probability ``p_hot[op]`` (the draw ``U_REUSE``) the request
+   goes to a hot unit of its op (alias table over the units' weights, draw
+   ``U_SEG``): it starts at the unit's first byte, with the unit's size, and
+   leaves the kind, the run and the end of the op's previous request as they
+   were.  Otherwise ``U_REUSE`` is rescaled to [0, 1) for step 2.
 2. **Re-access**: with probability ``p = p_reuse[op][kind of the previous
    request of this op]`` (see ``OpModel.p_reuse``) the request repeats the
    start of an earlier request, its target: a write when the same draw falls
@@ -24,7 +29,17 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    continuation sizes, unless one of the last ``window`` requests started in
    that unit (the fit calls such a request a re-access, not a continuation)
    or that byte lies beyond the highest region of the heat maps.
-4. **Fresh**: otherwise a run head with probability ``p_head[op]``, from the
+4. **Near**: otherwise, with probability ``p_near[op][kind]`` (the draw
+   ``U_HEAD``), the request starts near the request ``d`` before it (``d``
+   from the op's near-distance table, draw ``U_DIST``): at the point of that
+   request's extent, widened by ``near_margin_bytes`` on both sides, that a
+   draw of the op's near-position table (``U_SAME``, rounded to a whole
+   position) names, rounded down to a sector, with a size from the op's
+   near-size table.  When fewer than ``d`` requests came before, or the
+   start falls below 0 or at or beyond the highest region of the heat maps,
+   the request is fresh.  ``U_HEAD`` is rescaled to [0, 1) (from [0, p_near) or
+   [p_near, 1)) for step 5.
+5. **Fresh**: otherwise a run head with probability ``p_head[op]``, from the
    op's places of run heads, else from its places of other fresh requests: a
    heat-map segment of the op's current phase (alias table), a
    region in it (uniform), a unit in the region by descending the cascade of
@@ -38,11 +53,11 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    back within the window, as cache hits), or, unless it is one of the share
    ``q_overlap[op]`` of fresh requests that may, when it covers a unit one of
    the last ``overlap_window`` requests covered.
-5. **Arrival**: the gap before request 1 comes from the first state's table;
+6. **Arrival**: the gap before request 1 comes from the first state's table;
    each later request moves the chain one step (the transitions of its time
    phase) and draws its gap from the new state's table (gaps rounded to the
    nearest ns).
-6. **Output**: the offset times ``address_scale``, rounded down to a sector
+7. **Output**: the offset times ``address_scale``, rounded down to a sector
    (the re-access ring and the recent units keep the offsets before scaling).
 """
 from __future__ import annotations
@@ -54,7 +69,7 @@ import numpy as np
 from .prepared import (HASH_NODE, HASH_OP, HASH_REGION, HASH_RETRY_A, HASH_RETRY_G, U_CASCADE, U_DIST, U_GAP,
                        U_HEAD, U_OP, U_OVERLAP, U_REGION, U_REUSE, U_SAME, U_SECTOR, U_SEG, U_SEQ, U_SIZE, U_STATE,
                        Prepared)
-from .schema import KIND_HEAD, KIND_REUSE, SECTOR_BYTES, SIZE_LEVELS, run_kind
+from .schema import KIND_HEAD, KIND_NEAR, KIND_REUSE, NEAR_POSITIONS, SECTOR_BYTES, SIZE_LEVELS, run_kind
 from .tables import MASK64, draw_log1p, hash01, splitmix64
 
 __all__ = ["ReferenceGenerator"]
@@ -63,6 +78,13 @@ __all__ = ["ReferenceGenerator"]
 def _round_size(v: float) -> int:
     s = int(math.floor(v / SECTOR_BYTES + 0.5)) * SECTOR_BYTES
     return s if s > SECTOR_BYTES else SECTOR_BYTES
+
+
+def _alias(prob, alias, base: int, n: int, u: float) -> int:
+    """A draw from the alias table of the n entries ``base .. base + n - 1`` (:func:`~.tables.alias_table`)."""
+    x = u * n
+    k = min(int(math.floor(x)), n - 1)
+    return base + k if x - k < prob[base + k] else int(alias[base + k])
 
 
 def _pick(cdf, u: float) -> int:
@@ -100,6 +122,23 @@ class ReferenceGenerator:
         else:
             del counts[unit]
 
+    def _near(self, g: int, op: int, r) -> tuple[int, int] | None:
+        """Offset and size of a near request (step 4 of the module docstring), or None when it cannot be one."""
+        p = self.p
+        d = min(max(int(math.floor(draw_log1p(p.near_log[op, 0, :p.near_len[op, 0]], r[U_DIST]) + 0.5)), 1),
+                p.window)
+        if d > g:
+            return None
+        j = (g - d) % p.window
+        widened = int(self.ring_size[j]) + 2 * p.near_margin
+        position = int(math.floor(draw_log1p(p.near_log[op, 1, :p.near_len[op, 1]], r[U_SAME]) + 0.5))
+        shift = position * widened // NEAR_POSITIONS
+        off = (int(self.ring_off[j]) - p.near_margin + shift) // SECTOR_BYTES * SECTOR_BYTES
+        if off < 0 or off >= p.span_end:
+            return None
+        t = p.near_table
+        return off, _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
+
     def _fresh(self, g: int, op: int, r, head: int) -> tuple[int, int, int]:
         """Offset, size and heat level of a fresh request, a run head when ``head`` (step 4 of the module
         docstring)."""
@@ -112,9 +151,7 @@ class ReferenceGenerator:
         sector = _pick(p.sector_cdf[op, head], r[U_SECTOR])
         attempt = 0
         while True:
-            x = u_seg * n_seg
-            k = min(int(math.floor(x)), n_seg - 1)
-            seg = base + k if x - k < p.seg_prob[base + k] else p.seg_alias[base + k]
+            seg = _alias(p.seg_prob, p.seg_alias, int(base), int(n_seg), u_seg)
             seg_len = int(p.seg_len[seg])
             region = int(p.seg_start[seg]) + min(int(math.floor(u_region * seg_len)), seg_len - 1)
             heat = int(p.seg_level[seg])
@@ -150,11 +187,18 @@ class ReferenceGenerator:
             r = u[i]
             tp = g * p.time_phases // p.n_requests if p.time_phases > 1 else 0
             op = int(r[U_OP] < (p.p_write_first if g == 0 else p.p_write_after[tp, self.prev_op]))
-            reuse = 0
-            d = 0
+            reuse = seq = head = near = hot = 0
+            u_reuse = r[U_REUSE]
+            if u_reuse < p.p_hot[op]:
+                hot = 1
+                base = int(p.hot_first[op])
+                h = _alias(p.hot_prob, p.hot_alias, base, int(p.hot_first[op + 1]) - base, r[U_SEG])
+                off, sz = int(p.hot_off[h]), int(p.hot_size[h])
+            else:
+                u_reuse = (u_reuse - p.p_hot[op]) / (1.0 - p.p_hot[op])
             p_re = p.p_reuse[op, self.last_kind[op]]
-            if r[U_REUSE] < p_re:
-                t = int(r[U_REUSE] < p_re * p.p_reuse_write[op])
+            if not hot and u_reuse < p_re:
+                t = int(u_reuse < p_re * p.p_reuse_write[op])
                 have = self.op_count[t]
                 if have > 0 and p.dist_len[op, t] > 0:
                     table = p.dist_log[op, t, :p.dist_len[op, t]]
@@ -168,16 +212,25 @@ class ReferenceGenerator:
                     sz = int(self.op_size[t, j])
                 else:
                     sz = _round_size(draw_log1p(p.size_log[op, 0, :p.size_len[op, 0]], r[U_SIZE]))
-            seq = head = 0
-            if not reuse and 0 <= self.last_end[op] < p.span_end and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
+            if hot or reuse:
+                pass
+            elif 0 <= self.last_end[op] < p.span_end and r[U_SEQ] < p.p_seq[op, self.last_kind[op]] \
                     and self.last_end[op] // p.unit_bytes not in self.recent:
                 seq = 1
                 off = self.last_end[op]
                 t = p.seq_table
                 sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
-            elif not reuse:
-                head = int(r[U_HEAD] < p.p_head[op])
-                off, sz, heat = self._fresh(g, op, r, head)
+            else:
+                u_head = r[U_HEAD]
+                p_near = p.p_near[op, self.last_kind[op]]
+                placed = self._near(g, op, r) if u_head < p_near else None
+                if placed is not None:
+                    near = 1
+                    off, sz = placed
+                else:
+                    u_head = u_head / p_near if u_head < p_near else (u_head - p_near) / (1.0 - p_near)
+                    head = int(u_head < p.p_head[op])
+                    off, sz, heat = self._fresh(g, op, r, head)
             if g > 1:  # request 1 is in the first state; later ones move along the chain
                 self.state = _pick(p.trans_cdf[tp, self.state], r[U_STATE])
             if g > 0:
@@ -205,7 +258,9 @@ class ReferenceGenerator:
             self.op_size[op, k] = sz
             self.op_count[op] += 1
             self.prev_op = op
+            if hot:
+                continue
             self.last_end[op] = off + sz
             self.run_length[op] = self.run_length[op] + 1 if seq else 0
             self.last_kind[op] = KIND_REUSE if reuse else run_kind(self.run_length[op]) if seq else \
-                KIND_HEAD if head else heat
+                KIND_NEAR if near else KIND_HEAD if head else heat

@@ -26,23 +26,30 @@ except ModuleNotFoundError:  # Python < 3.11
 
 __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
            "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "RUN_BUCKETS",
-           "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KINDS", "run_kind", "Places", "TimePhase"]
+           "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KIND_NEAR", "KINDS", "run_kind", "Places", "TimePhase",
+           "NEAR_POSITIONS", "MAX_HOT_UNITS"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
 SIZE_LEVELS = 8
 OPS = ("read", "write")
-#: The kinds of the previous request of an op that p_reuse and p_seq depend on: a fresh request that starts no run,
-#: in a region of heat level h (kind h); a fresh request that starts a run (KIND_HEAD); the r-th continuation of a
-#: run (the head not counted; kind KIND_RUN + min(floor(log2 r), RUN_BUCKETS - 1)); a re-access (KIND_REUSE).
+#: The kinds of the previous request of an op that p_reuse, p_seq and p_near depend on: a fresh request that starts
+#: no run, in a region of heat level h (kind h); a fresh request that starts a run (KIND_HEAD); the r-th continuation
+#: of a run (the head not counted; kind KIND_RUN + min(floor(log2 r), RUN_BUCKETS - 1)); a re-access (KIND_REUSE); a
+#: request near a recent one (KIND_NEAR).  A request to a hot unit is none of these: it leaves the kind as it was.
 RUN_BUCKETS = 10
 KIND_HEAD = SIZE_LEVELS
 KIND_RUN = KIND_HEAD + 1
 KIND_REUSE = KIND_RUN + RUN_BUCKETS
-KINDS = KIND_REUSE + 1
+KIND_NEAR = KIND_REUSE + 1
+KINDS = KIND_NEAR + 1
+#: A near request's position in its target's widened extent counts this many steps (schema ``near_position``).
+NEAR_POSITIONS = 1 << 16
+#: Most hot units an op may have (the generators draw them from one alias table).
+MAX_HOT_UNITS = 1 << 16
 _MAX_LEVELS = 24  # cascade depth limit: 2**24 units per region
 _MAX_CASCADE_BINS = 256  # the generators look a split share up as one byte
 _SUM_TOLERANCE = 1e-9  # weights that sum to 1 within this are taken as already normalised
@@ -93,7 +100,7 @@ def _kind_probabilities(where: str, v) -> np.ndarray:
     a = _array(where, v, np.float64, 1)
     if a.size != KINDS or np.any((a < 0) | (a > 1)):
         _fail(where, f"{KINDS} probabilities, one per kind of the previous request of the op (fresh by heat level, "
-              "continuation by run length, re-access)", v)
+              "continuation by run length, re-access, near)", v)
     return a
 
 
@@ -257,6 +264,21 @@ class OpModel:
     * ``q_overlap``: the share of fresh requests that may cover units the
       requests of the window touched; the others are drawn again (up to the
       model's ``fresh_retries`` times) until they cover none.
+    * ``p_near``: probability that a request that is neither a re-access nor a
+      continuation starts near a recent request (its target): inside the
+      target's extent or within the model's ``near_margin_bytes`` of it, by the
+      kind of the previous request of this op (KINDS values).
+      ``near_distance``: quantile table of the distance to the target, in
+      requests of either op (1 .. ``reuse_window_requests``);
+      ``near_position``: quantile table of where the start lies in the
+      target's extent widened by ``near_margin_bytes`` on both sides, in
+      ``NEAR_POSITIONS``-ths of that widened extent (0 .. NEAR_POSITIONS - 1);
+      ``size_near``: their sizes, bytes.  Empty tables when ``p_near`` is 0 throughout.
+    * ``p_hot``: the share of this op's requests that go to one of its hot
+      units (``hot_unit``: unit indices; ``hot_weight``: their relative
+      weights; ``hot_size``: the size of a request there, bytes; it starts at
+      the unit's first byte).  A hot unit is one this op's requests start in
+      so often that the unit is never far down any cache: logs, metadata.
     """
 
     p_reuse: np.ndarray
@@ -273,6 +295,14 @@ class OpModel:
     p_head: float = 0.0
     heads: Places | None = None
     q_overlap: float = 1.0
+    p_near: np.ndarray = field(default_factory=lambda: np.zeros(KINDS))
+    near_distance: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    near_position: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    size_near: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    p_hot: float = 0.0
+    hot_unit: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    hot_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    hot_size: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def places(self) -> Places:
@@ -312,9 +342,35 @@ class OpModel:
                       "requests)", heads.cascade)
         elif p_head > 0:
             _fail(f"{where}.heads", "the places of run heads (p_head is above 0)", None)
+        p_near = _kind_probabilities(f"{where}.p_near", self.p_near)
+        near = {}
+        for name, lo in (("near_distance", 1.0), ("near_position", 0.0), ("size_near", 1.0)):
+            t = _quantiles(f"{where}.{name}", getattr(self, name), allow_empty=True, lo=lo)
+            if t.size == 0 and p_near.max() > 0:
+                _fail(f"{where}.{name}", "a quantile table (p_near is above 0)", t)
+            near[name] = t
+        if near["near_position"].size and near["near_position"][-1] > NEAR_POSITIONS - 1:
+            _fail(f"{where}.near_position", f"positions in the widened extent, in {NEAR_POSITIONS}ths of it (at "
+                  f"most {NEAR_POSITIONS - 1})", near["near_position"][-1])
+        if near["near_distance"].size and near["near_distance"][-1] > window:
+            _fail(f"{where}.near_distance", f"distances of at most reuse_window_requests ({window})",
+                  near["near_distance"][-1])
+        p_hot = _prob(f"{where}.p_hot", self.p_hot)
+        hot_unit = _array(f"{where}.hot_unit", self.hot_unit, np.int64, 1)
+        hot_weight = _array(f"{where}.hot_weight", self.hot_weight, np.float64, 1)
+        hot_size = _array(f"{where}.hot_size", self.hot_size, np.int64, 1)
+        if hot_unit.size > MAX_HOT_UNITS or np.any(hot_unit < 0) or np.unique(hot_unit).size != hot_unit.size:
+            _fail(f"{where}.hot_unit", f"at most {MAX_HOT_UNITS} distinct unit indices >= 0", hot_unit)
+        if hot_weight.size != hot_unit.size or np.any(hot_weight <= 0):
+            _fail(f"{where}.hot_weight", f"{hot_unit.size} weights > 0 (one per hot unit)", hot_weight)
+        if hot_size.size != hot_unit.size or np.any(hot_size < 1):
+            _fail(f"{where}.hot_size", f"{hot_unit.size} sizes >= 1 byte (one per hot unit)", hot_size)
+        if p_hot > 0 and hot_unit.size == 0:
+            _fail(f"{where}.hot_unit", "at least one hot unit (p_hot is above 0)", hot_unit)
         return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, size_all,
                        single.size_by_level, single.phases, p_seq, size_seq, p_head, heads,
-                       _prob(f"{where}.q_overlap", self.q_overlap))
+                       _prob(f"{where}.q_overlap", self.q_overlap), p_near, near["near_distance"],
+                       near["near_position"], near["size_near"], p_hot, hot_unit, hot_weight, hot_size)
 
     def to_dict(self) -> dict:
         out = {"p_reuse": _floats(self.p_reuse), "p_seq": _floats(self.p_seq), "p_head": float(self.p_head),
@@ -322,7 +378,11 @@ class OpModel:
                "size_seq": _floats(self.size_seq), "p_reuse_write": float(self.p_reuse_write),
                "reuse_distance_read": _floats(self.reuse_distance_read),
                "reuse_distance_write": _floats(self.reuse_distance_write),
-               "size_all": _floats(self.size_all), **self.places.to_dict()}
+               "size_all": _floats(self.size_all), "p_near": _floats(self.p_near),
+               "near_distance": _floats(self.near_distance), "near_position": _floats(self.near_position),
+               "size_near": _floats(self.size_near), "p_hot": float(self.p_hot),
+               "hot_unit": [int(x) for x in self.hot_unit], "hot_weight": _floats(self.hot_weight),
+               "hot_size": [int(x) for x in self.hot_size], **self.places.to_dict()}
         if self.heads is not None:
             out["heads"] = self.heads.to_dict()
         return out
@@ -411,6 +471,8 @@ class WorkloadModel:
     * ``address_scale``: every generated offset is multiplied by this (in
       (0, 1]) and rounded down to a 512-byte sector: the same pattern over a
       smaller address space (1 for a fitted model).
+    * ``near_margin_bytes``: how far beyond a recent request's extent (either
+      side) a request still counts as near it (``OpModel.p_near``).
     * ``read``, ``write``: :class:`OpModel`; ``arrivals``: :class:`Arrivals`.
     * ``source``: statistics of the trace the model was fitted to, and ``fit``:
       the fit's settings (both informational; validation prints them).
@@ -430,6 +492,7 @@ class WorkloadModel:
     address_scale: float = 1.0
     overlap_window_requests: int = 4096
     time_phases: tuple = ()
+    near_margin_bytes: int = 0
     source: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
 
@@ -478,6 +541,7 @@ class WorkloadModel:
                 "address_scale": _scale(f"{where}.address_scale", self.address_scale),
                 "overlap_window_requests": self._overlap_window(where, window),
                 "time_phases": self._time_phases(where, arr),
+                "near_margin_bytes": _pos_int(f"{where}.near_margin_bytes", self.near_margin_bytes, 0),
                 "source": dict(self.source),
                 "fit": dict(self.fit)}
 
@@ -500,9 +564,14 @@ class WorkloadModel:
 
     @property
     def span_end_byte(self) -> int:
-        """One past the highest byte of the highest region of any heat map (before ``address_scale``)."""
+        """One past the highest byte of the highest region of any heat map, or of the highest hot unit if that
+        is higher (before ``address_scale``)."""
         places = [p for op in (self.read, self.write) for p in (op.places, op.heads) if p is not None]
-        return max(h.end_region for p in places for h in p.phases) * self.region_bytes
+        top = max(h.end_region for p in places for h in p.phases) * self.region_bytes
+        for op in (self.read, self.write):
+            if op.hot_unit.size:
+                top = max(top, (int(op.hot_unit.max()) + 1) * self.unit_bytes)
+        return top
 
     @property
     def levels(self) -> int:
@@ -519,15 +588,20 @@ class WorkloadModel:
     def max_end_byte(self) -> int:
         """An upper bound of the highest byte a generated request can touch.
 
-        A fresh request starts in a region of a map; a continuation starts where a request ended, and only
-        below the end of the highest region of any map (:attr:`span_end_byte`); a re-access repeats the start
-        of either; each takes a size of one of the tables.  So the bound is that end plus the largest size.
+        A fresh request starts in a region of a map, a hot request in a hot unit; a continuation or a near
+        request starts below :attr:`span_end_byte`; a re-access repeats the start of any of these; each takes a
+        size of one of the tables, or a hot unit's size.  So the bound is that end plus the largest size.
         """
         places = [p for op in (self.read, self.write) for p in (op.places, op.heads) if p is not None]
-        top = int(max(h.end_region for p in places for h in p.phases) * self.region_bytes * self.address_scale)
-        tables = [op.size_all for op in (self.read, self.write)] + [t for p in places for t in p.size_by_level]
+        top = int(self.span_end_byte * self.address_scale)
+        tables = [t for op in (self.read, self.write) for t in (op.size_all, op.size_near)] \
+            + [t for p in places for t in p.size_by_level]
+        largest = max(int(t[-1]) for t in tables if t.size)
+        for op in (self.read, self.write):
+            if op.hot_size.size:
+                largest = max(largest, int(op.hot_size.max()))
         # + a sector: a drawn size is rounded to the nearest sector, and is at least one
-        return top + max(int(t[-1]) for t in tables if t.size) + SECTOR_BYTES - 1
+        return top + largest + SECTOR_BYTES - 1
 
     def replace(self, **changes) -> "WorkloadModel":
         return replace(self, **changes)
@@ -537,6 +611,7 @@ class WorkloadModel:
                 "region_bytes": self.region_bytes, "reuse_window_requests": self.reuse_window_requests,
                 "fresh_retries": self.fresh_retries, "address_scale": self.address_scale,
                 "overlap_window_requests": self.overlap_window_requests,
+                "near_margin_bytes": self.near_margin_bytes,
                 "time_phase": [ph.to_dict() for ph in self.time_phases], "source": _plain(self.source),
                 "fit": _plain(self.fit),
                 "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
@@ -569,7 +644,10 @@ class WorkloadModel:
             parts[op] = OpModel(g.value("p_reuse"), g.value("p_reuse_write"), g.value("reuse_distance_read"),
                                 g.value("reuse_distance_write"), single.sector_pmf, single.cascade,
                                 g.value("size_all"), single.size_by_level, single.phases, g.value("p_seq"),
-                                g.value("size_seq"), g.value("p_head"), heads, g.value("q_overlap"))
+                                g.value("size_seq"), g.value("p_head"), heads, g.value("q_overlap"),
+                                g.value("p_near"), g.value("near_distance"), g.value("near_position"),
+                                g.value("size_near"), g.value("p_hot"), g.value("hot_unit"), g.value("hot_weight"),
+                                g.value("hot_size"))
         arr = _Getter(where, get.table("arrivals"), "arrivals")
         og = _Getter(where, ops, "ops")
         try:
@@ -580,6 +658,7 @@ class WorkloadModel:
                        Arrivals(arr.value("transition"), arr.value("gap_ns"), arr.value("first_state")),
                        fresh_retries=get.value("fresh_retries"), address_scale=get.value("address_scale"),
                        overlap_window_requests=get.value("overlap_window_requests"),
+                       near_margin_bytes=get.value("near_margin_bytes"),
                        time_phases=tuple(_time_phase(where, i, ph)
                                          for i, ph in enumerate(get.value("time_phase", list))),
                        source=d.get("source", {}),

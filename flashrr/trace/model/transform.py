@@ -6,13 +6,16 @@ and leaves the rest of the model as it was:
 * :func:`with_read_ratio` — the op chain with a new stationary read share and
   the same lag-1 correlation of ops (runs of reads and writes keep their
   relative length), and each time phase's write share scaled alike;
-* :func:`scaled_sizes` — every size table of an op multiplied by a factor;
-* :func:`compacted` — the regions that any heat map covers moved next to each
-  other from region 0 (in their order), so the address space has no untouched
-  gaps, as a host would have laid the data out from LPN 0;
+* :func:`scaled_sizes` — every size table of an op (and its hot units' sizes)
+  multiplied by a factor;
+* :func:`compacted` — the regions that any heat map covers or a hot unit lies
+  in moved next to each other from region 0 (in their order), so the address
+  space has no untouched gaps, as a host would have laid the data out from
+  LPN 0;
 * :func:`stretched` — the heat maps spread over ``factor`` times as many
-  regions (segment starts and lengths scaled), so the same pattern of hot and
-  cold regions covers a larger or smaller address space;
+  regions (segment starts and lengths scaled, hot units moved with their
+  regions), so the same pattern of hot and cold regions covers a larger or
+  smaller address space;
 * :func:`concentrated` — one knob ``kappa`` in [-1, 1] for how concentrated the
   accesses are: heat-map weights raised to ``exp(2 kappa)``, and each cascade
   depth's split distribution mixed with the even split (kappa < 0) or with the
@@ -34,7 +37,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .schema import Arrivals, HeatMap, OpModel, WorkloadModel
+from .schema import SECTOR_BYTES, Arrivals, HeatMap, OpModel, WorkloadModel
 
 __all__ = ["with_read_ratio", "scaled_sizes", "compacted", "stretched", "concentrated", "reuse_scaled",
            "sequential_scaled", "overlap_scaled", "with_mean_gap", "poisson_arrivals", "stationary_mean_gap_ns"]
@@ -83,7 +86,9 @@ def _with_places(op: OpModel, fn) -> OpModel:
 def _scale_op_sizes(op: OpModel, factor: float) -> OpModel:
     scale = lambda t: t * factor if t.size else t  # noqa: E731
     op = _with_places(op, lambda p: replace(p, size_by_level=tuple(scale(t) for t in p.size_by_level)))
-    return replace(op, size_all=scale(op.size_all), size_seq=scale(op.size_seq))
+    hot_size = np.maximum(np.floor(op.hot_size * factor / SECTOR_BYTES + 0.5).astype(np.int64), 1) * SECTOR_BYTES
+    return replace(op, size_all=scale(op.size_all), size_seq=scale(op.size_seq), size_near=scale(op.size_near),
+                   hot_size=hot_size)
 
 
 def scaled_sizes(model: WorkloadModel, read_factor: float, write_factor: float) -> WorkloadModel:
@@ -95,10 +100,30 @@ def scaled_sizes(model: WorkloadModel, read_factor: float, write_factor: float) 
                          write=_scale_op_sizes(model.write, write_factor))
 
 
-def _map_phases(model: WorkloadModel, fn) -> WorkloadModel:
+def _map_phases(model: WorkloadModel, fn, move_region=None) -> WorkloadModel:
+    """``model`` with ``fn`` applied to every heat map and, given ``move_region`` (region indices to region
+    indices, vectorised), every hot unit moved to the same place in its moved region."""
     ops = [_with_places(op, lambda p: replace(p, phases=tuple(fn(h) for h in p.phases)))
            for op in (model.read, model.write)]
+    if move_region is not None:
+        per_region = model.region_bytes // model.unit_bytes
+        ops = [_merged_hot(op, move_region(op.hot_unit // per_region) * per_region + op.hot_unit % per_region)
+               if op.hot_unit.size else op for op in ops]
     return model.replace(read=ops[0], write=ops[1])
+
+
+def _merged_hot(op: OpModel, units: np.ndarray) -> OpModel:
+    """``op`` with its hot units moved to ``units``; units moved onto one become one, with the sum of their
+    weights and the size of the first."""
+    merged, first, inverse = np.unique(units, return_index=True, return_inverse=True)
+    return replace(op, hot_unit=merged, hot_weight=np.bincount(inverse, weights=op.hot_weight),
+                   hot_size=op.hot_size[first])
+
+
+def _hot_regions(model: WorkloadModel) -> np.ndarray:
+    """The regions the hot units of both ops lie in."""
+    per_region = model.region_bytes // model.unit_bytes
+    return np.concatenate([op.hot_unit // per_region for op in (model.read, model.write)]).astype(np.int64)
 
 
 def _all_maps(model: WorkloadModel):
@@ -109,10 +134,12 @@ def _all_maps(model: WorkloadModel):
 
 
 def compacted(model: WorkloadModel) -> WorkloadModel:
-    """The covered regions of all heat maps (both ops, every phase) moved next to each other from region 0,
-    in order; a region keeps its place relative to the others of its run of covered regions."""
-    starts = np.concatenate([h.start for h in _all_maps(model)])
-    ends = np.concatenate([h.start + h.length for h in _all_maps(model)])
+    """The covered regions of all heat maps (both ops, every phase) and the regions of the hot units moved next
+    to each other from region 0, in order; a region keeps its place relative to the others of its run of
+    covered regions."""
+    hot = _hot_regions(model)
+    starts = np.concatenate([h.start for h in _all_maps(model)] + [hot])
+    ends = np.concatenate([h.start + h.length for h in _all_maps(model)] + [hot + 1])
     order = np.argsort(starts, kind="stable")
     starts, ends = starts[order], ends[order]
     # union of the covered intervals [start, end)
@@ -123,11 +150,11 @@ def compacted(model: WorkloadModel) -> WorkloadModel:
     u_end = np.append(run_end[np.flatnonzero(new_run)[1:] - 1], run_end[-1])
     u_base = np.concatenate(([0], np.cumsum(u_end - u_start)[:-1]))
 
-    def move(h: HeatMap) -> HeatMap:
-        k = np.searchsorted(u_start, h.start, side="right") - 1
-        return HeatMap(u_base[k] + (h.start - u_start[k]), h.length, h.weight, h.level)
+    def move_region(r: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(u_start, r, side="right") - 1
+        return u_base[k] + (r - u_start[k])
 
-    return _map_phases(model, move)
+    return _map_phases(model, lambda h: HeatMap(move_region(h.start), h.length, h.weight, h.level), move_region)
 
 
 def _stretch_map(h: HeatMap, factor: float) -> HeatMap:
@@ -146,7 +173,9 @@ def stretched(model: WorkloadModel, factor: float) -> WorkloadModel:
     """The heat maps spread over ``factor`` times as many regions, from their first region on."""
     if not (math.isfinite(factor) and factor > 0):
         raise ValueError(f"stretch factor: expected a positive number (got {factor!r})")
-    return _map_phases(model, lambda h: _stretch_map(h, factor))
+    base = min(int(h.start[0]) for h in _all_maps(model))
+    return _map_phases(model, lambda h: _stretch_map(h, factor),
+                       lambda r: base + np.floor((r - base) * factor).astype(np.int64))
 
 
 def _concentrate_cascade(c: np.ndarray, kappa: float) -> np.ndarray:
