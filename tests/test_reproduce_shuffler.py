@@ -33,16 +33,16 @@ def test_registry_and_plans():
     # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
     synth = Plan(workload="synth", n_requests=4000)
     assert synth.trace_spec("ali0") == ("synth:ali0?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
-                                        "&pack=stripe")
-    assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0?pack=stripe"
+                                        "&pack=4")
+    assert Plan(trace_params=(), workload="synth").trace_spec("lun0") == "synth:lun0?pack=4"
     # the default: the model preset at the synthetic trace's mean gap (200 us); gen0/gen1 have no model preset
-    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0&pack=stripe"
+    assert TINY.trace_spec("ali0") == "model:ali0?n_requests=4000&mean_gap_ns=200000.0&pack=4"
     assert TINY.trace_spec("gen1") == ("synth:gen1?n_requests=4000&align_bytes=32768&footprint_page_bytes=8192"
-                                       "&pack=stripe")
+                                       "&pack=4")
     s = specs(Plan())
     assert set(s) == {"main", "block", "sens", "sb32", "cache", "occupancy"}
-    # the regime: MQSim's 75% occupancy on every device but the occupancy group's
-    assert all(d["fill_ratio"] == 0.75 for g in ("main", "block", "sens", "sb32", "cache") for d in s[g]["devices"])
+    # the regime: MQSim's 70% occupancy (its trace-based flow) on every device but the occupancy group's
+    assert all(d["fill_ratio"] == 0.70 for g in ("main", "block", "sens", "sb32", "cache") for d in s[g]["devices"])
     assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert s["block"]["devices"][0]["sb_planes"] == 1

@@ -137,8 +137,20 @@ def test_pipeline_key_pack_needs_a_device_and_is_canonical():
     assert spec.canonical().endswith("pack=stripe&repeat=2")
     with pytest.raises(TraceError, match="'pack' packs at a device's page size"):
         open_trace_spec("synth:ali1?n_requests=200&pack=page")
-    with pytest.raises(TraceError, match="pack='1': expected page or stripe"):
-        parse_trace_spec("synth:ali1?pack=1")
+    with pytest.raises(TraceError, match="pack='one': expected page, stripe or a positive number of pages"):
+        parse_trace_spec("synth:ali1?pack=one")
+
+
+def test_pipeline_pack_in_units_of_n_pages():
+    cfg = tiny_config(channels=2, planes=2, sb_planes=2, blocks=64)
+    tr = make_trace([0, 37 * PAGE], size=PAGE)
+    from flashrr.trace.pipeline import apply_pipeline
+    spec = parse_trace_spec("x.csv?pack=4")
+    assert spec.canonical() == "x.csv?pack=4"
+    # 4-page units: page 37 is page 1 of unit 9, packed to unit 1: page 5
+    assert list(apply_pipeline(spec, MemorySource(tr), cfg).to_trace().offset // PAGE) == [0, 5]
+    with pytest.raises(TraceError, match="pack='0'"):
+        parse_trace_spec("x.csv?pack=0")
 
 
 def test_pipeline_pack_stripe_uses_the_devices_stripe():

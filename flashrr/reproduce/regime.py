@@ -47,7 +47,9 @@ FLAG_FAILED, FLAG_OVERLOADED, FLAG_NO_RR = "run failed", "Baseline overloaded", 
 class Regime:
     """How a paper's traces meet its device (see the module docstring).
 
-    ``placement``: one of :data:`PLACEMENTS`; ``occupancy``: share of the logical space
+    ``placement``: one of :data:`PLACEMENTS`; ``pack_unit``: what a packed trace keeps
+    together (the pipeline's ``pack`` value: ``"stripe"``, ``"page"`` or a number of pages);
+    ``occupancy``: share of the logical space
     filled before the replay (0: the trace's footprint only); ``warmup``: random page
     writes after the fill, as a share of the filled pages
     (``precondition.warmup_random_writes_ratio``); ``rr_floor``: Baseline RRs a trace the
@@ -57,6 +59,7 @@ class Regime:
     the calibration's cap on replays; ``occupancies``: the occupancy group's shares."""
 
     placement: str = "pack"
+    pack_unit: object = "stripe"
     occupancy: float = 0.0
     warmup: float = 0.0
     rr_floor: int = 0
@@ -76,7 +79,7 @@ class Regime:
 
     def pipeline(self) -> dict:
         """The trace pipeline keys of the placement."""
-        return {"pack": "stripe"} if self.placement == "pack" else {"fold": "modulo"}
+        return {"pack": self.pack_unit} if self.placement == "pack" else {"fold": "modulo"}
 
     def device_fields(self, occupancy: float | None = None) -> dict:
         """The device fields of the occupancy (``occupancy`` overrides the regime's) and warm-up."""

@@ -26,9 +26,10 @@ in the text:
    requests arriving in ``[S, S + D)`` seconds after the first request
    (either may be left out: from 0, to the end), rebased to start at 0; then
    ``first=N`` keeps the first N requests;
-3. ``pack=page`` or ``pack=stripe``: the pages (or the device's placement
-   stripes, :func:`flashrr.trace.packing.stripe_pages`, each page keeping its
-   place in its stripe and so its component block) the trace touches
+3. ``pack=page``, ``pack=stripe`` or ``pack=N``: the pages (or the device's
+   placement stripes, :func:`flashrr.trace.packing.stripe_pages`, or units of
+   N aligned pages; each page keeping its place in its unit, so a stripe keeps
+   its component block) the trace touches
    renumbered densely from 0 in address order at the device's page size, so
    the trace occupies its own footprint, as a trace-driven simulator that
    writes only the touched pages places it (:func:`flashrr.trace.packing.pack`;
@@ -144,13 +145,13 @@ def _spacing_value(raw: str) -> str:
     return t
 
 
-def _pack_value(raw: str) -> str:
+def _pack_value(raw: str):
     from .packing import PACK_UNITS
 
     t = raw.strip().lower()
-    if t not in PACK_UNITS:
-        raise ValueError
-    return t
+    if t in PACK_UNITS:
+        return t
+    return _int_value(t)
 
 
 def _fold_value(raw: str) -> str:
@@ -173,7 +174,7 @@ PIPELINE_KEYS = {
     "start_s": (_seconds_ns, "a number of seconds >= 0", _seconds_text, 0),
     "duration_s": (_positive_seconds_ns, "a number of seconds > 0 (at least 1 ns)", _seconds_text, None),
     "first": (_int_value, "a positive integer (requests)", str, None),
-    "pack": (_pack_value, "page or stripe (the unit whose touched copies are packed from page 0)", str, None),
+    "pack": (_pack_value, "page, stripe or a positive number of pages (the unit packed from page 0)", str, None),
     "fold": (_fold_value, f"one of {', '.join(FOLD_MODES)}", str, None),
     "amplify_reads": (_int_value, "a positive integer (copies of each read)", str, 1),
     "amplify_spacing": (_spacing_value, "one of same, spread (arrival of the read copies)", str, "same"),
@@ -400,7 +401,7 @@ def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSo
     if "pack" in st:
         from .packing import stripe_pages
 
-        unit = stripe_pages(config) if st["pack"] == "stripe" and config is not None else 1
+        unit = {"page": 1, "stripe": stripe_pages(config) if config is not None else 1}.get(st["pack"], st["pack"])
         source = Pack(source, _device_geometry(spec, config)[1], unit)
     if "fold" in st:
         source = Fold(source, *_device_geometry(spec, config))

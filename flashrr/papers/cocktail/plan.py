@@ -31,8 +31,8 @@ give its traces' request counts, so ``n_requests`` stays :data:`DEFAULT_N_REQUES
 
 Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`).  The paper runs MQSim (§V-A),
 which preconditions a trace's own read, then written, addresses first and other pages up
-to the workload's ``Initial_Occupancy_Percentage`` (75 in MQSim's shipped
-``workload.xml``): every trace is packed onto its footprint (``pack=stripe``) and the device
+to the workload's ``Initial_Occupancy_Percentage`` (70 for the trace-based flow of MQSim's
+shipped ``workload.xml``): every trace is packed onto its footprint (``pack=stripe``) and the device
 is filled to :data:`OCCUPANCY` of its logical space, then rewritten at random
 (:data:`WARMUP_RATIO` of the filled pages, for MQSim's aged steady state; an
 assumption).  Lengths: Baseline on ali206 makes 28,507 RRs on the 128-plane device
@@ -92,8 +92,8 @@ DEFAULT_N_REQUESTS = 50_000
 QUICK_N_REQUESTS = DEFAULT_N_REQUESTS
 # Baseline's RRs on ali206 on the paper's 128-plane device (§IV-B, Fig. 5's run)
 PAPER_ALI206_RRS = 28_507
-# MQSim's shipped workload.xml: Initial_Occupancy_Percentage 75
-OCCUPANCY = 0.75
+# MQSim's shipped workload.xml: Initial_Occupancy_Percentage 70 for its trace-based flow
+OCCUPANCY = 0.70
 # random rewrites of this share of the filled pages before the replay: MQSim preconditions to an aged steady state
 WARMUP_RATIO = 0.2
 # the length calibration's cap on multiples of Table II's repeat count

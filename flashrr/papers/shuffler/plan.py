@@ -31,8 +31,12 @@ delta_p points of Fig. 4 are not in the paper's text, so they stay the default's
 
 Regime (:data:`REGIME`; :mod:`flashrr.reproduce.regime`).  The paper runs MQSim (§4.1),
 which preconditions a trace's own addresses first and other pages up to the workload's
-``Initial_Occupancy_Percentage`` (75 in MQSim's shipped ``workload.xml``): every trace is
-packed onto its footprint (``pack=stripe``) and the device filled to 75% of its logical space.
+``Initial_Occupancy_Percentage`` (70 for the trace-based flow of MQSim's shipped
+``workload.xml``): every trace is packed onto its footprint in units of 4 pages (``pack=4``:
+the superpage of the 4-block device and the synthetic traces' 32 KiB alignment, so every
+page keeps its component block there; a 32-page unit, the 32-block device's superpage,
+would spread the sparse LUN twins past the device) and the device filled to 70% of its
+logical space.
 The paper states the length itself (128 replays, §4.1), so no length is calibrated; a
 trace whose Baseline makes no RR is flagged and kept out of the claims.  MQSim's shipped
 ``ssdconfig.xml`` has ``Preemptible_GC_Enabled`` false: the preset's ``"gc-first"``.
@@ -68,8 +72,10 @@ GROUPS = ("main", "block", "sens", "sb32", "cache", "occupancy")
 # Override with --trace-param align_bytes=8192 for the page-aligned presets.
 DEFAULT_TRACE_PARAMS = (("align_bytes", 32768), ("footprint_page_bytes", 8192))
 MIB = 1 << 20
-# MQSim's shipped workload.xml: Initial_Occupancy_Percentage 75; the paper gives the replays, so no RR target
-REGIME = Regime(placement="pack", occupancy=0.75, rr_floor=0)
+# MQSim's shipped workload.xml: Initial_Occupancy_Percentage 70 for its trace-based flow; packed in units of
+# the 4-block device's superpage (4 pages, the synthetic traces' 32 KiB alignment), so a page keeps its
+# component block there and its plane of a chip on the 32-block device; the paper gives the replays
+REGIME = Regime(placement="pack", pack_unit=4, occupancy=0.70, rr_floor=0)
 # the occupancy group's traces
 OCCUPANCY_TRACES = ("ali1", "lun4")
 
