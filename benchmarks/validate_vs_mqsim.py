@@ -14,7 +14,7 @@ The device (docs/validate_vs_mqsim.md): MLC 75/750/3,800 us; 8 channels x 4 chip
 4 planes; 256 pages of 8 KiB; 333 MT/s channels (24.6 us per page); block management (k = 1);
 MQSim's over-provisioning (12.7%) and GC thresholds (0.05, hard 0.005), greedy victims, an
 ideal mapping table, no suspension.  flashrr models MQSim's static CWDP plane allocation
-(``superblock.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``), its pool
+(``page_placement.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``), its pool
 of erased blocks (``gc.free_pool = "erased"``) and its refusal of writes to a plane whose pool
 is short (``gc.write_stall``).
 

@@ -310,7 +310,7 @@ MUTATIONS = (
               "cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))",
               "cdef int64_t period = duration + 1")),
         (RULES + "test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap",)),
-    # rules held in code both engines share (flashrr/config.py): one edit breaks both
+    # rules held in code both engines share (flashrr/config.py and its sections): one edit breaks both
     Mutation(
         "22", "the default destage buffer holds one page per die, not one per plane",
         (Edit("flashrr/config.py",
@@ -319,7 +319,7 @@ MUTATIONS = (
         (RULES + "test_the_default_destage_buffer_holds_one_page_per_plane",)),
     Mutation(
         "23", "linear LDPC steps at 1/7 .. 7/7 of the threshold, not 1/8 .. 7/8",
-        (Edit("flashrr/config.py",
+        (Edit("flashrr/config_reliability.py",
               'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
               'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
         (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),

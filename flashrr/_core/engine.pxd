@@ -30,7 +30,7 @@ cdef class CompiledEngine(Host):
     cdef PageCounters page_counters
     cdef ErrorState em                 # error model (error_model.enabled; None when off)
     cdef bint em_on, em_retry          # em is set; and its retry steps replace the table's
-    cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
+    cdef readonly PVTiming pv          # process variation: per-block latencies (process_variation.pv_model)
     cdef bint pv_on
     # ---- role slots (roles.pxd; filled by assembly.build from the policy's mechanisms)
     cdef Mechanism readers             # head of the read-observer chain (None: none)

@@ -26,6 +26,7 @@ from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKET
 from .invariants import check_state
 from .weak import weak_method
 from .device_state import layer_states, restore_layers, state_layers
+from .hooks import EngineState
 from . import assembly
 
 cnp.import_array()
@@ -647,7 +648,6 @@ cdef class CompiledEngine:
         self.sched.push_idle(self.rc.die_of(src), <int32_t>lpn, <int32_t>src, <int32_t>dest_comp, t)
 
     def state_view(self, t):
-        from ..policy import EngineState
         L = self.layout
         f = self.ftl
         return EngineState(

@@ -7,7 +7,7 @@ layers.  Both engines are driven the same way::
     eng.finish()
     raw = eng.results()          # counters, histograms, event lists, die busy time
 
-``hooks`` is a :class:`flashrr.policy.PolicyHooks`: the policy's rare-event
+``hooks`` is a :class:`flashrr._core.hooks.PolicyHooks`: the policy's rare-event
 callbacks (or None where the policy keeps the default behaviour).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .invariants import EngineError, InvariantError, check_precondition, check_r
 from .invariants import check_state
 from .weak import weak_method
 from .device_state import layer_states, restore_layers, state_layers
+from .hooks import EngineState
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
@@ -451,8 +452,6 @@ class ReferenceEngine:
         self.sched.push_idle(self.rc.die_of(src), lpn, src, dest_comp, t)
 
     def state_view(self, t: int):
-        from ..policy import EngineState
-
         f = self.ftl
         return EngineState(
             layout=self.L, now_ns=t, block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,

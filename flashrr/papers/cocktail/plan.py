@@ -398,9 +398,9 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
     count, scaled), or with at least :data:`FIG5_N_REQUESTS` requests when the plan did not lengthen it;
     the block read counts (and valid pages) of plane ``lane`` at its last RR, one row per block.  Cached
     as ``OUT/fig05_snapshot.csv``."""
-    import flashrr
     from ...policy import Baseline
     from ...reproduce.calibration import cached_trace
+    from ...simulate import simulate
 
     if trace not in dict(plan.replays):  # not lengthened (a plan that fixes its replays): the preset's own length
         plan = replace(plan, n_requests=max(plan.n_requests, FIG5_N_REQUESTS))
@@ -428,7 +428,7 @@ def last_rr_snapshot(plan: Plan, trace: str = "alibaba_206", lane: int = 0, out=
             return "default"
 
     pol = Snapshot()
-    flashrr.simulate(plan.device_config(), cached_trace(spec, plan.device_config()), policy=pol)
+    simulate(plan.device_config(), cached_trace(spec, plan.device_config()), policy=pol)
     S = plan.device_config().geometry.blocks_per_plane
     reads = pol.reads if pol.reads is not None else np.zeros(S, np.int64)
     valid = pol.valid if pol.reads is not None else np.zeros(S, np.int64)
