@@ -314,6 +314,32 @@ MUTATIONS = (
               'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
               'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
         (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),
+    # timing.read_priority
+    Mutation(
+        "rp1", "with read priority on, a user write's programs are still booked on arrival, in arrival order",
+        (Edit(CORE + "engine_py.py",
+              "elif self.L.read_priority:  # its programs wait for the dies' reads",
+              "elif False:  # its programs wait for the dies' reads"),
+         Edit(CORE + "engine.pyx",
+              "if self.read_prio:  # its programs wait for the die's reads",
+              "if False:  # its programs wait for the die's reads")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rp2", 'with read priority under "user-first", a die\'s queued background work goes before its queued '
+               "user writes",
+        (Edit(CORE + "device/reclaim_py.py",
+              "                if sc.uq[d]:\n",
+              "                if sc.uq[d] and not sc.q[d]:\n"),
+         Edit(CORE + "device/reclaim_py.py",
+              "if kind == 0 and sc.uq[d]:",
+              "if kind == 0 and sc.uq[d] and not sc.q[d]:"),
+         Edit(CORE + "device/sched.pyx",
+              "        if self.uq_len[die]:  ",
+              "        if self.uq_len[die] and not self.q_len[die]:  "),
+         Edit(CORE + "device/reclaim.pyx",
+              "if best_kind == 0 and self.sched.uq_len[best]:",
+              "if best_kind == 0 and self.sched.uq_len[best] and not self.sched.q_len[best]:")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
 )
 
 

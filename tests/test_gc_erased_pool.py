@@ -94,6 +94,31 @@ def test_write_stall_holds_writes_to_a_short_lane_until_an_erase(engine):
     assert res.summary["write_stall_ns"] >= 20 * 5000
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("read_priority, reads, held_write", [(False, (1_100, 1_150), 6_100),
+                                                              (True, (1_100, 150), 6_200)])
+def test_read_priority_puts_a_released_write_behind_waiting_reads(engine, read_priority, reads, held_write):
+    # gc.write_stall with TRACE's first 13 writes, then reads of LPN 5 at 16 and 17.05 us.
+    # Write 12 (12 us) leaves the lane short: block 0 is collected, erased 12-17 us, and
+    # write 12 is held.  The read of 16 us waits for the erase (17-17.1 us).  At 17.05 us
+    # the erase's end (17 us) lets write 12 go.  In arrival order it is booked at once,
+    # behind the first read (17.1-18.1 us, latency 6.1 us), and the second read follows
+    # it (18.1-18.2, latency 1.15 us).  Under read priority it waits for its die: the
+    # second read, waiting when the die frees at 17.1 us, goes first (17.1-17.2, 150 ns)
+    # and the write follows (17.2-18.2, 6.2 us).  Either way it waited 5 us for the erase.
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", free_pool="erased", write_stall=True,
+                                            read_priority=read_priority)
+    trace = page_trace(list(range(8)) + [0, 1, 2, 3, 4, 5, 5], writes=[True] * 13 + [False] * 2,
+                       times=[i * 1000 for i in range(13)] + [16_000, 17_050])
+    res = flashrr.simulate(cfg, trace, engine=engine, check_invariants=True)
+    s = res.summary
+    assert res.gc_events["time_ns"].tolist() == [12_000] and res.gc_events["erase_end_ns"].tolist() == [17_000]
+    assert s["write_stall_ns"] == 5_000
+    assert s["read_latency_mean_ns"] == pytest.approx(sum(reads) / 2)
+    assert s["write_latency_mean_ns"] == pytest.approx((12 * 1_000 + held_write) / 13)  # 0-11: one program each
+
+
 def test_write_stall_needs_the_erased_pool_and_no_cache():
     with pytest.raises(ConfigError, match="gc.write_stall"):
         tiny_config().replace(write_stall=True)

@@ -80,6 +80,7 @@ class Layout:
     gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
+    read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
     # flashrr.reliability.engine_tables.ErrorTables when error_model.enabled, else None
     error_tables: object = None
 
@@ -152,6 +153,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
+        read_priority=config.timing.read_priority,
         error_tables=_error_tables(config, n_lanes * g.blocks_per_plane * k),
     )
 

@@ -27,7 +27,8 @@ FORMAT = 1
 #: Layout fields preconditioning does not read: it books no time and does not touch the cache.
 _NOT_READ = frozenset({"cache_pages", "read_allocate", "write_ack_insert", "destage_pages", "scheduler",
                        "channel_gapfill", "t_read_ns", "t_program_ns", "t_erase_ns", "t_xfer_page_ns", "t_dram_ns",
-                       "t_retry_ns", "retry_extra_ns", "gc_write_stall", "pv", "error_tables"})
+                       "t_retry_ns", "retry_extra_ns", "gc_write_stall", "read_priority", "pv",
+                       "error_tables"})
 #: Config sections the error model's tables are built from.
 _ERROR_SECTIONS = ("error_model", "read_reclaim", "read_retry")
 
