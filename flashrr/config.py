@@ -229,6 +229,12 @@ class GCConfig:
     The page is mapped when its write arrives; only its program waits, and the write
     completes when its last page is programmed.  Reads are not held: a read of a held
     page is timed at the page's new place.
+
+    ``reserve_gc_frontier``: every lane takes its GC/RR frontier superblock from the free
+    superblocks when the device is built, before preconditioning, as MQSim's block
+    manager takes a plane's user, GC and mapping frontier blocks at start.  Off (the
+    default), a lane opens its GC/RR frontier at its first migration, so on a device
+    never collected its first GC comes one superblock of writes later.
     """
 
     _section = "gc"
@@ -238,6 +244,7 @@ class GCConfig:
     free_pool: str = "decided"
     max_victims_in_flight: int = 10
     write_stall: bool = False
+    reserve_gc_frontier: bool = False
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -248,6 +255,8 @@ class GCConfig:
         _require(isinstance(self.write_stall, bool), "gc.write_stall", "must be true or false", self.write_stall)
         _require(not self.write_stall or self.free_pool == "erased", "gc.write_stall",
                  "needs gc.free_pool = 'erased' (a write waits for an erase to end)", self.write_stall)
+        _require(isinstance(self.reserve_gc_frontier, bool), "gc.reserve_gc_frontier", "must be true or false",
+                 self.reserve_gc_frontier)
 
 
 @dataclass(frozen=True)

@@ -340,6 +340,15 @@ MUTATIONS = (
               "if best_kind == 0 and self.sched.uq_len[best]:",
               "if best_kind == 0 and self.sched.uq_len[best] and not self.sched.q_len[best]:")),
         (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rgf", "with gc.reserve_gc_frontier on, a lane still opens its GC frontier at its first migration",
+        (Edit(CORE + "engine_py.py",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager"),
+         Edit(CORE + "engine.pyx",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager")),
+        ("tests/test_gc_erased_pool.py::test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier",)),
 )
 
 

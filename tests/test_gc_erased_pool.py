@@ -2,7 +2,8 @@
 erase has ended, and an erase that leaves its lane below the threshold starts one more
 victim at its end (MQSim's GC unit), at most ``gc.max_victims_in_flight`` per lane.
 
-Hand-counted on one die with one plane (k = 1): 8 blocks of 4 pages, GC threshold
+The same device pins ``gc.reserve_gc_frontier`` (the GC frontier taken when the device
+is built).  Hand-counted on one die with one plane (k = 1): 8 blocks of 4 pages, GC threshold
 ceil(0.3 * 8) = 3 free blocks, 16 logical pages.  The fill puts LPNs 0-7 on blocks 0
 and 1; then one single-page write every 1 us overwrites LPNs 0-7 four times.  Each
 program takes 1 us, so the die is always busy with user programs, and an erase
@@ -67,11 +68,28 @@ def test_at_most_max_victims_in_flight_per_lane(engine):
         assert sum(e > t for e in ends[:i]) == 0
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier(engine):
+    # gc.reserve_gc_frontier: block 0 is the lane's GC frontier from the start, so the fill
+    # takes blocks 1 and 2 and 5 blocks are free.  Writes 0, 4 and 8 open blocks 3, 4 and 5;
+    # the third leaves 2 free (< 3), so write 8 (8 us) starts the first GC: blocks 1 and 2
+    # are fully invalid (writes 0-7), the lower id wins.  Write 12 opens block 6, block 2
+    # goes.  Without the reservation the fill takes blocks 0 and 1 and 6 are free: the
+    # first GC waits for write 12 (block 0), as in the decided-pool test above.
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", reserve_gc_frontier=True)
+    ev = flashrr.simulate(cfg, TRACE, engine=engine, check_invariants=True).gc_events
+    assert ev["time_ns"].tolist()[:2] == [8_000, 12_000]
+    assert ev["superblock"].tolist()[:2] == [1, 2] and ev["pages_moved"].tolist()[:2] == [0, 0]
+
+
 def test_bad_free_pool_settings_name_the_field():
     with pytest.raises(ConfigError, match="gc.free_pool"):
         tiny_config().replace(free_pool="lazy")
     with pytest.raises(ConfigError, match="max_victims_in_flight"):
         tiny_config().replace(max_victims_in_flight=0)
+    with pytest.raises(ConfigError, match="gc.reserve_gc_frontier"):
+        tiny_config().replace(reserve_gc_frontier=1)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -118,6 +118,8 @@ cdef class CompiledEngine:
             self.pv = PVTiming(L)
             self.ftl.pv = self.pv
             self.rc.pv = self.pv
+        if L.gc_reserve_frontier:  # as MQSim's block manager, which takes the GC frontier when it starts
+            self.ftl.reserve_gc_frontiers()
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=A["counters"],
                               comp_die=A["comp_die"], block_reads=self.rc.array("block_reads"),
                               rr_threshold=self.rc.array("rr_threshold"), page_counters=self.page_counters,

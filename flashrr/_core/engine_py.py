@@ -51,6 +51,8 @@ class ReferenceEngine:
         self.page_counters = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
         self.pv = PVTiming(L) if L.pv is not None else None
         self.ftl.pv = self.rc.pv = self.pv
+        if L.gc_reserve_frontier:  # as MQSim's block manager, which takes the GC frontier when it starts
+            self.ftl.reserve_gc_frontiers()
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=self.c, comp_die=None,
                               block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
                               page_counters=self.page_counters, page_counts=self.page_counters.counts, seed=seed)

@@ -81,6 +81,7 @@ class Layout:
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
     read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
+    gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
     # flashrr.reliability.engine_tables.ErrorTables when error_model.enabled, else None
     error_tables: object = None
 
@@ -154,6 +155,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
         read_priority=config.timing.read_priority,
+        gc_reserve_frontier=config.gc.reserve_gc_frontier,
         error_tables=_error_tables(config, n_lanes * g.blocks_per_plane * k),
     )
 
