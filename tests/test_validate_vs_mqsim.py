@@ -62,6 +62,15 @@ def test_measured_trace_has_its_read_share_footprint_and_skew():
     assert top(z) > 3 * top(u)  # the 1% hottest pages take a far larger share under Zipf 0.8
 
 
+def test_filled_cases_skip_the_random_writes_and_take_their_own_load():
+    far, near = vm.CASES["filled 70/30 far"], vm.CASES["filled 70/30 near"]
+    aged = vm.CASES["GC 70/30"]
+    assert aged.aged and not far.aged and not near.aged and far.blocks == near.blocks == (32, 128)
+    assert (far.gap_us, near.gap_us) == (100.0, 15.0) and far.footprint_gib == near.footprint_gib == 3.5
+    cfg = vm.device(32)
+    assert cfg.gc.reserve_gc_frontier and cfg.gc.write_stall and cfg.gc.free_pool == "erased"
+
+
 def test_device_xml_sets_what_the_comparison_needs():
     root = ET.fromstring(ms.device_xml(32, True, 64 << 20))
     get = lambda tag: root.find(f".//{tag}").text
