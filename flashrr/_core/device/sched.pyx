@@ -51,6 +51,17 @@ cdef inline int32_t _wrap(int32_t i, int32_t cap) noexcept nogil:
     return i - cap if i >= cap else i
 
 
+cdef void* _ring_push(void** ring, int32_t* head, int32_t* length, int32_t* cap, size_t elem) except NULL nogil:
+    """A new last slot of a ring of ``elem``-byte items (``ring``, its head, length and
+    capacity), grown to twice its size when full; the caller fills the slot."""
+    if length[0] == cap[0]:
+        ring[0] = _unwrap_grow(ring[0], cap[0], head[0], length[0], elem)
+        cap[0] *= 2
+        head[0] = 0
+    length[0] += 1
+    return <char*>ring[0] + elem * _wrap(head[0] + length[0] - 1, cap[0])
+
+
 cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
     """Move n (start, end) pairs from index frm to index to (overlapping ranges allowed).
     Short runs by a loop, where a libc call would cost more than the copy; long ones (a
@@ -707,20 +718,13 @@ cdef class Scheduler:
     cdef int queue_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
                          int32_t req) except -1 nogil:
         """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns)."""
-        cdef int32_t cap = self.uq_cap[die], ln = self.uq_len[die], h = self.uq_head[die]
-        cdef UserWrite* ring = self.uq[die]
-        cdef UserWrite* w
-        if ln == cap:
-            ring = self.uq[die] = <UserWrite*>_unwrap_grow(ring, cap, h, ln, sizeof(UserWrite))
-            self.uq_cap[die] = cap = 2 * cap
-            h = self.uq_head[die] = 0
-        w = &ring[_wrap(h + ln, cap)]
+        cdef UserWrite* w = <UserWrite*>_ring_push(<void**>&self.uq[die], &self.uq_head[die], &self.uq_len[die],
+                                                   &self.uq_cap[die], sizeof(UserWrite))
         w.ready = ready
         w.dur = dur
         w.chan = chan
         w.n_xfer = n_xfer
         w.req = req
-        self.uq_len[die] = ln + 1
         self.uw_pending += 1
         self.changed(die)
         return 0
@@ -751,19 +755,12 @@ cdef class Scheduler:
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:
-        cdef int32_t cap = self.iq_cap[die], ln = self.iq_len[die], h = self.iq_head[die]
-        cdef IdleMove* ring = self.iq[die]
-        cdef IdleMove* m
-        if ln == cap:
-            ring = self.iq[die] = <IdleMove*>_unwrap_grow(ring, cap, h, ln, sizeof(IdleMove))
-            self.iq_cap[die] = cap = 2 * cap
-            h = self.iq_head[die] = 0
-        m = &ring[_wrap(h + ln, cap)]
+        cdef IdleMove* m = <IdleMove*>_ring_push(<void**>&self.iq[die], &self.iq_head[die], &self.iq_len[die],
+                                                 &self.iq_cap[die], sizeof(IdleMove))
         m.t = t
         m.lpn = lpn
         m.src = src
         m.dest = dest
-        self.iq_len[die] = ln + 1
         self.idle_pending += 1
         self.changed(die)
         return 0
