@@ -79,6 +79,7 @@ def test_device_xml_sets_what_the_comparison_needs():
     assert get("CMD_Suspension_Support") == "NONE" and get("Static_Wearleveling_Enabled") == "false"
     assert get("Die_No_Per_Chip") == "1" and get("Plane_No_Per_Die") == "4"
     assert get("Data_Cache_Capacity") == str(64 << 20)
+    assert get("Queue_Fetch_Size") == "65535"  # no window on requests in flight, as in flashrr
     wl = ET.fromstring(ms.workload_xml(Path("/x/t.trace"), cached=False))
     assert wl.find(".//Device_Level_Data_Caching_Mode").text == "TURNED_OFF"
     assert wl.find(".//File_Path").text == "/x/t.trace" and wl.find(".//Initial_Occupancy_Percentage").text == "0"
