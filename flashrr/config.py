@@ -104,6 +104,14 @@ class TimingConfig:
     ``channel_model``: ``"gap-fill"`` books a page transfer into the first free
     interval of its channel that is long enough; ``"busy-until"`` queues it
     behind the channel's latest booking (flashrr 0.1's model).
+
+    ``read_priority``: a die serves the user reads waiting for it before the user
+    writes waiting for it (MQSim's order: a chip's reads, then its writes).  Off,
+    user transactions are booked in arrival order.  On, a user write's programs
+    wait in a queue per die and start only when no read is waiting; the write
+    completes when its last program ends.  Under ``"user-first"`` queued user
+    writes still go before background work.  Needs ``"gc-first"`` or
+    ``"user-first"`` and no cache (``cache.capacity_bytes = 0``).
     """
 
     _section = "timing"
@@ -114,6 +122,7 @@ class TimingConfig:
     t_dram_ns: int = 1_000
     scheduler: str = "user-first"
     channel_model: str = "gap-fill"
+    read_priority: bool = False
 
     def __post_init__(self):
         for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
@@ -123,6 +132,11 @@ class TimingConfig:
         _require(self.scheduler in SCHEDULERS, "timing.scheduler", f"must be one of {SCHEDULERS}", self.scheduler)
         _require(self.channel_model in CHANNEL_MODELS, "timing.channel_model", f"must be one of {CHANNEL_MODELS}",
                  self.channel_model)
+        _require(isinstance(self.read_priority, bool), "timing.read_priority", "must be true or false",
+                 self.read_priority)
+        _require(not self.read_priority or self.scheduler != "fcfs", "timing.read_priority",
+                 "needs timing.scheduler 'gc-first' or 'user-first' ('fcfs' books every transaction when it is "
+                 "decided)", self.read_priority)
 
 
 @dataclass(frozen=True)
@@ -188,6 +202,12 @@ class GCConfig:
     The page is mapped when its write arrives; only its program waits, and the write
     completes when its last page is programmed.  Reads are not held: a read of a held
     page is timed at the page's new place.
+
+    ``reserve_gc_frontier``: every lane takes its GC/RR frontier superblock from the free
+    superblocks when the device is built, before preconditioning, as MQSim's block
+    manager takes a plane's user, GC and mapping frontier blocks at start.  Off (the
+    default), a lane opens its GC/RR frontier at its first migration, so on a device
+    never collected its first GC comes one superblock of writes later.
     """
 
     _section = "gc"
@@ -197,6 +217,7 @@ class GCConfig:
     free_pool: str = "decided"
     max_victims_in_flight: int = 10
     write_stall: bool = False
+    reserve_gc_frontier: bool = False
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -207,6 +228,8 @@ class GCConfig:
         _require(isinstance(self.write_stall, bool), "gc.write_stall", "must be true or false", self.write_stall)
         _require(not self.write_stall or self.free_pool == "erased", "gc.write_stall",
                  "needs gc.free_pool = 'erased' (a write waits for an erase to end)", self.write_stall)
+        _require(isinstance(self.reserve_gc_frontier, bool), "gc.reserve_gc_frontier", "must be true or false",
+                 self.reserve_gc_frontier)
 
 
 @dataclass(frozen=True)
@@ -299,6 +322,9 @@ class SimConfig:
         _require(not self.gc.write_stall or self.cache.capacity_bytes == 0, "gc.write_stall",
                  "holds uncached writes only; set cache.capacity_bytes = 0 (with a cache, the destage buffer "
                  "throttles writes)", self.gc.write_stall)
+        _require(not self.timing.read_priority or self.cache.capacity_bytes == 0, "timing.read_priority",
+                 "orders uncached writes only; set cache.capacity_bytes = 0 (the destage buffer needs each "
+                 "flush's end when the flush is made)", self.timing.read_priority)
         for where, on in (("read_reclaim.trigger", self.read_reclaim.trigger == "rber"),
                           ("read_retry.retry_model", self.read_retry.retry_model == "rber")):
             _require(not on or self.error_model.enabled, where,

@@ -529,6 +529,41 @@ MUTATIONS = (
               'keep["rr_threshold"] = np.full_like(ctx.rr_threshold, L.rr_threshold_reads); '
               'a = keep["rr_threshold"]; self.rr_threshold = <int32_t*>a.data')),
         (ERRORS + "test_a_patrols_ahead_is_a_share_of_the_models_threshold",)),
+    # timing.read_priority
+    Mutation(
+        "rp1", "with read priority on, a user write's programs are still booked on arrival, in arrival order",
+        (Edit(CORE + "engine_py.py",
+              "elif self.L.read_priority:  # its programs wait for the dies' reads",
+              "elif False:  # its programs wait for the dies' reads"),
+         Edit(CORE + "engine.pyx",
+              "if self.read_prio:  # its programs wait for the die's reads",
+              "if False:  # its programs wait for the die's reads")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rp2", 'with read priority under "user-first", a die\'s queued background work goes before its queued '
+               "user writes",
+        (Edit(CORE + "device/reclaim_py.py",
+              "                if sc.uq[d]:\n",
+              "                if sc.uq[d] and not sc.q[d]:\n"),
+         Edit(CORE + "device/reclaim_py.py",
+              "if kind == 0 and sc.uq[d]:",
+              "if kind == 0 and sc.uq[d] and not sc.q[d]:"),
+         Edit(CORE + "device/sched.pyx",
+              "        if self.uq_len[die]:  ",
+              "        if self.uq_len[die] and not self.q_len[die]:  "),
+         Edit(CORE + "device/reclaim.pyx",
+              "if best_kind == 0 and self.sched.uq_len[best]:",
+              "if best_kind == 0 and self.sched.uq_len[best] and not self.sched.q_len[best]:")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rgf", "with gc.reserve_gc_frontier on, a lane still opens its GC frontier at its first migration",
+        (Edit(CORE + "engine_py.py",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager"),
+         Edit(CORE + "engine.pyx",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager")),
+        ("tests/test_gc_erased_pool.py::test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier",)),
 )
 
 

@@ -55,11 +55,23 @@ def test_shuffler_preset_is_table_1():
     ({"retry_model": "custom", "retry_step_fractions": [0.9, 0.5]}, "read_retry.retry_step_fractions",
      "increasing"),
     ({"page_size_bytes": 0}, "geometry.page_size_bytes", "positive integer"),
+    ({"read_priority": "yes"}, "timing.read_priority", "true or false"),
+    ({"read_priority": True}, "timing.read_priority", "capacity_bytes = 0"),
+    ({"read_priority": True, "capacity_bytes": 0, "scheduler": "fcfs"}, "timing.read_priority", "'gc-first' or"),
 ])
 def test_impossible_configs_name_field_and_rule(changes, field, rule):
     with pytest.raises(ConfigError, match=rule) as err:
         SimConfig.preset("shuffler").replace(**changes)
     assert field in str(err.value)
+
+
+def test_read_priority_round_trips_through_toml(tmp_path):
+    cfg = SimConfig.preset("shuffler").replace(capacity_bytes=0, scheduler="gc-first", read_priority=True)
+    assert "read_priority = true" in cfg.to_toml()
+    cfg.save(tmp_path / "rp.toml")
+    back = SimConfig.load(tmp_path / "rp.toml")
+    assert back == cfg and back.timing.read_priority is True
+    assert SimConfig.preset("shuffler").timing.read_priority is False  # off by default
 
 
 def test_replace_finds_sections_by_field_name():

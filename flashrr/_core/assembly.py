@@ -19,7 +19,8 @@ from __future__ import annotations
 import importlib
 from types import SimpleNamespace
 
-from .invariants import STALL_WITH_EARLY_MOVES, STATIC_WITH_POLICY_PLACEMENT, EngineError
+from .invariants import READ_PRIORITY_WITH_POLICY_WRITES, STALL_WITH_EARLY_MOVES, STATIC_WITH_POLICY_PLACEMENT
+from .invariants import EngineError
 from .mechanism_entry import CHAINED_ROLES, EXCLUSIVE_ROLES, HEAD_OF, MechanismEntry
 from .mechanisms import MECHANISMS
 from .options.static_die_py import PLACE_LANE, PLACE_MOD  # plain ints, the same in static_die.pxd
@@ -76,8 +77,9 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
     ``redirector``, ``placer``, ``migration_placer``, ``write_path``, and
     ``counters`` (``[(names, mechanism)]``) for the mechanisms' own counters.  It refuses
     what no engine can run: two claims on an exclusive role, RR streams without one
-    page counter per LPN, request observers with ``gc.write_stall``, and a device
-    placement beside a mechanism that places user pages itself."""
+    page counter per LPN, request observers with ``gc.write_stall``, request observers
+    and write paths with ``timing.read_priority``, and a device placement beside a
+    mechanism that places user pages itself."""
     L = ctx.layout
     chosen = declared(hooks)
     if any(e.hook == "rr_streams" for e, _ in chosen) and hooks.page_counter_group != 1:
@@ -125,6 +127,8 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
     if L.gc_write_stall and out.requesters is not None:
         raise EngineError(STALL_WITH_EARLY_MOVES)
+    if L.read_priority and (out.requesters is not None or out.write_path is not None):
+        raise EngineError(READ_PRIORITY_WITH_POLICY_WRITES)
     return out
 
 

@@ -16,6 +16,10 @@ STATIC_WITH_POLICY_PLACEMENT = ("page_placement.placement: a static placement ca
                                 "places user pages itself (write pool or RR streams); use placement 'dynamic'")
 STALL_WITH_EARLY_MOVES = ("gc.write_stall: a held write has no completion time when it arrives, and early-move "
                           "policies (RL-RR, Reallocation) need one; turn gc.write_stall off")
+READ_PRIORITY_WITH_POLICY_WRITES = ("timing.read_priority: a queued write has no completion time when it arrives, "
+                                    "which early-move policies (RL-RR, Reallocation) need, and policies with a "
+                                    "write path of their own (Rails, TTFlash) book their programs on arrival; "
+                                    "turn timing.read_priority off")
 
 
 class EngineError(RuntimeError):

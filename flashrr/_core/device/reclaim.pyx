@@ -569,8 +569,9 @@ cdef class Reclaim:
 
     # ================================================================ background loop
     cdef int run_bg(self, int64_t until) except -1 nogil:
-        """Start, in time order, the background work (queued transactions, then idle moves on
-        ties, then lower dies) that can start before ``until``.  The scheduler keeps each
+        """Start, in time order, the queued work (user programs under timing.read_priority, which
+        go before a die's background transactions; then idle moves on ties, then lower dies)
+        that can start before ``until``.  The scheduler keeps each
         die's start from the last look (hs): it stays a lower bound, since a die's clock only
         moves on, until the die's queues change or a job finishes a phase, which mark it
         stale.  A tournament tree over the dies keeps the least (start, kind, die); only the
@@ -608,7 +609,9 @@ cdef class Reclaim:
                 self.sched.hs[best] = s
                 self.sched.hs_update(best)
                 continue
-            if best_kind == 0:
+            if best_kind == 0 and self.sched.uq_len[best]:                 # a user program (read priority)
+                self.sched.book_write(best)
+            elif best_kind == 0:
                 head = &self.sched.q[best][self.sched.q_head[best]]
                 if head.count > 1 and until - best_s > head.dur:  # a run, of which more than one fits:
                     self.sched.book_head(best, best_s, imin(until, self.sched.hs_others(best)))  # before the others
