@@ -40,7 +40,7 @@ import flashrr
 from flashrr.config import ReadRetryConfig
 from flashrr.trace.synth import synth_trace
 from flashrr._core import load_compiled_engine
-from flashrr._core.layout import build_layout
+from flashrr.engine_layout import engine_layout
 from flashrr.policy import Baseline
 n, repeat, variant, pe_mean, cache = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
 trace = synth_trace(None, n_requests=n, seed=1, read_ratio=0.7, read_size_mean_bytes=16384, read_size_cv=0.5,
@@ -56,7 +56,7 @@ if variant != "off":
 if variant == "on-rber":
     cfg = cfg.replace(trigger="rber", read_retry=ReadRetryConfig.from_model(ReadRetryConfig.cocktail(95_000)))
 fill = int(trace.offset.max() // cfg.geometry.page_size_bytes) + 64
-eng = load_compiled_engine()(build_layout(cfg), Baseline().hooks(), 0, False)
+eng = load_compiled_engine()(engine_layout(cfg), Baseline().hooks(), 0, False)
 eng.precondition(min(fill, cfg.logical_pages), np.zeros(0, np.int64))
 t0, c0 = time.perf_counter(), time.process_time()
 eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write, repeat)

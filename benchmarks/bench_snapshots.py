@@ -43,12 +43,12 @@ def load1() -> str:
 def fresh_engine(cfg, seed: int, policy: str):
     """An engine for ``policy`` on ``cfg`` and what preconditioning needs, as simulate() builds them."""
     from flashrr._core import load_compiled_engine
-    from flashrr._core.layout import build_layout
-    from flashrr.policy import make_policy
+    from flashrr.engine_layout import engine_layout
+    from flashrr.policies import make_policy
 
     pol = make_policy(policy)
     pol.bind(cfg, seed)
-    layout = build_layout(cfg, pol.metadata_bytes(cfg))
+    layout = engine_layout(cfg, pol.metadata_bytes(cfg))
     fill = min(int(math.ceil(cfg.precondition.fill_ratio * cfg.logical_pages)), cfg.logical_pages)
     n_warm = int(round(cfg.precondition.warmup_random_writes_ratio * fill))
     warm = np.random.default_rng(seed).integers(0, fill, size=n_warm, dtype=np.int64)

@@ -22,9 +22,13 @@ SECTOR_BYTES = 512
 #: Device settings every case shares (MQSim's element names); see ``device_xml``.  The DRAM: 2,000 MT/s
 #: with 4-byte bursts moves an 8 KiB page in 8192 / 4 / 2 x 0.5 ns + tRCD + tCL = 538 ns, flashrr's 0.5 us
 #: per page (``timing.t_dram_ns``); MQSim's stock 100 MT/s with 1-byte bursts takes 41 us per page.
+#: The host queue: MQSim's NVMe interface fetches a request only while fewer than ``Queue_Fetch_Size``
+#: are in flight (512 by default); flashrr's device takes every request when it arrives.  The largest
+#: value MQSim takes, 65,535, lifts that window: with 512, a device stalled by GC on some dies keeps
+#: 512 requests in flight and the requests for every other die wait in the host's queue.
 BASE_DEVICE = {
     "Enabled_Preconditioning": "false", "Memory_Type": "FLASH", "HostInterface_Type": "NVME",
-    "IO_Queue_Depth": 65535, "Queue_Fetch_Size": 512, "Caching_Mechanism": "ADVANCED",
+    "IO_Queue_Depth": 65535, "Queue_Fetch_Size": 65535, "Caching_Mechanism": "ADVANCED",
     "Data_Cache_Sharing_Mode": "SHARED", "Data_Cache_DRAM_Row_Size": 8192, "Data_Cache_DRAM_Data_Rate": 2000,
     "Data_Cache_DRAM_Data_Busrt_Size": 4, "Data_Cache_DRAM_tRCD": 13, "Data_Cache_DRAM_tCL": 13,
     "Data_Cache_DRAM_tRP": 13, "Address_Mapping": "PAGE_LEVEL", "Ideal_Mapping_Table": "true",

@@ -14,9 +14,12 @@ The device (docs/validate_vs_mqsim.md): MLC 75/750/3,800 us; 8 channels x 4 chip
 4 planes; 256 pages of 8 KiB; 333 MT/s channels (24.6 us per page); block management (k = 1);
 MQSim's over-provisioning (12.7%) and GC thresholds (0.05, hard 0.005), greedy victims, an
 ideal mapping table, no suspension.  flashrr models MQSim's static CWDP plane allocation
-(``superblock.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``), its pool
-of erased blocks (``gc.free_pool = "erased"``) and its refusal of writes to a plane whose pool
-is short (``gc.write_stall``).
+(``page_placement.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``) with its
+GC frontier block taken at start (``gc.reserve_gc_frontier``), its pool of erased blocks
+(``gc.free_pool = "erased"``) and its refusal of writes to a plane whose pool is short
+(``gc.write_stall``).  Every run of flashrr is made twice, without and with
+``timing.read_priority`` (MQSim's order of a chip's reads before its writes), except with a
+cache, which read priority does not take.
 
 The trace: ``--n`` one-page (8 KiB) requests, Poisson arrivals with a ``--gap-us`` mean gap,
 over a ``--footprint-gib`` footprint starting at LBA 0, uniform or Zipf-skewed.  MQSim's trace
@@ -24,6 +27,7 @@ starts with a prefix: a sequential write of the whole footprint in 32 KiB reques
 then (GC cases only) ``--warmup-ratio`` times the footprint in uniform random one-page writes
 at ``--warmup-rate`` per second, so that the device is aged and GC is running when the
 measured part starts, then 1.1 s of idle time; only the requests after it are measured.
+The "filled" cases have no random writes and their own footprint and gap (``CASES``).
 flashrr preconditions the same way, untimed: a sequential fill of the footprint, then the same
 number of random writes (``precondition.warmup_random_writes_ratio``, drawn from its own seed,
 so the two devices are aged alike, not page for page).  Without the random writes a
@@ -59,20 +63,33 @@ MQSIM_FRONTIERS, FLASHRR_FRONTIERS = 3, 2  # write frontiers per plane/lane kept
 class Case:
     """One comparison: the trace's read share and address skew (Zipf exponent, 0 = uniform),
     the blocks per plane of each run (two: heavy GC, then no GC; or one), the data cache in
-    bytes, and the flashrr schedulers (MQSim modes) it runs under."""
+    bytes, and the flashrr schedulers (MQSim modes) it runs under.  ``fill_only``: a GC case
+    whose device is filled sequentially and not aged; ``gap_us`` and ``footprint_gib``: the
+    case's own mean gap (us) and footprint (GiB) in place of ``--gap-us`` and
+    ``--footprint-gib``."""
 
     read_share: float
     zipf: float = 0.0
     blocks: tuple = (128,)
     cache_bytes: int = 0
     modes: tuple = ("gc-first",)
+    fill_only: bool = False
+    gap_us: float | None = None
+    footprint_gib: float | None = None
 
     @property
     def aged(self) -> bool:
-        """GC cases age the device with random writes before the measured part."""
-        return len(self.blocks) > 1
+        """GC cases age the device with random writes before the measured part, unless fill_only."""
+        return len(self.blocks) > 1 and not self.fill_only
 
 
+#: Two families.  "Aged" (the first six): the GC cases age the device with random writes
+#: after the sequential fill.  "Filled": the footprint is written in order only, then the
+#: 70/30 trace runs at a load far from saturation (100 us: the dies of the device without
+#: GC about 10% busy) and near it (15 us: about 63%).  Its footprint is 3.5 GiB: with
+#: 3 GiB, a device filled in order has room for every measured write and never collects;
+#: with 3.5 GiB the 32-block device starts to collect at about 85% of the trace.
+FILLED_GIB = 3.5
 CASES = {
     "read-only": Case(1.0),
     "70/30": Case(0.7),
@@ -80,6 +97,10 @@ CASES = {
     "GC 70/30": Case(0.7, blocks=(32, 128), modes=tuple(MODES)),
     "GC 50/50": Case(0.5, blocks=(32, 128), modes=tuple(MODES)),
     "GC 70/30 zipf 0.8": Case(0.7, zipf=0.8, blocks=(32, 128), modes=tuple(MODES)),
+    "filled 70/30 far": Case(0.7, blocks=(32, 128), modes=tuple(MODES), fill_only=True, gap_us=100.0,
+                             footprint_gib=FILLED_GIB),
+    "filled 70/30 near": Case(0.7, blocks=(32, 128), modes=tuple(MODES), fill_only=True, gap_us=15.0,
+                              footprint_gib=FILLED_GIB),
 }
 
 
@@ -106,7 +127,7 @@ def device(blocks_per_plane: int, cache_bytes: int = 0, scheduler: str = "gc-fir
         gc=GCConfig(mqsim_gc_threshold_ratio(blocks_per_plane), 0.127, 0.005),
         read_reclaim=ReadReclaimConfig(rr_enabled=False),
         superblock=SuperblockConfig(sb_planes=1),
-    ).replace(scheduler=scheduler, placement="static_lane", free_pool="erased",
+    ).replace(scheduler=scheduler, placement="static_lane", free_pool="erased", reserve_gc_frontier=True,
               write_stall=cache_bytes == 0)  # with a cache, the destage buffer throttles writes instead
 
 
@@ -158,10 +179,11 @@ def latency_stats(is_write: np.ndarray, lat_ns: np.ndarray) -> dict:
             "io_latency_p99_ns": float(np.percentile(lat_ns, 99)) if len(lat_ns) else float("nan")}
 
 
-def flashrr_side(case: Case, blocks: int, mode: str, tr: flashrr.Trace, warmup_ratio: float) -> dict:
+def flashrr_side(case: Case, blocks: int, mode: str, tr: flashrr.Trace, warmup_ratio: float,
+                 read_priority: bool = False) -> dict:
     t = time.perf_counter()
     cfg = device(blocks, case.cache_bytes, mode).replace(
-        fill_ratio=0.0, warmup_random_writes_ratio=warmup_ratio if case.aged else 0.0)
+        fill_ratio=0.0, warmup_random_writes_ratio=warmup_ratio if case.aged else 0.0, read_priority=read_priority)
     s = flashrr.simulate(cfg, tr).summary
     out = {k: s[k] for k in ("io_latency_mean_ns", "read_latency_mean_ns", "write_latency_mean_ns",
                              "io_latency_p99_ns", "gc_count", "gc_page_moves", "requests")}
@@ -240,42 +262,71 @@ def _ratio(a, b) -> str:
     return f"{a / b:.2f}"
 
 
+SIDES = ("flashrr", "flashrr rp")  # flashrr with timing.read_priority off and on
+
+
+def _within(f: float, q: float, limit: float) -> str:
+    return "yes" if abs(f / q - 1) <= limit else "no"
+
+
 def print_case(name: str, case: Case, runs: dict, n: int) -> None:
-    """``runs``: {(mode, blocks): {"flashrr": stats, "MQSim": stats or None}}."""
+    """``runs``: {(mode, blocks): {"flashrr": stats, "flashrr rp": stats or None (read
+    priority needs no cache), "MQSim": stats or None}}.  One table per mode: each run's
+    flashrr without and with read priority, MQSim, and the two ratios to MQSim."""
+    gap = f", mean gap {case.gap_us:g} us" if case.gap_us else ""
     print(f"\n## {name}: {case.read_share:.0%} reads, "
-          f"{'Zipf %g' % case.zipf if case.zipf else 'uniform'}, cache {case.cache_bytes >> 20} MiB\n")
-    cols = list(runs)
-    head = ["measure"] + [f"{m} {b}b {who}" for m, b in cols for who in ("flashrr", "MQSim", "ratio")]
-    print("| " + " | ".join(head) + " |")
-    print("|---" + "|---:" * (len(head) - 1) + "|")
-    for label, key, div in ROWS:
-        cells = [label]
-        for col in cols:
-            f, q = runs[col]["flashrr"], runs[col]["MQSim"]
-            cells += [_cell(f[key], div), _cell(q[key], div) if q else "-",
-                      _ratio(f[key], q[key]) if q and key != "requests" else ""]
-        print("| " + " | ".join(cells) + " |")
+          f"{'Zipf %g' % case.zipf if case.zipf else 'uniform'}, cache {case.cache_bytes >> 20} MiB{gap}, "
+          f"{'aged by random writes' if case.aged else 'filled in order only'}")
+    for mode in case.modes:
+        cols = [b for m, b in runs if m == mode]
+        head = ["measure"] + [f"{b}b {who}" for b in cols
+                              for who in ("flashrr", "flashrr rp", "MQSim", "ratio", "ratio rp")]
+        print(f"\n{mode}:\n\n| " + " | ".join(head) + " |")
+        print("|---" + "|---:" * (len(head) - 1) + "|")
+        for label, key, div in ROWS:
+            cells = [label]
+            for b in cols:
+                r = runs[(mode, b)]
+                q = r["MQSim"]
+                cells += [_cell(r[w][key], div) if r[w] else "-" for w in SIDES]
+                cells += [_cell(q[key], div) if q else "-"]
+                cells += [_ratio(r[w][key], q[key]) if r[w] and q and key != "requests" else "" for w in SIDES]
+            print("| " + " | ".join(cells) + " |")
     for (mode, b), r in runs.items():
         q = r["MQSim"]
         if q and (q["failure"] or q["requests"] < n):
             why = q["failure"] or "exited normally"
             print(f"\nMQSim {mode} {b}b: {why}; {n - q['requests']:,} of {n:,} measured requests never "
                   "completed (its latencies above are over those it finished)")
+    light = max(case.blocks)
+    if all(runs[(m, light)]["MQSim"] for m in case.modes):
+        print(f"\nWithout GC ({light} blocks per plane), flashrr / flashrr rp against MQSim (mean within 15%, "
+              "p99 within 25%?):")
+        for mode in case.modes:
+            r = runs[(mode, light)]
+            q = r["MQSim"]
+            parts = [f"{who} mean {_within(r[who]['io_latency_mean_ns'], q['io_latency_mean_ns'], 0.15)}, "
+                     f"p99 {_within(r[who]['io_latency_p99_ns'], q['io_latency_p99_ns'], 0.25)}"
+                     for who in SIDES if r[who]]
+            print(f"- {mode}: " + "; ".join(parts))
     if len(case.blocks) == 2:
         heavy, light = case.blocks
-        print(f"\nGC interference, {heavy} over {light} blocks per plane (flashrr / MQSim; within 25%?):")
+        print(f"\nGC interference, {heavy} over {light} blocks per plane (flashrr, flashrr rp / MQSim; each "
+              "within 25%, p99 50%?):")
         for mode in case.modes:
             parts = []
             for label, key, _ in ROWS[:4]:
-                f = runs[(mode, heavy)]["flashrr"][key] / runs[(mode, light)]["flashrr"][key]
+                grow = {w: runs[(mode, heavy)][w][key] / runs[(mode, light)][w][key]
+                        for w in SIDES if runs[(mode, heavy)][w]}
                 q = runs[(mode, heavy)]["MQSim"], runs[(mode, light)]["MQSim"]
+                part = f"{label.split(' (')[0]} " + ", ".join(f"{g:.3g}x" for g in grow.values())
                 if all(q) and not any(x["failure"] for x in q):
                     g = q[0][key] / q[1][key]
                     limit = 0.5 if key == "io_latency_p99_ns" else 0.25
-                    parts.append(f"{label.split(' (')[0]} {f:.3g}x / {g:.3g}x "
-                                 f"({'yes' if abs(f / g - 1) <= limit else 'no'})")
+                    part += f" / {g:.3g}x ({', '.join(_within(f, g, limit) for f in grow.values())})"
                 else:
-                    parts.append(f"{label.split(' (')[0]} {f:.3g}x / -")
+                    part += " / -"
+                parts.append(part)
             print(f"- {mode}: " + "; ".join(parts))
 
 
@@ -295,19 +346,21 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     if a.mqsim is not None and not a.mqsim.is_file():
         ap.error(f"--mqsim {a.mqsim}: no such file (build MQSim as shared/mqsim/README.md says)")
-    footprint = int(a.footprint_gib * (1 << 30)) // PAGE_BYTES
-    print(f"{a.n:,d} requests per case, mean gap {a.gap_us:g} us, footprint {a.footprint_gib:g} GiB "
-          f"({footprint:,d} pages); GC cases aged by {a.warmup_ratio:g}x footprint random writes; "
+    print(f"{a.n:,d} requests per case, mean gap {a.gap_us:g} us (unless the case has its own), footprint "
+          f"{a.footprint_gib:g} GiB; aged GC cases aged by {a.warmup_ratio:g}x footprint random writes; "
           f"MQSim: {a.mqsim or 'not run'}")
     for name in a.case or list(CASES):
         case = CASES[name]
-        tr = measured_trace(a.n, a.gap_us * 1e3, footprint, case.read_share, case.zipf, a.seed)
+        footprint = int((case.footprint_gib or a.footprint_gib) * (1 << 30)) // PAGE_BYTES
+        tr = measured_trace(a.n, (case.gap_us or a.gap_us) * 1e3, footprint, case.read_share, case.zipf, a.seed)
         traces = write_mqsim_traces(a, name, case, tr, footprint) if a.mqsim else None
         runs = {}
         for mode in case.modes:
             for b in case.blocks:
                 q = mqsim_side_run(a, name, case, b, mode, traces) if a.mqsim else None
-                runs[(mode, b)] = {"flashrr": flashrr_side(case, b, mode, tr, a.warmup_ratio), "MQSim": q}
+                runs[(mode, b)] = {"flashrr": flashrr_side(case, b, mode, tr, a.warmup_ratio), "MQSim": q,
+                                   "flashrr rp": None if case.cache_bytes else
+                                   flashrr_side(case, b, mode, tr, a.warmup_ratio, read_priority=True)}
         print_case(name, case, runs, a.n)
         sys.stdout.flush()
 

@@ -11,8 +11,10 @@ Quick start::
 """
 from ._lazy import lazy_attributes
 from ._version import __version__
-from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, PreconditionConfig, ReadReclaimConfig,
-                     ReadRetryConfig, SimConfig, SuperblockConfig, TimingConfig)
+from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, PlacementConfig, PreconditionConfig,
+                     ProcessVariationConfig, ReadReclaimConfig, ReadRetryConfig, SimConfig, SuperblockConfig,
+                     TimingConfig)
+from . import presets  # noqa: F401  (registers the papers' device presets into the configuration)
 from .policy import EngineState, Policy, register_policy
 from .result import Result
 from .simulate import EngineError, InvariantError, simulate
@@ -28,7 +30,7 @@ __getattr__, __dir__ = lazy_attributes(
 
 __all__ = [
     "__version__", "SimConfig", "GeometryConfig", "TimingConfig", "CacheConfig", "GCConfig", "ReadReclaimConfig",
-    "ReadRetryConfig", "SuperblockConfig", "PreconditionConfig", "ConfigError", "Trace", "TraceError",
+    "ReadRetryConfig", "SuperblockConfig", "ProcessVariationConfig", "PlacementConfig", "PreconditionConfig", "ConfigError", "Trace", "TraceError",
     "read_trace", "write_trace", "synth_trace", "trace_stats", "simulate", "Result", "EngineError", "InvariantError", "Policy",
     "EngineState", "register_policy", "load_results", "sweep", "compare",
 ]

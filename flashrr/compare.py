@@ -142,9 +142,8 @@ def plan_rows(policies, preset: str | None = None, params: dict | None = None) -
     ``params`` key naming a row.  ``policies`` is a list or a comma-separated string; ``preset`` is the
     device of every row without ``@`` (None: :data:`COMMON_PRESET`; :data:`PAPER_DEVICES`: each policy's
     paper preset)."""
-    from . import policies as _builtin  # noqa: F401  (registers the built-in policies)
     from .config import SimConfig
-    from .policy import policy_class
+    from .policies import policy_class
     from .presets import DEVICE_PRESETS
 
     if isinstance(policies, str):
@@ -591,7 +590,7 @@ def composable_pairs(policies=CROSS_PAPER_POLICIES) -> tuple:
     """Every pair ``"a+b"`` of ``policies`` (Baseline left out: adding it changes nothing)
     that composes, in the order of ``policies``; and ``{pair: reason}`` for those that
     clash (:mod:`flashrr.policy_combine`)."""
-    from .policy import make_policy
+    from .policies import make_policy
     from .policy_combine import CombineError
 
     names = [p for p in policies if p != "baseline"]

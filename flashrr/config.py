@@ -1,14 +1,18 @@
 """Device configuration: frozen dataclasses with units in their field names.
 
-A :class:`SimConfig` holds one instance of each section below.  Every section
-validates itself when it is built, and :class:`SimConfig` checks the rules that
+A :class:`SimConfig` holds one instance of each section: the device's geometry,
+timing, cache, GC and preconditioning below; read reclaim, read retry and the error
+model in :mod:`flashrr.config_reliability`; the superblock shape, process variation
+and page placement in :mod:`flashrr.config_superblock` (all shown here too).  Every
+section validates itself when it is built, and :class:`SimConfig` checks the rules that
 span sections (the superblock must fit the geometry, the cache must hold at
 least one page, ...).  A broken rule raises :class:`ConfigError`, whose message
 names the field (``section.field``) and the rule.
 
 Field names are unique across sections, so ``cfg.replace(capacity_bytes=...)``
-finds its section by itself.  Presets from the papers live in
-:mod:`flashrr.presets`; ``SimConfig.preset(name)`` returns one.
+finds its section by itself.  ``SimConfig.preset(name)`` returns a device preset of
+:data:`DEVICE_PRESETS`; the papers' devices (:mod:`flashrr.presets`, imported with the
+``flashrr`` package) register themselves there with :func:`register_preset`.
 """
 from __future__ import annotations
 
@@ -16,51 +20,20 @@ import dataclasses
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from .config_checks import ConfigError, _fraction, _nonneg_int, _positive_int, _require
+# every section, and the choices its fields take, is named by flashrr.config too
+from .config_reliability import (ERROR_MODEL_PRESETS, LADDER_GROWTHS, RETRY_MODELS, RR_TRIGGERS,  # noqa: F401
+                                 ErrorModelConfig, ReadReclaimConfig, ReadRetryConfig)
+from .config_superblock import (ASSEMBLY_METHODS, PLACEMENTS, PV_MODELS, PV_PE_MAX, PV_ROW_ORDERS,  # noqa: F401
+                                PV_SCALES, WINDOWED_ASSEMBLY, PlacementConfig, ProcessVariationConfig,
+                                SuperblockConfig)
 
 try:  # Python >= 3.11
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-
-class ConfigError(ValueError):
-    """An impossible or inconsistent configuration; the message names the field."""
-
-
-def _require(cond: bool, where: str, rule: str, value: Any) -> None:
-    if not cond:
-        raise ConfigError(f"{where}: {rule} (got {value!r})")
-
-
-def _positive_int(obj, name: str) -> None:
-    v = getattr(obj, name)
-    _require(isinstance(v, int) and not isinstance(v, bool) and v > 0,
-             f"{obj._section}.{name}", "must be a positive integer", v)
-
-
-def _nonneg_int(obj, name: str) -> None:
-    v = getattr(obj, name)
-    _require(isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-             f"{obj._section}.{name}", "must be a non-negative integer", v)
-
-
-def _fraction(obj, name: str, lo_open=False, hi_open=True) -> None:
-    v = getattr(obj, name)
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-    if ok:
-        ok = (v > 0 if lo_open else v >= 0) and (v < 1 if hi_open else v <= 1)
-    lo = "(0" if lo_open else "[0"
-    hi = "1)" if hi_open else "1]"
-    _require(ok, f"{obj._section}.{name}", f"must be a number in {lo}, {hi}", v)
-
-
-def _finite(obj, name: str, lo: float, hi: float = math.inf, rule: str = "", lo_open: bool = False) -> None:
-    """``obj.name`` is a finite number in [lo, hi] ((lo, hi] with ``lo_open``; ``rule`` says it in the error)."""
-    v = getattr(obj, name)
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v <= hi
-    ok = ok and (v > lo if lo_open else v >= lo)
-    _require(ok, f"{obj._section}.{name}", rule or f"must be a finite number >= {lo}", v)
 
 
 @dataclass(frozen=True)
@@ -131,6 +104,14 @@ class TimingConfig:
     ``channel_model``: ``"gap-fill"`` books a page transfer into the first free
     interval of its channel that is long enough; ``"busy-until"`` queues it
     behind the channel's latest booking (flashrr 0.1's model).
+
+    ``read_priority``: a die serves the user reads waiting for it before the user
+    writes waiting for it (MQSim's order: a chip's reads, then its writes).  Off,
+    user transactions are booked in arrival order.  On, a user write's programs
+    wait in a queue per die and start only when no read is waiting; the write
+    completes when its last program ends.  Under ``"user-first"`` queued user
+    writes still go before background work.  Needs ``"gc-first"`` or
+    ``"user-first"`` and no cache (``cache.capacity_bytes = 0``).
     """
 
     _section = "timing"
@@ -141,6 +122,7 @@ class TimingConfig:
     t_dram_ns: int = 1_000
     scheduler: str = "user-first"
     channel_model: str = "gap-fill"
+    read_priority: bool = False
 
     def __post_init__(self):
         for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
@@ -150,6 +132,11 @@ class TimingConfig:
         _require(self.scheduler in SCHEDULERS, "timing.scheduler", f"must be one of {SCHEDULERS}", self.scheduler)
         _require(self.channel_model in CHANNEL_MODELS, "timing.channel_model", f"must be one of {CHANNEL_MODELS}",
                  self.channel_model)
+        _require(isinstance(self.read_priority, bool), "timing.read_priority", "must be true or false",
+                 self.read_priority)
+        _require(not self.read_priority or self.scheduler != "fcfs", "timing.read_priority",
+                 "needs timing.scheduler 'gc-first' or 'user-first' ('fcfs' books every transaction when it is "
+                 "decided)", self.read_priority)
 
 
 @dataclass(frozen=True)
@@ -215,6 +202,12 @@ class GCConfig:
     The page is mapped when its write arrives; only its program waits, and the write
     completes when its last page is programmed.  Reads are not held: a read of a held
     page is timed at the page's new place.
+
+    ``reserve_gc_frontier``: every lane takes its GC/RR frontier superblock from the free
+    superblocks when the device is built, before preconditioning, as MQSim's block
+    manager takes a plane's user, GC and mapping frontier blocks at start.  Off (the
+    default), a lane opens its GC/RR frontier at its first migration, so on a device
+    never collected its first GC comes one superblock of writes later.
     """
 
     _section = "gc"
@@ -224,6 +217,7 @@ class GCConfig:
     free_pool: str = "decided"
     max_victims_in_flight: int = 10
     write_stall: bool = False
+    reserve_gc_frontier: bool = False
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -234,257 +228,8 @@ class GCConfig:
         _require(isinstance(self.write_stall, bool), "gc.write_stall", "must be true or false", self.write_stall)
         _require(not self.write_stall or self.free_pool == "erased", "gc.write_stall",
                  "needs gc.free_pool = 'erased' (a write waits for an erase to end)", self.write_stall)
-
-
-@dataclass(frozen=True)
-class ReadReclaimConfig:
-    """Read reclaim: a block whose read count reaches its RR threshold triggers the
-    policy's read reclaim of its superblock.
-
-    ``trigger``: where that threshold comes from.
-
-    * ``"count"``: ``rr_threshold_reads`` (reads) for every block, unless a policy
-      raises it per block.
-    * ``"rber"``: the error model's (section ``error_model``, which must be enabled):
-      the block read count at which its worst page's predicted RBER reaches
-      ``rber_fraction`` of the ECC capability, per block from its P/E cycles and the
-      age of its data (docs/reliability.md).  ``rr_threshold_reads`` then only scales
-      the thresholds policies raise (a policy's ``m * rr_threshold_reads`` becomes
-      ``m`` times the model's).
-    """
-
-    _section = "read_reclaim"
-    rr_threshold_reads: int = 10_000
-    rr_enabled: bool = True
-    trigger: str = "count"
-    rber_fraction: float = 1.0
-
-    def __post_init__(self):
-        _positive_int(self, "rr_threshold_reads")
-        _require(isinstance(self.rr_enabled, bool), "read_reclaim.rr_enabled", "must be true or false",
-                 self.rr_enabled)
-        _require(self.trigger in RR_TRIGGERS, "read_reclaim.trigger", f"must be one of {RR_TRIGGERS}", self.trigger)
-        _finite(self, "rber_fraction", 0, 10, "must be a number in (0, 10] (fraction of the ECC capability)", True)
-
-
-RR_TRIGGERS = ("count", "rber")
-
-
-RETRY_MODELS = ("none", "cocktail", "ldpc", "custom", "rber")
-
-
-@dataclass(frozen=True)
-class ReadRetryConfig:
-    """Read-retry latency as a step function of a block's read count.
-
-    A flash read costs ``t_read_ns + retries * t_retry_ns``, where ``retries``
-    is the number of entries of ``retry_step_fractions`` that are <= the
-    block's read count divided by its RR threshold.  Models:
-
-    * ``none``: no retries.
-    * ``cocktail``: 1/2/3 retries at 70/80/90% of the threshold (Cocktail).
-    * ``ldpc``: PhasedRR's seven LDPC soft-decision levels, one more level per
-      1/8 of the threshold, so the worst case is ``t_read + 7 * t_retry``.
-    * ``custom``: the fractions given.
-    * ``rber``: the error model's (section ``error_model``, which must be enabled):
-      a read takes as many steps as its block's worst page needs until its expected
-      errors fall within the step's capability; past the last step it is
-      uncorrectable.  ``retry_step_fractions`` must be empty and ``retry_extra_ns``
-      gives the steps' latencies (:meth:`from_model`).
-
-    ``retry_extra_ns`` (optional) replaces the linear cost by a table: entry
-    ``i`` is the extra read time (ns) once ``i + 1`` steps are passed, so a read
-    costs ``t_read_ns + retry_extra_ns[retries - 1]`` (``t_read_ns`` with no
-    retry).  It must hold one non-decreasing, non-negative entry per step, and
-    ``t_retry_ns`` is then unused (keep it 0).  :meth:`ldpc_progressive` builds
-    PhasedRR's progressive-sensing table.
-    """
-
-    _section = "read_retry"
-    retry_model: str = "none"
-    retry_step_fractions: tuple = ()
-    t_retry_ns: int = 0
-    retry_extra_ns: tuple = ()
-
-    def __post_init__(self):
-        _require(self.retry_model in RETRY_MODELS, "read_retry.retry_model",
-                 f"must be one of {RETRY_MODELS}", self.retry_model)
-        steps = tuple(float(x) for x in self.retry_step_fractions)
-        object.__setattr__(self, "retry_step_fractions", steps)
-        if self.retry_model in ("none", "rber"):
-            _require(not steps, "read_retry.retry_step_fractions",
-                     f"must be empty for retry_model {self.retry_model!r}", steps)
-        else:
-            _require(len(steps) > 0, "read_retry.retry_step_fractions",
-                     f"must be non-empty for retry_model {self.retry_model!r}", steps)
-        _require(all(s > 0 for s in steps) and list(steps) == sorted(steps),
-                 "read_retry.retry_step_fractions", "must be positive and increasing", steps)
-        _nonneg_int(self, "t_retry_ns")
-        table = tuple(self.retry_extra_ns)
-        object.__setattr__(self, "retry_extra_ns", table)
-        if self.retry_model == "rber":
-            _require(len(table) > 0, "read_retry.retry_extra_ns",
-                     "must hold the extra read time (ns) of each step of the model's ladder for retry_model 'rber'",
-                     table)
-        if table:
-            _require(self.retry_model == "rber" or len(table) == len(steps), "read_retry.retry_extra_ns",
-                     f"must hold one entry per retry step ({len(steps)})", table)
-            _require(all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in table)
-                     and list(table) == sorted(table), "read_retry.retry_extra_ns",
-                     "must be non-negative integers (ns), non-decreasing", table)
-            _require(self.t_retry_ns == 0, "read_retry.t_retry_ns", "must be 0 when retry_extra_ns is given",
-                     self.t_retry_ns)
-
-    def extra_ns_by_retries(self) -> tuple:
-        """Extra read time (ns) after 0, 1, ..., len(steps) retries."""
-        if self.retry_extra_ns:
-            return (0,) + tuple(self.retry_extra_ns)
-        return tuple(i * self.t_retry_ns for i in range(self.n_steps + 1))
-
-    @property
-    def n_steps(self) -> int:
-        """Retry steps a read can take (the ladder's under ``rber``)."""
-        return len(self.retry_extra_ns) if self.retry_model == "rber" else len(self.retry_step_fractions)
-
-    @classmethod
-    def from_model(cls, table: "ReadRetryConfig") -> "ReadRetryConfig":
-        """Retry steps from the error model, each costing what ``table``'s step does
-        (e.g. ``from_model(ReadRetryConfig.ldpc_progressive())``: PhasedRR's latencies)."""
-        return cls("rber", (), 0, tuple(table.extra_ns_by_retries()[1:]))
-
-    @classmethod
-    def cocktail(cls, t_retry_ns: int) -> "ReadRetryConfig":
-        return cls("cocktail", (0.7, 0.8, 0.9), t_retry_ns)
-
-    @classmethod
-    def ldpc(cls, t_retry_ns: int, levels: int = 7) -> "ReadRetryConfig":
-        return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)
-
-    @classmethod
-    def ldpc_progressive(cls, t_first_ns: int = 85_000, t_step_ns: int = 24_000, levels: int = 7
-                         ) -> "ReadRetryConfig":
-        """Progressive LDPC soft-decision reading (PhasedRR, docs/phasedrr.md): sensing
-        pass ``i`` (0-based) costs ``t_first_ns + i * t_step_ns`` and a read at level
-        ``L`` (1..levels) needs ``L`` passes, so it costs
-        ``L * t_first_ns + t_step_ns * L * (L - 1) / 2`` ns; the timing's ``t_read_ns``
-        must be ``t_first_ns``.  Level ``1 + j`` is reached at ``j / levels`` of the RR
-        threshold (``j = 1 .. levels - 1``)."""
-        extra = tuple((lv - 1) * t_first_ns + t_step_ns * lv * (lv - 1) // 2 for lv in range(2, levels + 1))
-        return cls("ldpc", tuple(j / levels for j in range(1, levels)), 0, extra)
-
-
-# superblock.assembly: the names of flashrr.pv.METHODS (a test holds them equal)
-ASSEMBLY_METHODS = ("random", "sequential", "ers_ltn", "pgm_ltn", "optimal", "lwl_rank", "pwl_rank", "str_rank",
-                    "str_med", "qstr_med")
-WINDOWED_ASSEMBLY = ("optimal", "lwl_rank", "pwl_rank", "str_rank", "str_med", "qstr_med")
-PV_MODELS = ("off", "generative")
-PV_SCALES = ("relative", "absolute")
-PV_ROW_ORDERS = ("shuffled", "assembly")
-PV_PE_MAX = 3000  # the model's P/E drift is defined over 0..3000 cycles
-PLACEMENTS = ("dynamic", "static_die", "static_lane")
-
-
-@dataclass(frozen=True)
-class SuperblockConfig:
-    """How many parallel units one superblock spans at each level.
-
-    A superblock takes one block from each of ``sb_planes x sb_dies x sb_chips x
-    sb_channels`` planes; ``k`` (blocks per superblock) is their product, and
-    ``k == 1`` is plain block management.  Each ``sb_*`` must divide the
-    matching geometry count.  The planes a superblock spans form a *lane*;
-    superblocks of a lane are its rows (``assembly = 'sequential'``: the same
-    block id on every plane).
-
-    Process variation (docs/superblock-pv.md section 6): ``pv_model =
-    'generative'`` gives every block its own program latency per logical word
-    line and its own erase latency, drawn from :class:`flashrr.pv.PVModel` with
-    ``pv_seed`` at ``pv_pe`` P/E cycles; ``assembly`` (one of
-    :data:`ASSEMBLY_METHODS`) then decides which block of each plane forms each
-    superblock, and ``pv_window`` overrides the method's window (0 = its
-    default).  ``pv_scale``: ``'relative'`` rescales the model so its nominal
-    latencies equal ``timing.t_program_ns`` / ``t_erase_ns``; ``'absolute'``
-    uses the model's µs as they are.  ``pv_row_order``: where the assembled
-    superblocks sit among a lane's rows (the FTL allocates free rows in row
-    order, so the preconditioning fill takes the first rows): ``'shuffled'``
-    (default) places them in a seeded random order, so the superblocks a trace
-    reaches are a random sample of the assembly whatever the method;
-    ``'assembly'`` keeps the method's order (sorted methods put their fastest
-    superblocks first, so a filled device leaves its slowest ones free).
-    ``pv_reassembly`` (``assembly = 'qstr_med'`` only): erased blocks go back
-    to their plane's free pool and every superblock allocation assembles a new
-    one by PV Check, a fast one for the user frontier and a slow one for the
-    GC/RR frontier (the precondition's sequential fill keeps the static
-    assembly; its warm-up rewrites reassemble).  With ``pv_model = 'off'`` (the default) every block has
-    the timing's latencies.
-
-    ``placement``: where user pages go.  ``"dynamic"`` deals each new superpage
-    to the next lane round-robin, whatever its LPN.  ``"static_die"`` writes
-    LPN ``l`` on die ``l mod n_dies`` (the MSR DiskSim SSD model's static
-    striping of pages over elements), round-robin over that die's lanes; it
-    needs every superblock inside one die (``sb_dies = sb_chips =
-    sb_channels = 1``).  ``"static_lane"`` writes LPN ``l`` on lane
-    ``(l // k) mod n_lanes``, the lane the sequential fill gives it; lanes are
-    numbered channel-fastest, so with ``k = 1`` this is MQSim's static CWDP
-    plane allocation.  Under a uniform workload the lanes then fill at
-    random, independent paces, as MQSim's planes do; ``"dynamic"`` keeps every
-    lane at the same pace, so their GCs fall due together.
-    """
-
-    _section = "superblock"
-    sb_planes: int = 4
-    sb_dies: int = 1
-    sb_chips: int = 1
-    sb_channels: int = 1
-    assembly: str = "sequential"
-    pv_model: str = "off"
-    pv_seed: int = 0
-    pv_pe: int = 0
-    pv_scale: str = "relative"
-    pv_window: int = 0
-    pv_row_order: str = "shuffled"
-    pv_reassembly: bool = False
-    placement: str = "dynamic"
-
-    def __post_init__(self):
-        for name in ("sb_planes", "sb_dies", "sb_chips", "sb_channels"):
-            _positive_int(self, name)
-        _require(self.assembly in ASSEMBLY_METHODS, "superblock.assembly", f"must be one of {ASSEMBLY_METHODS}",
-                 self.assembly)
-        _require(self.pv_model in PV_MODELS, "superblock.pv_model", f"must be one of {PV_MODELS}", self.pv_model)
-        _nonneg_int(self, "pv_seed")
-        _nonneg_int(self, "pv_window")
-        _require(isinstance(self.pv_pe, int) and not isinstance(self.pv_pe, bool) and 0 <= self.pv_pe <= PV_PE_MAX,
-                 "superblock.pv_pe", f"must be an integer P/E count in [0, {PV_PE_MAX}]", self.pv_pe)
-        _require(self.pv_scale in PV_SCALES, "superblock.pv_scale", f"must be one of {PV_SCALES}", self.pv_scale)
-        _require(self.pv_row_order in PV_ROW_ORDERS, "superblock.pv_row_order", f"must be one of {PV_ROW_ORDERS}",
-                 self.pv_row_order)
-        _require(isinstance(self.pv_reassembly, bool), "superblock.pv_reassembly", "must be true or false",
-                 self.pv_reassembly)
-        if self.pv_model == "off":
-            _require(self.assembly == "sequential", "superblock.assembly",
-                     "needs superblock.pv_model = 'generative' (without a PV model every block has the same "
-                     "latency, so only 'sequential' is defined)", self.assembly)
-            _require(not self.pv_reassembly, "superblock.pv_reassembly", "needs superblock.pv_model = 'generative'",
-                     self.pv_reassembly)
-        else:
-            _require((self.sb_dies, self.sb_chips, self.sb_channels) == (1, 1, 1), "superblock.pv_model",
-                     "the PV model assembles superblocks within one die; sb_dies, sb_chips and sb_channels "
-                     "must be 1", (self.sb_dies, self.sb_chips, self.sb_channels))
-        _require(not self.pv_reassembly or self.assembly == "qstr_med", "superblock.pv_reassembly",
-                 f"is defined for assembly 'qstr_med' only (got assembly {self.assembly!r})", self.pv_reassembly)
-        _require(self.pv_window == 0 or self.assembly in WINDOWED_ASSEMBLY, "superblock.pv_window",
-                 f"applies to the windowed methods {WINDOWED_ASSEMBLY} only (got assembly {self.assembly!r})",
-                 self.pv_window)
-        _require(self.placement in PLACEMENTS, "superblock.placement", f"must be one of {PLACEMENTS}",
-                 self.placement)
-        if self.placement == "static_die":
-            _require(self.sb_dies == self.sb_chips == self.sb_channels == 1, "superblock.placement",
-                     "'static_die' needs every superblock inside one die (sb_dies = sb_chips = sb_channels = 1)",
-                     (self.sb_dies, self.sb_chips, self.sb_channels))
-
-    @property
-    def k(self) -> int:
-        return self.sb_planes * self.sb_dies * self.sb_chips * self.sb_channels
+        _require(isinstance(self.reserve_gc_frontier, bool), "gc.reserve_gc_frontier", "must be true or false",
+                 self.reserve_gc_frontier)
 
 
 @dataclass(frozen=True)
@@ -509,58 +254,13 @@ class PreconditionConfig:
                  "precondition.warmup_random_writes_ratio", "must be a number in [0, 100]", v)
 
 
-ERROR_MODEL_PRESETS = ("mlc", "tlc", "qlc", "fit-phasedrr", "fit-ldpc", "fit-cocktail")
-LADDER_GROWTHS = ("linear", "geometric")
+#: device preset name -> the function that builds it (:func:`register_preset`)
+DEVICE_PRESETS: dict[str, Callable[[], "SimConfig"]] = {}
 
 
-@dataclass(frozen=True)
-class ErrorModelConfig:
-    """The error model the engine tracks per block (docs/reliability.md).  Off by
-    default; when off, runs are what they are without it.
-
-    * ``rber_preset``: the RBER model and ECC: ``"mlc"``, ``"tlc"``, ``"qlc"``
-      (:func:`flashrr.reliability.rber_preset`), or ``"fit-phasedrr"``,
-      ``"fit-ldpc"``, ``"fit-cocktail"``: TLC fitted to that paper's retry table
-      (:func:`flashrr.reliability.fitted_to`, with its ladder factor).
-    * ``ecc_t_bits``: hard-decision capability, bits per codeword (0: the preset's).
-    * ``ladder_growth``, ``ladder_factor``: how each retry step raises the capability
-      (:class:`flashrr.reliability.RetryLadder`; factor 0: the fit's, else 0.5).
-    * ``initial_pe_mean``, ``initial_pe_sd``, ``initial_pe_seed``: each block's P/E
-      cycles before the run, drawn once (:func:`flashrr.reliability.draw_initial_pe`);
-      the engine adds its erases.
-    * ``data_age_s``: age (s) of the preconditioned data when the trace starts.
-    * ``retention_quantum_s``: the unit (s) of the retention buckets the engine looks
-      its tables up in (docs/reliability.md, "In the engine").
-    * ``worst_layer_factor``: RBER of a block's worst word-line layer over the mean
-      of its layers (dimensionless, >= 1; 1: no layer variation, the default).
-    """
-
-    _section = "error_model"
-    enabled: bool = False
-    rber_preset: str = "tlc"
-    ecc_t_bits: float = 0.0
-    ladder_growth: str = "linear"
-    ladder_factor: float = 0.0
-    initial_pe_mean: float = 0.0
-    initial_pe_sd: float = 0.0
-    initial_pe_seed: int = 0
-    data_age_s: float = 0.0
-    retention_quantum_s: float = 3600.0
-    worst_layer_factor: float = 1.0
-
-    def __post_init__(self):
-        _require(isinstance(self.enabled, bool), "error_model.enabled", "must be true or false", self.enabled)
-        _require(self.rber_preset in ERROR_MODEL_PRESETS, "error_model.rber_preset",
-                 f"must be one of {ERROR_MODEL_PRESETS}", self.rber_preset)
-        _require(self.ladder_growth in LADDER_GROWTHS, "error_model.ladder_growth",
-                 f"must be one of {LADDER_GROWTHS}", self.ladder_growth)
-        for name in ("ecc_t_bits", "ladder_factor", "initial_pe_mean", "initial_pe_sd", "data_age_s"):
-            _finite(self, name, 0)
-        _require(self.ladder_growth == "linear" or self.ladder_factor == 0 or self.ladder_factor > 1,
-                 "error_model.ladder_factor", "must be > 1 (or 0) for geometric growth", self.ladder_factor)
-        _nonneg_int(self, "initial_pe_seed")
-        _finite(self, "retention_quantum_s", 1e-6, rule="must be a finite number of seconds >= 1e-6")
-        _finite(self, "worst_layer_factor", 1.0)
+def register_preset(name: str, build: Callable[[], "SimConfig"]) -> None:
+    """Make the device ``build()`` returns available as ``SimConfig.preset(name)``."""
+    DEVICE_PRESETS[name] = build
 
 
 SECTIONS = {
@@ -571,6 +271,8 @@ SECTIONS = {
     "read_reclaim": ReadReclaimConfig,
     "read_retry": ReadRetryConfig,
     "superblock": SuperblockConfig,
+    "process_variation": ProcessVariationConfig,
+    "page_placement": PlacementConfig,
     "precondition": PreconditionConfig,
     "error_model": ErrorModelConfig,
 }
@@ -590,6 +292,8 @@ class SimConfig:
     read_reclaim: ReadReclaimConfig = field(default_factory=ReadReclaimConfig)
     read_retry: ReadRetryConfig = field(default_factory=ReadRetryConfig)
     superblock: SuperblockConfig = field(default_factory=SuperblockConfig)
+    process_variation: ProcessVariationConfig = field(default_factory=ProcessVariationConfig)
+    page_placement: PlacementConfig = field(default_factory=PlacementConfig)
     precondition: PreconditionConfig = field(default_factory=PreconditionConfig)
     error_model: ErrorModelConfig = field(default_factory=ErrorModelConfig)
     name: str = "custom"
@@ -602,6 +306,13 @@ class SimConfig:
                             ("sb_chips", "chips_per_channel"), ("sb_channels", "channels")):
             _require(getattr(g, count) % getattr(sb, span) == 0, f"superblock.{span}",
                      f"must divide geometry.{count}={getattr(g, count)}", getattr(sb, span))
+        one_die = (sb.sb_dies, sb.sb_chips, sb.sb_channels) == (1, 1, 1)
+        _require(self.process_variation.pv_model == "off" or one_die, "process_variation.pv_model",
+                 "the PV model assembles superblocks within one die; superblock.sb_dies, sb_chips and sb_channels "
+                 "must be 1", (sb.sb_dies, sb.sb_chips, sb.sb_channels))
+        _require(self.page_placement.placement != "static_die" or one_die, "page_placement.placement",
+                 "'static_die' needs every superblock inside one die (superblock.sb_dies = sb_chips = sb_channels "
+                 "= 1)", (sb.sb_dies, sb.sb_chips, sb.sb_channels))
         _require(self.cache.capacity_bytes == 0 or self.cache.capacity_bytes >= g.page_size_bytes,
                  "cache.capacity_bytes", f"must be 0 or hold at least one page of {g.page_size_bytes} bytes",
                  self.cache.capacity_bytes)
@@ -611,6 +322,9 @@ class SimConfig:
         _require(not self.gc.write_stall or self.cache.capacity_bytes == 0, "gc.write_stall",
                  "holds uncached writes only; set cache.capacity_bytes = 0 (with a cache, the destage buffer "
                  "throttles writes)", self.gc.write_stall)
+        _require(not self.timing.read_priority or self.cache.capacity_bytes == 0, "timing.read_priority",
+                 "orders uncached writes only; set cache.capacity_bytes = 0 (the destage buffer needs each "
+                 "flush's end when the flush is made)", self.timing.read_priority)
         for where, on in (("read_reclaim.trigger", self.read_reclaim.trigger == "rber"),
                           ("read_retry.retry_model", self.read_retry.retry_model == "rber")):
             _require(not on or self.error_model.enabled, where,
@@ -672,10 +386,14 @@ class SimConfig:
     # ----- construction helpers -----
     @classmethod
     def preset(cls, name: str) -> "SimConfig":
-        """The device of a paper's table; see :data:`flashrr.presets.DEVICE_PRESETS`."""
-        from .presets import device_preset
-
-        return device_preset(name)
+        """The device preset ``name`` (:data:`DEVICE_PRESETS`; the papers' devices are
+        registered by :mod:`flashrr.presets`)."""
+        try:
+            build = DEVICE_PRESETS[name]
+        except (KeyError, TypeError):
+            raise ConfigError(f"preset: unknown device preset {name!r}; expected one of {sorted(DEVICE_PRESETS)}") \
+                from None
+        return build()
 
     def replace(self, **changes) -> "SimConfig":
         """A copy with changes.  Keys are section names (a section instance or a
@@ -685,6 +403,8 @@ class SimConfig:
         for key, value in changes.items():
             if key in SECTIONS:
                 if isinstance(value, dict):
+                    for fname in value:
+                        _check_field_of(key, fname)
                     by_section.setdefault(key, {}).update(value)
                 else:
                     top[key] = value
@@ -721,9 +441,10 @@ class SimConfig:
                 if not isinstance(value, dict):
                     raise ConfigError(f"{source}: [{key}] must be a table of fields")
                 for fname in value:
-                    if _FIELD_SECTION.get(fname) != key:
-                        raise ConfigError(f"{source}: {key}.{fname}: unknown field; expected one of "
-                                          f"{[f.name for f in fields(SECTIONS[key])]}")
+                    try:
+                        _check_field_of(key, fname)
+                    except ConfigError as e:
+                        raise ConfigError(f"{source}: {e}") from None
                 changes[key] = dict(value)
             else:
                 raise ConfigError(f"{source}: {key}: unknown section; expected one of {sorted(SECTIONS)}")
@@ -756,6 +477,18 @@ class SimConfig:
 
     def save(self, path) -> None:
         Path(path).write_text(self.to_toml())
+
+
+def _check_field_of(section: str, fname: str) -> None:
+    """ConfigError unless ``fname`` is a field of ``section``; a field of another section
+    (one that moved, as ``process_variation.pv_model`` to ``process_variation``) is named there."""
+    home = _FIELD_SECTION.get(fname)
+    if home == section:
+        return
+    if home is not None:
+        raise ConfigError(f"{section}.{fname}: not a field of [{section}]; it belongs to section [{home}]")
+    raise ConfigError(f"{section}.{fname}: unknown field; expected one of "
+                      f"{[f.name for f in fields(SECTIONS[section])]}")
 
 
 def _section_dict(obj) -> dict:

@@ -27,7 +27,7 @@ import dataclasses
 from functools import lru_cache
 
 from ._core.invariants import EngineError
-from .policy import Policy, PolicyHooks
+from .policy import Policy, PolicyHooks, registered_class
 
 SEP = "+"
 # PolicyHooks fields that are not mechanism specs
@@ -57,11 +57,9 @@ def part_names(name: str) -> tuple:
 def combined_class(name: str) -> type:
     """The policy class of combination ``name`` (parts checked to exist; clashes are
     found when it is made, because they may depend on the parts' parameters)."""
-    from .policy import policy_class
-
     parts = part_names(name)
     for p in parts:
-        policy_class(p)
+        registered_class(p)
     label = SEP.join(parts)
     return type(f"Combined[{label}]", (CombinedPolicy,), {"name": label, "part_names": parts,
                                                           "__doc__": f"The parts {', '.join(parts)} together."})
@@ -73,13 +71,14 @@ def _declared_entries(part: Policy):
     name or its own entry); its spec may need ``bind`` first, so the declaration is
     what counts here, and the engine builder checks the specs when the run starts."""
     from ._core import assembly
+    from ._core.mechanism_entry import MechanismEntry
 
     by_hook = {e.hook: e for e in assembly.registry()}
     for e in by_hook.values():
         if getattr(type(part), f"{e.hook}_spec", None) is not getattr(Policy, f"{e.hook}_spec", None):
             yield e
     for key in part.mechanism_specs():
-        e = key if isinstance(key, assembly.MechanismEntry) else by_hook.get(key)
+        e = key if isinstance(key, MechanismEntry) else by_hook.get(key)
         if e is not None:  # an unknown name is the engine builder's error to give
             yield e
 
@@ -90,8 +89,6 @@ class CombinedPolicy(Policy):
     part_names: tuple = ()
 
     def __init__(self, **params):
-        from .policy import make_policy
-
         routed = {p: {} for p in self.part_names}
         for key, value in params.items():
             part, dot, param = key.partition(".")
@@ -99,7 +96,7 @@ class CombinedPolicy(Policy):
                 raise TypeError(f"policy {self.name!r}: parameter {key!r} must be PART.PARAM with PART one of "
                                 f"{list(self.part_names)}")
             routed[part][param] = value
-        self.parts = [make_policy(p, **routed[p]) for p in self.part_names]
+        self.parts = [registered_class(p)(**routed[p]) for p in self.part_names]
         self.page_counter_group = self._counter_group()
         self.place_kinds = tuple(dict.fromkeys(k for p in self.parts for k in p.place_kinds))
         self._exclusive_hook("choose_gc_victim", "gc_victim_chooser")

@@ -2,12 +2,15 @@
 
 Every number that a paper states comes from its table (cited per preset);
 every number it leaves out is an assumption, marked ``# assumed`` and
-explained in ``docs/model.md``.
+explained in ``docs/model.md``.  Each registers itself into the configuration
+(:func:`flashrr.config.register_preset`), so that ``SimConfig.preset(name)`` finds it;
+``DEVICE_PRESETS`` is the registry, shown here too.
 """
 from __future__ import annotations
 
-from .config import (CacheConfig, ConfigError, GCConfig, GeometryConfig, ReadReclaimConfig, ReadRetryConfig,
-                     SimConfig, SuperblockConfig, TimingConfig)
+from .config import DEVICE_PRESETS  # noqa: F401  (the registry, for the modules that list the presets)
+from .config import (CacheConfig, GCConfig, GeometryConfig, PlacementConfig, ReadReclaimConfig, ReadRetryConfig,
+                     SimConfig, SuperblockConfig, TimingConfig, register_preset)
 
 # MQSim's default channel: 8-bit ONFI bus at 333 MT/s -> 8 KiB page in ~24.6 us.
 _MQSIM_XFER_8K_NS = 24_600
@@ -130,26 +133,22 @@ def _hotr(flash: str = "tlc") -> SimConfig:
         gc=GCConfig(gc_threshold_ratio=0.05, overprovisioning_ratio=0.15),
         read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000, rr_enabled=False),
         read_retry=ReadRetryConfig(),
-        superblock=SuperblockConfig(sb_planes=1, placement="static_die"),
+        superblock=SuperblockConfig(sb_planes=1),
+        page_placement=PlacementConfig(placement="static_die"),
     )
 
 
-DEVICE_PRESETS = {
-    "shuffler": _shuffler,
-    "shuffler-32": _shuffler_32,
-    "phasedrr": _phasedrr,
-    "cocktail": _cocktail,
-    "hotr": _hotr,
-    "hotr-slc": lambda: _hotr("slc"),
-    "hotr-mlc": lambda: _hotr("mlc"),
-    "hotr-tlc": lambda: _hotr("tlc").replace(name="hotr-tlc"),
-    "hotr-qlc": lambda: _hotr("qlc"),
-}
+register_preset("shuffler", _shuffler)
+register_preset("shuffler-32", _shuffler_32)
+register_preset("phasedrr", _phasedrr)
+register_preset("cocktail", _cocktail)
+register_preset("hotr", _hotr)
+register_preset("hotr-slc", lambda: _hotr("slc"))
+register_preset("hotr-mlc", lambda: _hotr("mlc"))
+register_preset("hotr-tlc", lambda: _hotr("tlc").replace(name="hotr-tlc"))
+register_preset("hotr-qlc", lambda: _hotr("qlc"))
 
 
 def device_preset(name: str) -> SimConfig:
-    try:
-        return DEVICE_PRESETS[name]()
-    except KeyError:
-        raise ConfigError(f"preset: unknown device preset {name!r}; expected one of {sorted(DEVICE_PRESETS)}") \
-            from None
+    """``SimConfig.preset(name)``."""
+    return SimConfig.preset(name)

@@ -10,9 +10,8 @@ import weakref
 import numpy as np
 
 from ._core.invariants import EngineError, InvariantError
-from ._core.layout import build_layout
 from .config import ConfigError, SimConfig
-from .policy import make_policy
+from .engine_layout import engine_layout
 from .regime_warning import regime_warning
 from .result import Result, build_summary
 from .trace.core import Trace, TraceError
@@ -134,6 +133,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     it; a ``.npz`` path names one snapshot file, which must exist and match the run
     (:class:`~flashrr.snapshots.SnapshotError` names the file and the field that differs).
     """
+    from .policies import make_policy  # the built-in schemes, imported by the first run
+
     config = resolve_config(config)
     chunk_requests = default_chunk_requests() if chunk_requests is None else check_chunk_requests(chunk_requests)
     if engine not in ENGINES:
@@ -151,7 +152,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     pol.bind(config, int(seed))
     pol.bind_trace(trace, config)  # policies sized by the trace (HotR's staging space)
     metadata = int(pol.metadata_bytes(config))
-    layout = build_layout(config, metadata)
+    layout = engine_layout(config, metadata)
     top = check_fits(config, trace, spec)
     fill = max(top + 1, int(math.ceil(config.precondition.fill_ratio * config.logical_pages)))
     fill = min(fill, config.logical_pages)

@@ -92,13 +92,13 @@ def build_engine(engine: str, cfg, policy, fill: int, check: bool = True):
     """A compiled or reference engine for ``policy`` (name, class or instance) on ``cfg``,
     bound and preconditioned with LPNs ``0 .. fill - 1``; for tests that drive an engine
     request by request and read its state."""
-    from flashrr._core.layout import build_layout
+    from flashrr.engine_layout import engine_layout
     from flashrr._core.engine_py import ReferenceEngine
-    from flashrr.policy import make_policy
+    from flashrr.policies import make_policy
 
     pol = make_policy(policy)
     pol.bind(cfg, 0)
-    layout = build_layout(cfg, pol.metadata_bytes(cfg))
+    layout = engine_layout(cfg, pol.metadata_bytes(cfg))
     if engine == "compiled":
         from flashrr._core import load_compiled_engine
 

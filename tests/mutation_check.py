@@ -310,7 +310,7 @@ MUTATIONS = (
               "cdef int64_t period = duration + imax(1, duration // imax(1, n - 1))",
               "cdef int64_t period = duration + 1")),
         (RULES + "test_a_repeat_is_shifted_by_the_duration_plus_the_mean_gap",)),
-    # rules held in code both engines share (flashrr/config.py): one edit breaks both
+    # rules held in code both engines share (flashrr/config.py and its sections): one edit breaks both
     Mutation(
         "22", "the default destage buffer holds one page per die, not one per plane",
         (Edit("flashrr/config.py",
@@ -319,7 +319,7 @@ MUTATIONS = (
         (RULES + "test_the_default_destage_buffer_holds_one_page_per_plane",)),
     Mutation(
         "23", "linear LDPC steps at 1/7 .. 7/7 of the threshold, not 1/8 .. 7/8",
-        (Edit("flashrr/config.py",
+        (Edit("flashrr/config_reliability.py",
               'return cls("ldpc", tuple((i + 1) / (levels + 1) for i in range(levels)), t_retry_ns)',
               'return cls("ldpc", tuple((i + 1) / levels for i in range(levels)), t_retry_ns)'),),
         (RULES + "test_linear_ldpc_retries_one_step_per_eighth_of_the_threshold",)),
@@ -529,6 +529,41 @@ MUTATIONS = (
               'keep["rr_threshold"] = np.full_like(ctx.rr_threshold, L.rr_threshold_reads); '
               'a = keep["rr_threshold"]; self.rr_threshold = <int32_t*>a.data')),
         (ERRORS + "test_a_patrols_ahead_is_a_share_of_the_models_threshold",)),
+    # timing.read_priority
+    Mutation(
+        "rp1", "with read priority on, a user write's programs are still booked on arrival, in arrival order",
+        (Edit(CORE + "engine_py.py",
+              "elif self.L.read_priority:  # its programs wait for the dies' reads",
+              "elif False:  # its programs wait for the dies' reads"),
+         Edit(CORE + "engine.pyx",
+              "if self.read_prio:  # its programs wait for the die's reads",
+              "if False:  # its programs wait for the die's reads")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rp2", 'with read priority under "user-first", a die\'s queued background work goes before its queued '
+               "user writes",
+        (Edit(CORE + "device/reclaim_py.py",
+              "                if sc.uq[d]:\n",
+              "                if sc.uq[d] and not sc.q[d]:\n"),
+         Edit(CORE + "device/reclaim_py.py",
+              "if kind == 0 and sc.uq[d]:",
+              "if kind == 0 and sc.uq[d] and not sc.q[d]:"),
+         Edit(CORE + "device/sched.pyx",
+              "        if self.uq_len[die]:  ",
+              "        if self.uq_len[die] and not self.q_len[die]:  "),
+         Edit(CORE + "device/reclaim.pyx",
+              "if best_kind == 0 and self.sched.uq_len[best]:",
+              "if best_kind == 0 and self.sched.uq_len[best] and not self.sched.q_len[best]:")),
+        (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
+    Mutation(
+        "rgf", "with gc.reserve_gc_frontier on, a lane still opens its GC frontier at its first migration",
+        (Edit(CORE + "engine_py.py",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager"),
+         Edit(CORE + "engine.pyx",
+              "        if L.gc_reserve_frontier:  # as MQSim's block manager",
+              "        if False:  # as MQSim's block manager")),
+        ("tests/test_gc_erased_pool.py::test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier",)),
 )
 
 

@@ -85,7 +85,8 @@ def draw_read_heavy_case(draw, shapes, retry):
 def any_device_case(draw):
     """A device of any superblock shape with every engine option drawn (read retry,
     scheduler, channel model, write acknowledgement, destage buffer, urgent-GC threshold,
-    placement, GC free pool, write stall), two in three "pressed" towards GC, and a trace;
+    placement, GC free pool, write stall, read priority, GC frontier reservation), two in
+    three "pressed" towards GC, and a trace;
     returns (cfg, trace, repeat, seed).  The steering is described in
     test_engine_equivalence.py."""
     ch, chips, dies, planes, sp, sd, sc, sch = draw(st.sampled_from(SUPERBLOCK_SHAPES))
@@ -117,6 +118,9 @@ def any_device_case(draw):
               max_victims_in_flight=draw(st.sampled_from([1, 2, 10])))
     if cfg.gc.free_pool == "erased" and cfg.cache.capacity_bytes == 0:
         cfg = cfg.replace(write_stall=draw(st.booleans()))
+    if cfg.cache.capacity_bytes == 0 and cfg.timing.scheduler != "fcfs":
+        cfg = cfg.replace(read_priority=draw(st.booleans()))
+    cfg = cfg.replace(reserve_gc_frontier=draw(st.booleans()))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 
 import flashrr
-from flashrr.policy import Policy, make_policy, policy_class, register_policy
+from flashrr.policies import make_policy, policy_class
+from flashrr.policy import Policy, register_policy
 from flashrr.policy_combine import CombineError, CombinedPolicy
 
 from engine_helpers import CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, tiny_config
@@ -120,7 +121,7 @@ class _OwnWritePath(Policy):
     name = "test-own-write-path"
 
     def mechanism_specs(self):
-        from flashrr._core.assembly import MechanismEntry
+        from flashrr._core.mechanism_entry import MechanismEntry
 
         return {MechanismEntry("test_write_path", "read_exposure", "ReadExposure", ("write_path",)): True}
 

@@ -2,7 +2,8 @@
 import pytest
 
 import flashrr
-from flashrr.config import ConfigError, GeometryConfig, SimConfig, SuperblockConfig
+from flashrr.config import (ConfigError, GeometryConfig, PlacementConfig, ProcessVariationConfig, SimConfig,
+                            SuperblockConfig)
 from flashrr.presets import DEVICE_PRESETS
 
 
@@ -13,6 +14,22 @@ def test_presets_build_and_round_trip_through_toml(name, tmp_path):
     path = tmp_path / f"{name}.toml"
     cfg.save(path)
     assert SimConfig.load(path) == cfg
+
+
+def test_a_registered_preset_is_found_by_name_and_an_unknown_one_is_named():
+    """The configuration holds the registry; flashrr.presets registers the papers' devices
+    into it (the configuration never imports its presets)."""
+    from flashrr import config
+
+    assert config.DEVICE_PRESETS is DEVICE_PRESETS and "shuffler" in DEVICE_PRESETS
+    with pytest.raises(ConfigError, match=r"preset: unknown device preset 'tiny-lab'; expected one of \['cocktail'"):
+        SimConfig.preset("tiny-lab")
+    config.register_preset("tiny-lab", lambda: SimConfig(name="tiny-lab"))
+    try:
+        assert SimConfig.preset("tiny-lab") == SimConfig(name="tiny-lab")
+        assert SimConfig.from_toml('preset = "tiny-lab"\n[cache]\ncapacity_bytes = 0').cache.capacity_bytes == 0
+    finally:
+        del config.DEVICE_PRESETS["tiny-lab"]
 
 
 def test_shuffler_preset_is_table_1():
@@ -38,11 +55,23 @@ def test_shuffler_preset_is_table_1():
     ({"retry_model": "custom", "retry_step_fractions": [0.9, 0.5]}, "read_retry.retry_step_fractions",
      "increasing"),
     ({"page_size_bytes": 0}, "geometry.page_size_bytes", "positive integer"),
+    ({"read_priority": "yes"}, "timing.read_priority", "true or false"),
+    ({"read_priority": True}, "timing.read_priority", "capacity_bytes = 0"),
+    ({"read_priority": True, "capacity_bytes": 0, "scheduler": "fcfs"}, "timing.read_priority", "'gc-first' or"),
 ])
 def test_impossible_configs_name_field_and_rule(changes, field, rule):
     with pytest.raises(ConfigError, match=rule) as err:
         SimConfig.preset("shuffler").replace(**changes)
     assert field in str(err.value)
+
+
+def test_read_priority_round_trips_through_toml(tmp_path):
+    cfg = SimConfig.preset("shuffler").replace(capacity_bytes=0, scheduler="gc-first", read_priority=True)
+    assert "read_priority = true" in cfg.to_toml()
+    cfg.save(tmp_path / "rp.toml")
+    back = SimConfig.load(tmp_path / "rp.toml")
+    assert back == cfg and back.timing.read_priority is True
+    assert SimConfig.preset("shuffler").timing.read_priority is False  # off by default
 
 
 def test_replace_finds_sections_by_field_name():
@@ -67,6 +96,33 @@ def test_toml_errors_name_the_file_and_field(tmp_path):
         SimConfig.load(bad)
     with pytest.raises(ConfigError, match="cannot read config file"):
         SimConfig.load(tmp_path / "missing.toml")
+
+
+def test_superblock_shape_process_variation_and_placement_are_three_sections(tmp_path):
+    """Each field has one section; SimConfig.replace finds it by name, and a TOML that puts
+    a field under another section (as the single [superblock] section once held them
+    all) names the section it belongs to."""
+    c = SimConfig.preset("shuffler").replace(sb_planes=1, pv_model="generative", assembly="qstr_med",
+                                             placement="static_lane")
+    assert c.superblock == SuperblockConfig(sb_planes=1)
+    assert c.process_variation == ProcessVariationConfig(pv_model="generative", assembly="qstr_med")
+    assert c.page_placement == PlacementConfig(placement="static_lane")
+    assert [f for f in c.to_dict()["superblock"]] == ["sb_planes", "sb_dies", "sb_chips", "sb_channels"]
+    path = tmp_path / "pv.toml"
+    c.save(path)
+    assert SimConfig.load(path) == c
+    path.write_text('preset = "shuffler"\n[superblock]\nsb_planes = 4\npv_model = "generative"\n')
+    with pytest.raises(ConfigError, match=r"pv\.toml: superblock\.pv_model: not a field of \[superblock\]; it "
+                                          r"belongs to section \[process_variation\]"):
+        SimConfig.load(path)
+    path.write_text('[superblock]\nplacement = "static_die"\n')
+    with pytest.raises(ConfigError, match=r"superblock\.placement: .* belongs to section \[page_placement\]"):
+        SimConfig.load(path)
+    with pytest.raises(ConfigError, match=r"superblock\.assembly: .* belongs to section \[process_variation\]"):
+        c.replace(superblock={"assembly": "random"})
+    with pytest.raises(ConfigError, match=r"page_placement\.placement: 'static_die' needs every superblock inside "
+                                          r"one die"):
+        c.replace(sb_chips=2, placement="static_die", pv_model="off", assembly="sequential")
 
 
 def test_toml_preset_with_overrides(tmp_path):

@@ -3,8 +3,8 @@
 Hypothesis draws small devices (``strategies.any_device_case``: every superblock shape, cache sizes, GC
 thresholds, read-retry models, every scheduler and channel model, both write
 acknowledgements, destage buffer sizes, urgent-GC thresholds, the dynamic
-and static-lane placements, both GC free pools with their in-flight caps, and the
-write stall) and small
+and static-lane placements, both GC free pools with their in-flight caps, the
+write stall and read priority) and small
 traces; both engines must produce the same summary, the same RR and GC event
 tables (with erase times) and the same latency histograms.  A test policy
 exercises every hook path (placement, routine labels, GC victim choice, page
@@ -166,6 +166,21 @@ def test_user_first_one_die_runs_identical_and_sound(case, reread):
                               np.concatenate([trace.is_write] + [trace.is_write[reads]] * reread))
     a, b = run_both(cfg, trace, repeat=repeat, seed=seed, check_invariants=True)
     _record_events(a)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
+@settings(max_examples=60)
+@given(any_device_case(), st.sampled_from(["gc-first", "user-first"]))
+def test_read_priority_runs_identical(case, scheduler):
+    """timing.read_priority on every drawn device, without a cache, under both schedulers
+    it serves, with every hook (idle moves among them) and the invariants checked: user
+    programs wait in their dies' queues behind reads and before background work, and
+    erases release held pages into them under gc.write_stall."""
+    cfg, trace, repeat, seed = case
+    cfg = cfg.replace(capacity_bytes=0, scheduler=scheduler, read_priority=True)
+    pol = HookPolicy()
+    a, b = run_both(cfg, trace, policy=pol, repeat=repeat, seed=seed, check_invariants=True)
+    _record_events(a, pol)
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 

@@ -75,6 +75,57 @@ def test_gc_first_and_fcfs_read_waits_for_the_whole_rr(engine, scheduler):
     assert res.summary["busy_rr_ns"] == 16 * 100 + 16 * 1000 + 5000
 
 
+@pytest.mark.parametrize("scheduler, read_priority, reads, writes, rr_erase_end", [
+    ("gc-first", False, (1_090, 1_180, 24_860), (1_000, 24_770), 23_800),
+    ("gc-first", True, (1_090, 1_180, 23_860), (1_000, 24_870), 23_800),
+    ("user-first", False, (1_090, 1_180, 2_260), (1_000, 2_170), 24_900),
+    ("user-first", True, (1_090, 1_180, 1_260), (1_000, 2_270), 24_900),
+])
+def test_read_priority_serves_a_dies_reads_before_its_writes(engine, scheduler, read_priority, reads, writes,
+                                                             rr_erase_end):
+    """One die, RR threshold 2, reads 100 ns, programs 1_000 ns, erase 5_000 ns; the fill
+    puts LPNs 0-15 on block 0 and 16-21 on block 1.  Requests: write LPN 20 at 0, reads
+    of LPN 0 at 10 and 20, write LPN 21 at 30, read of LPN 20 at 40.
+
+    The first write (0-1_000) and both reads (1_000-1_100, 1_100-1_200) run in arrival
+    order either way.  The second read of LPN 0 decides an RR of block 0 at 1_200: 16
+    reads, 16 programs and an erase, 22_600 ns of work.
+
+    - gc-first, arrival order: the RR is booked at once (1_200-23_800); the write of 30
+      follows it (23_800-24_800, latency 24_770), then the read of 40 (24_800-24_900,
+      24_860).
+    - gc-first, read priority: the RR still goes first, but the read of 40 now goes
+      before the write that waits for the die (23_800-23_900, 23_860); the write runs
+      23_900-24_900 (24_870).
+    - user-first, arrival order: the RR waits in the queue; the write of 30 is booked on
+      arrival (1_200-2_200, 2_170), the read of 40 after it (2_200-2_300, 2_260); the RR
+      runs from 2_300 and its erase ends at 2_300 + 22_600 = 24_900.
+    - user-first, read priority: the read of 40 goes before the waiting write
+      (1_200-1_300, 1_260); the write goes before the queued RR (1_300-2_300, 2_270), whose
+      erase again ends at 24_900 (with the RR first, it would end at 1_300 + 22_600 =
+      23_900 and the write at 24_900)."""
+    cfg = tiny_config(rr=2, pages=16, t_read=100, t_prog=1000, t_erase=5000).replace(
+        scheduler=scheduler, read_priority=read_priority)
+    trace = page_trace([20, 0, 0, 21, 20], writes=[True, False, False, True, False], times=[0, 10, 20, 30, 40])
+    res = flashrr.simulate(cfg, trace, engine=engine, check_invariants=True)
+    s = res.summary
+    assert s["rr_count"] == 1 and s["user_flash_transactions"] == 5
+    assert res.rr_events["erase_end_ns"].tolist() == [rr_erase_end]
+    assert s["read_latency_mean_ns"] == pytest.approx(sum(reads) / 3)
+    assert s["write_latency_mean_ns"] == pytest.approx(sum(writes) / 2)
+    assert s["io_latency_p99_ns"] == pytest.approx(max(reads + writes), rel=1 / 128)
+
+
+def test_read_priority_refuses_policies_that_need_a_writes_end_on_arrival(engine):
+    """Early moves (RL-RR) need each write's completion on arrival, and Rails books its own
+    programs on arrival: neither runs with read priority."""
+    cfg = tiny_config(blocks=8, pages=4, op=0.5).replace(scheduler="gc-first", read_priority=True)
+    trace = page_trace([0, 1], writes=[True, False])
+    for policy in ("rl-rr", "rails"):
+        with pytest.raises(flashrr.EngineError, match="timing.read_priority"):
+            flashrr.simulate(cfg, trace, policy=policy, engine=engine)
+
+
 def _scheduler(engine, chips=2, **changes):
     """The scheduler layer of a fresh engine: one channel shared by ``chips`` dies."""
     from flashrr._core import load_compiled_engine

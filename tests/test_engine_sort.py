@@ -1,7 +1,7 @@
 """The radix sort that orders a migration's program transactions (reclaim.pyx)."""
 from hypothesis import given, settings, strategies as st
 
-from flashrr._core.device.reclaim import sort_order
+from flashrr._core.device.migration_txns import sort_order
 
 
 @settings(max_examples=200, deadline=None)

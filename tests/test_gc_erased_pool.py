@@ -2,7 +2,8 @@
 erase has ended, and an erase that leaves its lane below the threshold starts one more
 victim at its end (MQSim's GC unit), at most ``gc.max_victims_in_flight`` per lane.
 
-Hand-counted on one die with one plane (k = 1): 8 blocks of 4 pages, GC threshold
+The same device pins ``gc.reserve_gc_frontier`` (the GC frontier taken when the device
+is built).  Hand-counted on one die with one plane (k = 1): 8 blocks of 4 pages, GC threshold
 ceil(0.3 * 8) = 3 free blocks, 16 logical pages.  The fill puts LPNs 0-7 on blocks 0
 and 1; then one single-page write every 1 us overwrites LPNs 0-7 four times.  Each
 program takes 1 us, so the die is always busy with user programs, and an erase
@@ -67,11 +68,28 @@ def test_at_most_max_victims_in_flight_per_lane(engine):
         assert sum(e > t for e in ends[:i]) == 0
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier(engine):
+    # gc.reserve_gc_frontier: block 0 is the lane's GC frontier from the start, so the fill
+    # takes blocks 1 and 2 and 5 blocks are free.  Writes 0, 4 and 8 open blocks 3, 4 and 5;
+    # the third leaves 2 free (< 3), so write 8 (8 us) starts the first GC: blocks 1 and 2
+    # are fully invalid (writes 0-7), the lower id wins.  Write 12 opens block 6, block 2
+    # goes.  Without the reservation the fill takes blocks 0 and 1 and 6 are free: the
+    # first GC waits for write 12 (block 0), as in the decided-pool test above.
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", reserve_gc_frontier=True)
+    ev = flashrr.simulate(cfg, TRACE, engine=engine, check_invariants=True).gc_events
+    assert ev["time_ns"].tolist()[:2] == [8_000, 12_000]
+    assert ev["superblock"].tolist()[:2] == [1, 2] and ev["pages_moved"].tolist()[:2] == [0, 0]
+
+
 def test_bad_free_pool_settings_name_the_field():
     with pytest.raises(ConfigError, match="gc.free_pool"):
         tiny_config().replace(free_pool="lazy")
     with pytest.raises(ConfigError, match="max_victims_in_flight"):
         tiny_config().replace(max_victims_in_flight=0)
+    with pytest.raises(ConfigError, match="gc.reserve_gc_frontier"):
+        tiny_config().replace(reserve_gc_frontier=1)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -92,6 +110,31 @@ def test_write_stall_holds_writes_to_a_short_lane_until_an_erase(engine):
     lat = res.latency_cdf("write")
     assert lat["latency_ns"][lat["cdf"] > 12 / 32].min() >= 5000  # the 20 held writes: at least to 17 us
     assert res.summary["write_stall_ns"] >= 20 * 5000
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("read_priority, reads, held_write", [(False, (1_100, 1_150), 6_100),
+                                                              (True, (1_100, 150), 6_200)])
+def test_read_priority_puts_a_released_write_behind_waiting_reads(engine, read_priority, reads, held_write):
+    # gc.write_stall with TRACE's first 13 writes, then reads of LPN 5 at 16 and 17.05 us.
+    # Write 12 (12 us) leaves the lane short: block 0 is collected, erased 12-17 us, and
+    # write 12 is held.  The read of 16 us waits for the erase (17-17.1 us).  At 17.05 us
+    # the erase's end (17 us) lets write 12 go.  In arrival order it is booked at once,
+    # behind the first read (17.1-18.1 us, latency 6.1 us), and the second read follows
+    # it (18.1-18.2, latency 1.15 us).  Under read priority it waits for its die: the
+    # second read, waiting when the die frees at 17.1 us, goes first (17.1-17.2, 150 ns)
+    # and the write follows (17.2-18.2, 6.2 us).  Either way it waited 5 us for the erase.
+    cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, rr_enabled=False, t_read=100, t_prog=1000,
+                      t_erase=5000).replace(scheduler="gc-first", free_pool="erased", write_stall=True,
+                                            read_priority=read_priority)
+    trace = page_trace(list(range(8)) + [0, 1, 2, 3, 4, 5, 5], writes=[True] * 13 + [False] * 2,
+                       times=[i * 1000 for i in range(13)] + [16_000, 17_050])
+    res = flashrr.simulate(cfg, trace, engine=engine, check_invariants=True)
+    s = res.summary
+    assert res.gc_events["time_ns"].tolist() == [12_000] and res.gc_events["erase_end_ns"].tolist() == [17_000]
+    assert s["write_stall_ns"] == 5_000
+    assert s["read_latency_mean_ns"] == pytest.approx(sum(reads) / 2)
+    assert s["write_latency_mean_ns"] == pytest.approx((12 * 1_000 + held_write) / 13)  # 0-11: one program each
 
 
 def test_write_stall_needs_the_erased_pool_and_no_cache():

@@ -139,3 +139,26 @@ def test_reads_collide_exactly_on_shared_dies_and_channels(shape, engine):
         s = flashrr.simulate(cfg, trace, engine=engine).summary
         assert s["read_latency_mean_ns"] * 2 == total, (a, b, case)
     assert seen - {"apart"}  # at least one collision was exercised
+
+
+def test_the_layout_takes_each_models_tables_exactly_when_the_config_switches_it_on():
+    """The engine imports neither model: the caller builds the PV and error-model tables
+    (flashrr.engine_layout), and build_layout refuses a layout that lacks the tables of a
+    model the config switches on, or carries those of one it leaves off."""
+    from flashrr.config import ConfigError
+    from flashrr.engine_layout import engine_layout
+
+    plain = tiny_config()
+    pv = tiny_config(planes=4, sb_planes=4).replace(pv_model="generative")
+    em = plain.replace(error_model={"enabled": True})
+    with pytest.raises(ConfigError, match=r"process_variation\.pv_model: the model is on, but the PV model's tables"):
+        build_layout(pv)
+    with pytest.raises(ConfigError, match=r"error_model\.enabled: the model is on, but the error model's tables"):
+        build_layout(em)
+    tables = engine_layout(pv).pv
+    with pytest.raises(ConfigError, match=r"process_variation\.pv_model: the model is off, but the PV model's tables"):
+        build_layout(plain, pv=tables)
+    with pytest.raises(ConfigError, match=r"error_model\.enabled: the model is off"):
+        build_layout(plain, error_tables=engine_layout(em).error_tables)
+    assert engine_layout(plain).pv is None and engine_layout(plain).error_tables is None
+    assert engine_layout(pv).pv is not None and engine_layout(em).error_tables is not None

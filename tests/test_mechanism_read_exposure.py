@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import flashrr
-from flashrr.policy import make_policy
+from flashrr.policies import make_policy
 from engine_helpers import page_trace, tiny_config
 
 Q = [f"reads_exposure_q{q}" for q in range(1, 5)]

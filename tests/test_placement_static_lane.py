@@ -1,4 +1,4 @@
-"""``superblock.placement = "static_lane"``: LPN l always lives on lane (l // k) mod n_lanes.
+"""``page_placement.placement = "static_lane"``: LPN l always lives on lane (l // k) mod n_lanes.
 
 The defining behaviour (every mapped page sits on its LPN's lane after any run,
 GC and RR included), a hand-counted case against ``"dynamic"``, the lane
@@ -51,13 +51,13 @@ def test_lanes_are_numbered_channel_first_as_mqsims_cwdp():
 
 def test_static_lane_accepts_superblocks_across_dies():
     cfg = SimConfig.preset("shuffler-32").replace(placement="static_lane")  # superblocks span 8 channels
-    assert cfg.superblock.placement == "static_lane"
+    assert cfg.page_placement.placement == "static_lane"
 
 
 @pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_a_policy_that_places_user_pages_is_refused_under_static_placement(engine):
     cfg = SimConfig.preset("cocktail").replace(placement="static_lane")
-    with pytest.raises(flashrr.EngineError, match="superblock.placement.*dynamic"):
+    with pytest.raises(flashrr.EngineError, match="page_placement.placement.*dynamic"):
         flashrr.simulate(cfg, page_trace([0, 1], writes=[1, 1], page=cfg.geometry.page_size_bytes),
                          policy="cocktail", engine=engine)
 

@@ -12,7 +12,7 @@ from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, run_bot
 from flashrr._core.layout import build_layout
 from flashrr.config import ReadRetryConfig
 from flashrr.papers.phasedrr.policies import Reallocation, RlRR
-from flashrr.policy import make_policy
+from flashrr.policies import make_policy
 from strategies import counter_rr_case
 
 ENGINES = ("compiled", "reference")

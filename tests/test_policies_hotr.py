@@ -203,9 +203,9 @@ def test_bad_parameters_name_the_field(bad):
 
 
 def test_static_die_placement_config_rules():
-    with pytest.raises(ConfigError, match="superblock.placement"):
+    with pytest.raises(ConfigError, match="page_placement.placement"):
         _cfg(channels=2, sb_channels=2).replace(placement="static_die")
-    with pytest.raises(ConfigError, match="superblock.placement"):
+    with pytest.raises(ConfigError, match="page_placement.placement"):
         _cfg().replace(placement="diagonal")
 
 

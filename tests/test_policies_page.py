@@ -14,9 +14,9 @@ import flashrr
 from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, skewed_reads_trace,
                             tiny_config)
 from flashrr.config import SimConfig
-from flashrr.policies import Page, Page8, Page64
+from flashrr.policies import Page, Page8, Page64, make_policy
 from flashrr.papers.shuffler.page import balanced_assignment, page_weights
-from flashrr.policy import EngineState, make_policy
+from flashrr.policy import EngineState
 from strategies import page_case
 
 

@@ -6,6 +6,7 @@ import pytest
 import flashrr
 from engine_helpers import assert_identical, page_trace, run_both, skewed_reads_trace, tiny_config
 from flashrr.config import ReadRetryConfig
+from flashrr.policies import make_policy
 from flashrr.reliability import ecc_preset, rber_preset
 
 MS = 1_000_000
@@ -120,4 +121,4 @@ def test_both_engines_agree_with_a_patrol(policy, rber):
                                 {"ahead": 1.5}, {"ahead": float("nan")}])
 def test_bad_patrol_parameters_are_refused(kw):
     with pytest.raises(ValueError, match="patrol: " + next(iter(kw))):
-        flashrr.policy.make_policy("patrol", **kw)
+        make_policy("patrol", **kw)

@@ -22,7 +22,7 @@ from engine_helpers import CAPACITY_ERROR, assert_identical, build_engine, page_
 from flashrr._core.layout import build_layout
 from flashrr.config import ConfigError, ReadRetryConfig
 from flashrr.papers.phasedrr.policies import PhasedRR, phase_bounds, ws_bytes_per_block
-from flashrr.policy import make_policy
+from flashrr.policies import make_policy
 from strategies import phasedrr_case
 
 ENGINES = ("compiled", "reference")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 import flashrr
 from engine_helpers import (CAPACITY_ERROR, assert_identical, comparable, page_trace, run_both, skewed_reads_trace,
                             tiny_config)
-from flashrr.policies import Shuffler
+from flashrr.policies import Shuffler, make_policy
 from flashrr.papers.shuffler.policies import block_deltas, card_of_offsets, latin_destinations
-from flashrr.policy import EngineState, make_policy
+from flashrr.policy import EngineState
 from strategies import shuffler_case
 
 WALL_KEYS = ("policy_time_s",)

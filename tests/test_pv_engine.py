@@ -1,5 +1,5 @@
 """Process variation in the engine (docs/superblock-pv.md §6):
-``superblock.pv_model`` / ``assembly`` / ``pv_reassembly``.
+``process_variation.pv_model`` / ``assembly`` / ``pv_reassembly``.
 
 Expected values come from the hand-built tables in each test (the slowest
 plane of a multi-plane program, the slowest block of a multi-plane erase),
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import flashrr
 from flashrr._core import load_compiled_engine
-from flashrr._core.layout import build_layout
+from flashrr.engine_layout import engine_layout
 from flashrr._core.engine_py import ReferenceEngine
 from flashrr.config import ASSEMBLY_METHODS, ConfigError
 from flashrr.pv import METHODS, PVParams
@@ -84,7 +84,7 @@ def test_pv_off_with_options_set_equals_the_run_without_them(engine):
                        pages=rng.integers(1, 4, 200))
     plain = flashrr.simulate(cfg, trace, engine=engine)
     opts = cfg.replace(assembly="sequential", pv_model="off", pv_seed=9, pv_scale="absolute", pv_pe=3000)
-    assert build_layout(opts).pv is None
+    assert engine_layout(opts).pv is None
     with_opts = flashrr.simulate(opts, trace, engine=engine)
     assert plain.summary["gc_count"] > 0
     assert comparable(plain.summary) == comparable(with_opts.summary)
@@ -103,7 +103,7 @@ def test_zero_variance_model_is_bit_identical_to_today(engine, assembly):
     n = 250
     trace = page_trace(rng.integers(0, cfg.logical_pages - 4, n), writes=rng.random(n) < 0.6,
                        pages=rng.integers(1, 4, n), gap_ns=100_000)
-    base = build_layout(cfg)
+    base = engine_layout(cfg)
     pv_cfg = cfg.replace(pv_model="generative", assembly=assembly, pv_reassembly=assembly == "qstr_med")
     tables = engine_tables(pv_cfg, base.comp_die, base.comp_plane_in_die, base.n_lanes, base.k, ZERO_VARIANCE)
     assert (tables.tprog_ns == 350_000).all() and (tables.tbers_ns == 3_500_000).all()
@@ -127,7 +127,7 @@ def test_multi_plane_program_lasts_as_long_as_its_slowest_plane(engine):
     offset on all 4 planes at once: it ends after the slowest of the 4 blocks' latencies
     at that LWL; a 2-page write covers components 0 and 1 only, so only those count."""
     cfg = tiny_config(planes=4, sb_planes=4, blocks=8, pages=4, op=0.5, gc_ratio=0.1, t_dram=10)
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     rng = np.random.default_rng(11)
     S, k, W = L.sb_per_lane, L.k, 4
     tprog = rng.integers(500, 5000, size=(S * k, W))
@@ -151,7 +151,7 @@ def test_multi_plane_erase_lasts_as_long_as_its_slowest_block(engine):
     (gc-first, idle die) erases them without moving a page, so each GC event's erase ends
     exactly the slowest of its victim's 4 blocks' erase latencies after the trigger."""
     cfg = tiny_config(planes=4, sb_planes=4, blocks=8, pages=4, op=0.5, gc_ratio=0.3).replace(scheduler="gc-first")
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     rng = np.random.default_rng(12)
     S, k = L.sb_per_lane, L.k
     tbers = rng.integers(2000, 9000, size=S * k)
@@ -177,7 +177,7 @@ def test_a_program_and_an_erase_take_their_own_blocks_latency_at_k1(engine):
     whole blocks invalid; GC (gc-first, idle die) erases each with no move, in its PV
     block's own erase time."""
     cfg = tiny_config(blocks=8, pages=4, op=0.5, gc_ratio=0.3, t_dram=10).replace(scheduler="gc-first")
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     rng = np.random.default_rng(13)
     S = L.sb_per_lane
     tprog = rng.integers(500, 5000, size=(S, 4))
@@ -206,7 +206,7 @@ def test_reassembly_picks_what_pv_check_picks(seed, window, slow, n_free):
     from flashrr._core.options.pv_timing_py import PVTiming
 
     cfg = tiny_config(planes=4, sb_planes=4, blocks=24, pages=8, op=0.35)
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     rng = np.random.default_rng(seed)
     S, k = L.sb_per_lane, L.k
     tprog = rng.choice([1000, 1006, 1012, 1050], size=(S * k, 8))  # quantized: ties in sums and strings
@@ -281,7 +281,7 @@ def test_reassembly_gives_user_writes_faster_blocks_than_gc(monkeypatch):
     cfg = tiny_config(planes=4, sb_planes=4, blocks=40, pages=8, op=0.35, gc_ratio=0.1, fill_ratio=1.0,
                       warmup_random_writes_ratio=1.0).replace(pv_model="generative", assembly="qstr_med",
                                                               pv_reassembly=True, pv_seed=1)
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     rng = np.random.default_rng(3)
     trace = page_trace(rng.integers(0, cfg.logical_pages - 4, 400), writes=np.ones(400, bool))
     fill = cfg.logical_pages
@@ -320,7 +320,7 @@ def test_static_binding_is_the_assembly_of_each_lane():
     lane in row r; 'shuffled' puts the same superblocks in other rows."""
     cfg = tiny_config(channels=2, planes=4, sb_planes=2, blocks=12, pages=8, op=0.35).replace(
         pv_model="generative", assembly="pgm_ltn", pv_seed=7, pv_row_order="assembly")
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     T = L.pv
     k, S = L.k, L.sb_per_lane
     bsum = T.block_sum_ns.reshape(L.n_lanes, k, S)
@@ -332,7 +332,7 @@ def test_static_binding_is_the_assembly_of_each_lane():
             got = bsum[lane, c, rows[lane, :, c]]
             assert sorted(rows[lane, :, c].tolist()) == list(range(S))
             assert np.all(np.diff(got) >= -2 * T.n_lwl)
-    shuffled = build_layout(cfg.replace(pv_row_order="shuffled")).pv.phys.reshape(L.n_lanes, S, k)
+    shuffled = engine_layout(cfg.replace(pv_row_order="shuffled")).pv.phys.reshape(L.n_lanes, S, k)
     same = lambda x: sorted(map(tuple, x.tolist()))  # noqa: E731  the set of superblocks of a lane
     for lane in range(L.n_lanes):
         assert same(shuffled[lane]) == same(T.phys.reshape(L.n_lanes, S, k)[lane])
@@ -341,19 +341,19 @@ def test_static_binding_is_the_assembly_of_each_lane():
 
 # ---------------------------------------------------------------------------------- configuration
 @pytest.mark.parametrize("changes, field", [
-    ({"assembly": "fastest"}, "superblock.assembly"),
-    ({"assembly": "random"}, "superblock.assembly"),  # needs a PV model
-    ({"pv_model": "csv"}, "superblock.pv_model"),
-    ({"pv_model": "generative", "pv_pe": 3001}, "superblock.pv_pe"),
-    ({"pv_model": "generative", "pv_pe": -1}, "superblock.pv_pe"),
-    ({"pv_model": "generative", "pv_scale": "log"}, "superblock.pv_scale"),
-    ({"pv_model": "generative", "pv_row_order": "sorted"}, "superblock.pv_row_order"),
-    ({"pv_model": "generative", "pv_seed": -2}, "superblock.pv_seed"),
-    ({"pv_model": "generative", "pv_window": 4}, "superblock.pv_window"),  # sequential has no window
-    ({"pv_model": "generative", "assembly": "optimal", "pv_window": -1}, "superblock.pv_window"),
-    ({"pv_model": "generative", "assembly": "random", "pv_reassembly": True}, "superblock.pv_reassembly"),
-    ({"pv_reassembly": True}, "superblock.pv_reassembly"),
-    ({"pv_model": "generative", "sb_planes": 1, "sb_dies": 2}, "superblock.pv_model"),
+    ({"assembly": "fastest"}, "process_variation.assembly"),
+    ({"assembly": "random"}, "process_variation.assembly"),  # needs a PV model
+    ({"pv_model": "csv"}, "process_variation.pv_model"),
+    ({"pv_model": "generative", "pv_pe": 3001}, "process_variation.pv_pe"),
+    ({"pv_model": "generative", "pv_pe": -1}, "process_variation.pv_pe"),
+    ({"pv_model": "generative", "pv_scale": "log"}, "process_variation.pv_scale"),
+    ({"pv_model": "generative", "pv_row_order": "sorted"}, "process_variation.pv_row_order"),
+    ({"pv_model": "generative", "pv_seed": -2}, "process_variation.pv_seed"),
+    ({"pv_model": "generative", "pv_window": 4}, "process_variation.pv_window"),  # sequential has no window
+    ({"pv_model": "generative", "assembly": "optimal", "pv_window": -1}, "process_variation.pv_window"),
+    ({"pv_model": "generative", "assembly": "random", "pv_reassembly": True}, "process_variation.pv_reassembly"),
+    ({"pv_reassembly": True}, "process_variation.pv_reassembly"),
+    ({"pv_model": "generative", "sb_planes": 1, "sb_dies": 2}, "process_variation.pv_model"),
 ])
 def test_impossible_pv_settings_name_the_field(changes, field):
     cfg = tiny_config(dies=2, planes=4, sb_planes=4, blocks=24, pages=8, op=0.35)
@@ -374,7 +374,7 @@ def test_precondition_fill_keeps_the_static_assembly_and_warm_up_reassembles(eng
     static binding as it is; the warm-up's allocations reassemble."""
     cfg = tiny_config(planes=4, sb_planes=4, blocks=24, pages=8, op=0.35, gc_ratio=0.1).replace(
         pv_model="generative", assembly="qstr_med", pv_reassembly=True, pv_seed=4)
-    L = build_layout(cfg)
+    L = engine_layout(cfg)
     fill = cfg.logical_pages
     eng = ENGINE_CLASSES[engine]()(L, None, 0, False)
     eng.precondition(fill, np.zeros(0, np.int64))

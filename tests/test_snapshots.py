@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import flashrr
-import flashrr.policies  # noqa: F401  (registers every policy)
 from engine_helpers import CAPACITY_ERROR, assert_identical, page_trace, tiny_config
 from flashrr._core.assembly import precondition_acts, snapshot_blockers
 from flashrr.cli import main
 from flashrr.config import ConfigError
-from flashrr.policy import POLICIES, Policy, make_policy
+from flashrr.policies import make_policy
+from flashrr.policy import POLICIES, Policy
 from flashrr.snapshots import SnapshotError
 from flashrr.snapshots.cache import STATS
 from strategies import any_device_case, cocktail_case, pv_case, redundancy_case, rr_streams_case
@@ -173,14 +173,14 @@ def _preconditioned(engine, cfg, trace, policy, seed, state=None, mechanisms=Fal
 
     from flashrr._core import load_compiled_engine
     from flashrr._core.engine_py import ReferenceEngine
-    from flashrr._core.layout import build_layout
+    from flashrr.engine_layout import engine_layout
     from flashrr.trace.source import MemorySource
 
     pol = make_policy(policy, **(PARAMS.get(policy, {}) if params is None else params))
     cfg = pol.device_config(cfg)
     pol.bind(cfg, seed)
     pol.bind_trace(MemorySource(trace), cfg)
-    layout = build_layout(cfg, pol.metadata_bytes(cfg))
+    layout = engine_layout(cfg, pol.metadata_bytes(cfg))
     cls = load_compiled_engine() if engine == "compiled" else ReferenceEngine
     eng = cls(layout, pol.hooks(), seed, False)
     if state is not None:
@@ -351,7 +351,7 @@ def test_a_snapshot_whose_fields_were_edited_is_refused_by_its_key(tmp_path):
 
 
 def test_a_policy_that_acts_while_preconditioning_gets_its_own_key(tmp_path):
-    from flashrr._core.layout import build_layout
+    from flashrr.engine_layout import engine_layout
     from flashrr.snapshots import snapshot_key
     from flashrr.snapshots.key import policy_identity, snapshot_fields
 
@@ -362,7 +362,7 @@ def test_a_policy_that_acts_while_preconditioning_gets_its_own_key(tmp_path):
     for policy in ("baseline", "shuffler", "phasedrr", "cocktail"):
         pol = make_policy(policy, **PARAMS.get(policy, {}))
         ident = policy_identity(pol) if _acts(policy, cfg)[0] else None
-        fields = snapshot_fields(cfg, build_layout(cfg), 100, np.zeros(3, np.int64), "compiled", False, {}, ident)
+        fields = snapshot_fields(cfg, engine_layout(cfg), 100, np.zeros(3, np.int64), "compiled", False, {}, ident)
         keys[policy] = snapshot_key(fields)
     assert keys["baseline"] == keys["shuffler"] == keys["phasedrr"] != keys["cocktail"]
     d = tmp_path / "snaps"

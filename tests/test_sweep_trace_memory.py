@@ -107,14 +107,14 @@ def _runs_without_collection(monkeypatch, runs, release: bool) -> None:
     sim = importlib.import_module("flashrr.simulate")
     config = SimConfig.preset("shuffler").replace(**{k: v for k, v in TINY.items() if k != "preset"})
     layouts = []
-    build = sim.build_layout
+    build = sim.engine_layout
 
     def recorded(config, metadata):
         layout = build(config, metadata)
         layouts.append(weakref.ref(layout))
         return layout
 
-    monkeypatch.setattr(sim, "build_layout", recorded)
+    monkeypatch.setattr(sim, "engine_layout", recorded)
     if not release:
         monkeypatch.setattr(sim, "release_engine", lambda layout_ref: None)
     gc.disable()  # no automatic collection between the run's end and the check

@@ -62,6 +62,15 @@ def test_measured_trace_has_its_read_share_footprint_and_skew():
     assert top(z) > 3 * top(u)  # the 1% hottest pages take a far larger share under Zipf 0.8
 
 
+def test_filled_cases_skip_the_random_writes_and_take_their_own_load():
+    far, near = vm.CASES["filled 70/30 far"], vm.CASES["filled 70/30 near"]
+    aged = vm.CASES["GC 70/30"]
+    assert aged.aged and not far.aged and not near.aged and far.blocks == near.blocks == (32, 128)
+    assert (far.gap_us, near.gap_us) == (100.0, 15.0) and far.footprint_gib == near.footprint_gib == 3.5
+    cfg = vm.device(32)
+    assert cfg.gc.reserve_gc_frontier and cfg.gc.write_stall and cfg.gc.free_pool == "erased"
+
+
 def test_device_xml_sets_what_the_comparison_needs():
     root = ET.fromstring(ms.device_xml(32, True, 64 << 20))
     get = lambda tag: root.find(f".//{tag}").text
@@ -70,6 +79,7 @@ def test_device_xml_sets_what_the_comparison_needs():
     assert get("CMD_Suspension_Support") == "NONE" and get("Static_Wearleveling_Enabled") == "false"
     assert get("Die_No_Per_Chip") == "1" and get("Plane_No_Per_Die") == "4"
     assert get("Data_Cache_Capacity") == str(64 << 20)
+    assert get("Queue_Fetch_Size") == "65535"  # no window on requests in flight, as in flashrr
     wl = ET.fromstring(ms.workload_xml(Path("/x/t.trace"), cached=False))
     assert wl.find(".//Device_Level_Data_Caching_Mode").text == "TURNED_OFF"
     assert wl.find(".//File_Path").text == "/x/t.trace" and wl.find(".//Initial_Occupancy_Percentage").text == "0"
@@ -116,4 +126,5 @@ def test_flashrr_side_runs_alone_and_prints_every_case(capsys):
     vm.main(["--n", "2000", "--footprint-gib", "0.05", "--case", "70/30", "--case", "GC 50/50"])
     out = capsys.readouterr().out
     assert "## 70/30" in out and "## GC 50/50" in out and "GC interference, 32 over 128" in out
-    assert "| requests measured | 2,000 | - |" in out
+    assert "| requests measured | 2,000 | 2,000 | - |" in out  # flashrr without and with read priority; no MQSim
+    assert "32b flashrr rp" in out and "GC interference, 32 over 128 blocks per plane (flashrr, flashrr rp" in out

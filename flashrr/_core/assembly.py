@@ -9,7 +9,7 @@ Roles (roles.pxd describes each call point):
   ``migration_placer``, ``write_path``.
 
 The user-page placer is also filled by the device's own static placement
-(``superblock.placement`` ``"static_die"`` or ``"static_lane"``) when no
+(``page_placement.placement`` ``"static_die"`` or ``"static_lane"``) when no
 mechanism claims it; a mechanism with its own static layout (Rails, TTFlash)
 replaces it, and one that places pages by its own rules (write pool, RR
 streams) is refused beside it.
@@ -17,56 +17,17 @@ streams) is refused beside it.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from types import SimpleNamespace
 
-from .invariants import STALL_WITH_EARLY_MOVES, STATIC_WITH_POLICY_PLACEMENT, EngineError
+from .invariants import READ_PRIORITY_WITH_POLICY_WRITES, STALL_WITH_EARLY_MOVES, STATIC_WITH_POLICY_PLACEMENT
+from .invariants import EngineError
+from .mechanism_entry import CHAINED_ROLES, EXCLUSIVE_ROLES, HEAD_OF, MechanismEntry
+from .mechanisms import MECHANISMS
 from .options.static_die_py import PLACE_LANE, PLACE_MOD  # plain ints, the same in static_die.pxd
-
-CHAINED_ROLES = ("read_observer", "request_observer", "erase_observer", "write_observer")
-EXCLUSIVE_ROLES = ("read_redirector", "user_placer", "migration_placer", "write_path")
-ROLES = CHAINED_ROLES + EXCLUSIVE_ROLES
-HEAD_OF = {"read_observer": "readers", "request_observer": "requesters", "erase_observer": "erasers",
-           "write_observer": "writers"}
-
-
-@dataclass(frozen=True)
-class MechanismEntry:
-    """One registry line (``flashrr/_core/mechanisms/__init__.py``).
-
-    ``hook``: the ``PolicyHooks`` field (or ``mechanisms`` key) holding the spec;
-    ``module``: the module under ``flashrr._core.mechanisms`` (the twin is
-    ``<module>_py``); ``cls``: the class in both; ``roles``: the roles it fills;
-    ``placer``: for a mechanism that claims ``user_placer`` with a separate placer
-    object, the name of its method that returns it (or None for a spec that places as
-    the device does: Optimal); ``counters``: names of the counters the mechanism keeps
-    and reports through its ``counter_values()`` method (one int each, in this order),
-    added to the run's summary.  ``erase_resets_only``: its erase-observer calls only
-    clear what its read and request observers set, so preconditioning (no reads, no
-    requests) leaves it as built and its policy shares Baseline's snapshot."""
-
-    hook: str
-    module: str
-    cls: str
-    roles: tuple
-    placer: str | None = None
-    counters: tuple = ()
-    erase_resets_only: bool = False
-
-    def __post_init__(self):
-        bad = [r for r in self.roles if r not in ROLES]
-        if bad:
-            raise ValueError(f"mechanism {self.hook!r}: unknown role {bad[0]!r}; expected one of {ROLES}")
-
-    def make(self, ctx, spec, reference: bool):
-        """The mechanism object for ``spec`` in the compiled or the reference engine."""
-        mod = importlib.import_module(f"flashrr._core.mechanisms.{self.module}{'_py' if reference else ''}")
-        return getattr(mod, self.cls)(ctx, spec)
 
 
 def registry() -> tuple:
-    from .mechanisms import MECHANISMS
-
+    """The registry's lines (``flashrr/_core/mechanisms/__init__.py``), in registry order."""
     return MECHANISMS
 
 
@@ -116,8 +77,9 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
     ``redirector``, ``placer``, ``migration_placer``, ``write_path``, and
     ``counters`` (``[(names, mechanism)]``) for the mechanisms' own counters.  It refuses
     what no engine can run: two claims on an exclusive role, RR streams without one
-    page counter per LPN, request observers with ``gc.write_stall``, and a device
-    placement beside a mechanism that places user pages itself."""
+    page counter per LPN, request observers with ``gc.write_stall``, request observers
+    and write paths with ``timing.read_priority``, and a device placement beside a
+    mechanism that places user pages itself."""
     L = ctx.layout
     chosen = declared(hooks)
     if any(e.hook == "rr_streams" for e, _ in chosen) and hooks.page_counter_group != 1:
@@ -165,6 +127,8 @@ def build(ctx: SimpleNamespace, hooks, reference: bool) -> SimpleNamespace:
             raise EngineError(STATIC_WITH_POLICY_PLACEMENT)
     if L.gc_write_stall and out.requesters is not None:
         raise EngineError(STALL_WITH_EARLY_MOVES)
+    if L.read_priority and (out.requesters is not None or out.write_path is not None):
+        raise EngineError(READ_PRIORITY_WITH_POLICY_WRITES)
     return out
 
 

@@ -30,7 +30,7 @@ cdef class CompiledEngine(Host):
     cdef PageCounters page_counters
     cdef ErrorState em                 # error model (error_model.enabled; None when off)
     cdef bint em_on, em_retry          # em is set; and its retry steps replace the table's
-    cdef readonly PVTiming pv          # process variation: per-block latencies (superblock.pv_model)
+    cdef readonly PVTiming pv          # process variation: per-block latencies (process_variation.pv_model)
     cdef bint pv_on
     # ---- role slots (roles.pxd; filled by assembly.build from the policy's mechanisms)
     cdef Mechanism readers             # head of the read-observer chain (None: none)
@@ -43,6 +43,7 @@ cdef class CompiledEngine(Host):
     cdef object __weakref__            # the reclaim layer calls back through a weak reference (no cycle)
     cdef HeldWrites held               # gc.write_stall: pages waiting for their lane's erase (None when off)
     cdef bint stall_on
+    cdef bint read_prio                # timing.read_priority: user writes wait for their dies' reads
     # ---- configuration (copied from Layout)
     cdef int32_t k, N, S, n_dies, cache_cap, n_steps
     cdef int32_t k_shift, N_shift      # log2 of k / N when a power of two, else -1 (divide instead)
@@ -80,7 +81,10 @@ cdef class CompiledEngine(Host):
     cdef int32_t _group(self, int32_t n) noexcept nogil                     # buf_loc -> multi-plane tx_*
     cdef void _record(self, int32_t h, int64_t lat) noexcept nogil          # latency into the histograms
     cdef int64_t _user_page(self, int32_t lpn, int64_t t) except -1 nogil  # map lpn to the next user slot
+    cdef int32_t _map_pages(self, int32_t* lpns, int32_t n, int64_t t) except -1 nogil  # map, group into tx_*
     cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil
+    cdef int32_t _queue_programs(self, int32_t ntx, int64_t t, int64_t done, int32_t n_held) except -1 nogil
+    cdef int _take_writes(self) except -1 nogil                            # record the writes sched completed
     cdef int64_t _model_extra(self, int64_t blk, int64_t t, int32_t i) except -1 nogil  # retry ns, model on
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil
     cdef int _write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil

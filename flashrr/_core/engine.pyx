@@ -26,6 +26,7 @@ from .layout import (CAUSES as _CAUSES, GC_OPEN_MAX as _GC_OPEN_MAX, HIST_BUCKET
 from .invariants import check_state
 from .weak import weak_method
 from .device_state import layer_states, restore_layers, state_layers
+from .hooks import EngineState
 from . import assembly
 
 cnp.import_array()
@@ -118,6 +119,8 @@ cdef class CompiledEngine:
             self.pv = PVTiming(L)
             self.ftl.pv = self.pv
             self.rc.pv = self.pv
+        if L.gc_reserve_frontier:  # as MQSim's block manager, which takes the GC frontier when it starts
+            self.ftl.reserve_gc_frontiers()
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=A["counters"],
                               comp_die=A["comp_die"], block_reads=self.rc.array("block_reads"),
                               rr_threshold=self.rc.array("rr_threshold"), page_counters=self.page_counters,
@@ -129,6 +132,7 @@ cdef class CompiledEngine:
         self.write_path = s.write_path
         self.rc.mig = s.migration_placer
         self.stall_on = L.gc_write_stall
+        self.read_prio = L.read_priority
         self.held = HeldWrites() if self.stall_on else None
         self._alloc_request_buffers(64)
         self.last_arrival = 0
@@ -212,11 +216,11 @@ cdef class CompiledEngine:
         self.ftl.remap(lpn, ppn)
         return ppn
 
-    cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil:
-        """Write lpns[0:n] through the user frontier at t; buf_end[i] = when page i's
-        program ends; returns the latest end."""
-        cdef int32_t i, j, ntx, p = 0
-        cdef int64_t ppn, e, end = t
+    cdef int32_t _map_pages(self, int32_t* lpns, int32_t n, int64_t t) except -1 nogil:
+        """Map lpns[0:n] to user-frontier pages at t and group them into the program
+        transactions tx_*; returns their count."""
+        cdef int32_t i
+        cdef int64_t ppn
         for i in range(n):
             ppn = self._user_page(lpns[i], t)
             if self.check:
@@ -226,7 +230,13 @@ cdef class CompiledEngine:
         self.cnt[C_PROGRAMMED] += n
         if self.pv_on:  # per-page latency - t_prog; a transaction lasts as long as its slowest page
             self.pv.program_extra(self.buf_loc, self.buf_extra, n)
-        ntx = self._group(n)
+        return self._group(n)
+
+    cdef int64_t _program_pages(self, int32_t* lpns, int32_t n, int64_t t, int32_t cause) except -2 nogil:
+        """Write lpns[0:n] through the user frontier at t; buf_end[i] = when page i's
+        program ends; returns the latest end."""
+        cdef int32_t i, j, ntx = self._map_pages(lpns, n, t), p = 0
+        cdef int64_t e, end = t
         for i in range(ntx):
             e = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_PROG, self.tx_n[i], t,
                                    self.t_prog + self.tx_extra[i], cause)
@@ -387,10 +397,32 @@ cdef class CompiledEngine:
             for lpn in range(lpn0, lpn1 + 1):
                 self.buf_lpn[n_fl] = <int32_t>lpn
                 n_fl += 1
+            if self.read_prio:  # its programs wait for the die's reads: recorded when the last is booked
+                self._queue_programs(self._map_pages(self.buf_lpn, n_fl, t), t, done, 0)
+                return 0
             done = imax(done, self._program_pages(self.buf_lpn, n_fl, t, CAUSE_USER))
         self._record(H_WRITE, done - t)
         if self.requesters is not None:
             self.requesters.chain_request_done(done)
+        return 0
+
+    cdef int32_t _queue_programs(self, int32_t ntx, int64_t t, int64_t done, int32_t n_held) except -1 nogil:
+        """timing.read_priority: queue the program transactions tx_*[0:ntx] of a user write
+        that arrived at t, on their dies; ``done``: its completion so far (ns); ``n_held``:
+        its pages held by gc.write_stall.  Returns the request's slot in the scheduler."""
+        cdef int32_t i, req = self.sched.write_req(t, done, ntx + n_held)
+        for i in range(ntx):
+            self.sched.queue_write(self.tx_die[i], self.tx_chan[i], self.tx_n[i], t, self.t_prog + self.tx_extra[i],
+                                   req)
+            self.cnt[C_USER_TXNS] += 1
+        return req
+
+    cdef int _take_writes(self) except -1 nogil:
+        """Record the latencies of the write requests the scheduler completed (read priority)."""
+        cdef int32_t i
+        for i in range(self.sched.n_wdone):
+            self._record(H_WRITE, self.sched.wdone[i])
+        self.sched.n_wdone = 0
         return 0
 
     cdef int64_t _stall_write(self, int64_t t, int64_t lpn0, int64_t lpn1) except -2 nogil:
@@ -415,6 +447,14 @@ cdef class CompiledEngine:
                 self.buf_loc[m] = self.buf_ppn[i]
                 self.buf_extra[m] = 0
                 m += 1
+        if self.read_prio:  # the pages that may write wait for their dies' reads, the others for an erase
+            if m and self.pv_on:
+                self.pv.program_extra(self.buf_loc, self.buf_extra, m)
+            req = self._queue_programs(self._group(m), t, done, n_hold)
+            for i in range(n_hold):
+                ppn = self.buf_ppn[self.buf_pending[i]]
+                self.held.hold(ppn, self.ftl.lane_of(ppn), req)
+            return -1
         if m:
             if self.pv_on:
                 self.pv.program_extra(self.buf_loc, self.buf_extra, m)
@@ -432,7 +472,8 @@ cdef class CompiledEngine:
 
     cdef int _release(self, int32_t lane, int64_t e) except -1 nogil:
         """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
-        each); record a request's latency when its last page is booked."""
+        each); record a request's latency when its last page is booked.  Under
+        timing.read_priority the programs join their dies' queues instead."""
         cdef int32_t i = 0
         cdef int64_t end
         cdef HeldPage p
@@ -446,6 +487,11 @@ cdef class CompiledEngine:
             if self.pv_on:
                 self.pv.program_extra(self.buf_loc, self.buf_extra, 1)
             self._group(1)                                 # one page: one transaction, on its die
+            if self.read_prio:                             # it waits for its die's reads
+                self.sched.queue_write(self.tx_die[0], self.tx_chan[0], 1, e, self.t_prog + self.tx_extra[0], p.req)
+                self.cnt[C_USER_TXNS] += 1
+                add_wide(self.cnt, C_WRITE_STALL, e - self.sched.wreq[p.req].t)
+                continue
             end = self.sched.user_op(self.tx_die[0], self.tx_chan[0], PH_PROG, 1, e, self.t_prog + self.tx_extra[0],
                                      CAUSE_USER)
             self.cnt[C_USER_TXNS] += 1
@@ -526,10 +572,14 @@ cdef class CompiledEngine:
                         c = self.ftl.user_lane * self.k
                         self.sched.prefetch_finger(self.comp_die[c], self.comp_chan[c])
                 t = tns[i] + shift
-                if self.sched.bg_pending or self.sched.idle_pending:
+                if self.sched.bg_pending or self.sched.idle_pending or self.sched.uw_pending:
                     self.rc.run_bg(t)
                 if self.sched.ev_min <= t:
                     self._erase_events(t, True)
+                    if self.sched.uw_pending:  # held writes the erases let go (read priority)
+                        self.rc.run_bg(t)
+                if self.sched.n_wdone:
+                    self._take_writes()
                 if self.requesters is not None:
                     self.requesters.chain_arrival(t)
                 self.sched.horizon = t
@@ -626,7 +676,7 @@ cdef class CompiledEngine:
         for d in range(self.n_dies):
             self.sched.iq_len[d] = 0
         self.sched.idle_pending = 0
-        if self.sched.bg_pending:
+        if self.sched.bg_pending or self.sched.uw_pending:
             with nogil:
                 self.rc.run_bg(INT64_MAX >> 1)
         if self.stall_on and self.held.n:  # let the held pages go: the erases that end after the trace
@@ -634,6 +684,10 @@ cdef class CompiledEngine:
                 self._erase_events(INT64_MAX >> 1, False)
                 while self.held.n:
                     self._release(self.held.pages[0].lane, self.last_arrival)
+                if self.sched.uw_pending:
+                    self.rc.run_bg(INT64_MAX >> 1)
+        with nogil:
+            self._take_writes()
 
     def push_idle_move(self, lpn, dest_comp, t):
         """Queue a policy page move of ``lpn`` to component ``dest_comp`` of its lane's
@@ -647,7 +701,6 @@ cdef class CompiledEngine:
         self.sched.push_idle(self.rc.die_of(src), <int32_t>lpn, <int32_t>src, <int32_t>dest_comp, t)
 
     def state_view(self, t):
-        from ..policy import EngineState
         L = self.layout
         f = self.ftl
         return EngineState(

@@ -7,7 +7,7 @@ layers.  Both engines are driven the same way::
     eng.finish()
     raw = eng.results()          # counters, histograms, event lists, die busy time
 
-``hooks`` is a :class:`flashrr.policy.PolicyHooks`: the policy's rare-event
+``hooks`` is a :class:`flashrr._core.hooks.PolicyHooks`: the policy's rare-event
 callbacks (or None where the policy keeps the default behaviour).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .invariants import EngineError, InvariantError, check_precondition, check_r
 from .invariants import check_state
 from .weak import weak_method
 from .device_state import layer_states, restore_layers, state_layers
+from .hooks import EngineState
 from .layout import CAUSE_FLUSH, CAUSE_USER, HIST_BUCKETS, Layout, hist_bucket
 from .device.cache_py import Cache
 from .device.ftl_py import Ftl
@@ -51,6 +52,8 @@ class ReferenceEngine:
         self.page_counters = PageCounters(hooks.page_counter_group if hooks is not None else 0, L.logical_pages)
         self.pv = PVTiming(L) if L.pv is not None else None
         self.ftl.pv = self.rc.pv = self.pv
+        if L.gc_reserve_frontier:  # as MQSim's block manager, which takes the GC frontier when it starts
+            self.ftl.reserve_gc_frontiers()
         ctx = SimpleNamespace(layout=L, ftl=self.ftl, sched=self.sched, rc=self.rc, counters=self.c, comp_die=None,
                               block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,
                               page_counters=self.page_counters, page_counts=self.page_counters.counts, seed=seed)
@@ -109,9 +112,9 @@ class ReferenceEngine:
         ftl.remap(lpn, ppn)
         return ppn
 
-    def _program_pages(self, lpns: list, t: int, cause: int) -> list:
-        """Write ``lpns`` through the user frontier at ``t``; returns when each page's
-        program ends (ns), in order."""
+    def _map_pages(self, lpns: list, t: int) -> list:
+        """Map ``lpns`` to user-frontier pages at ``t``; returns their program transactions
+        [(die, chan, n_pages, extra_ns)]."""
         ppns = []
         for lpn in lpns:
             ppn = self._user_page(lpn, t)
@@ -119,10 +122,15 @@ class ReferenceEngine:
                 self.ftl.ppn_version[ppn] = self.ftl.version[lpn]
             ppns.append(ppn)
         self.c["flash_pages_programmed"] += len(ppns)
-        ends = []
         # with process variation a transaction lasts as long as its slowest page
         extras = [self.pv.page_ns(p) - self.L.t_program_ns for p in ppns] if self.pv is not None else None
-        for die, chan, n, extra in self._group(ppns, extras):
+        return self._group(ppns, extras)
+
+    def _program_pages(self, lpns: list, t: int, cause: int) -> list:
+        """Write ``lpns`` through the user frontier at ``t``; returns when each page's
+        program ends (ns), in order."""
+        ends = []
+        for die, chan, n, extra in self._map_pages(lpns, t):
             end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)
             ends.extend([end] * n)
             self.c["user_flash_transactions"] += 1
@@ -254,6 +262,9 @@ class ReferenceEngine:
             done = self._stall_write(t, lpn0, lpn1)
             if done is None:  # some page waits for its lane's erase: recorded when it is booked
                 return
+        elif self.L.read_priority:  # its programs wait for the dies' reads: recorded when the last is booked
+            self._queue_programs(self._map_pages(list(range(lpn0, lpn1 + 1)), t), t, done, 0)
+            return
         else:
             done = max(done, max(self._program_pages(list(range(lpn0, lpn1 + 1)), t, CAUSE_USER)))
         self._record("write", done - t)
@@ -261,6 +272,22 @@ class ReferenceEngine:
         while m is not None:
             m.request_done(done)
             m = m.next_request
+
+    def _queue_programs(self, txns: list, t: int, done: int, n_held: int) -> int:
+        """timing.read_priority: queue the program transactions ``txns`` of a user write that
+        arrived at ``t`` on their dies; ``done``: its completion so far (ns); ``n_held``: its
+        pages held by gc.write_stall.  Returns the request's slot in the scheduler."""
+        req = self.sched.write_req(t, done, len(txns) + n_held)
+        for die, chan, n, extra in txns:
+            self.sched.queue_write(die, chan, n, t, self.L.t_program_ns + extra, req)
+            self.c["user_flash_transactions"] += 1
+        return req
+
+    def _take_writes(self) -> None:
+        """Record the latencies of the write requests the scheduler completed (read priority)."""
+        for lat in self.sched.wdone:
+            self._record("write", lat)
+        self.sched.wdone.clear()
 
     def _stall_write(self, t: int, lpn0: int, lpn1: int):
         """gc.write_stall, no cache: map every page now; program now the pages whose lane
@@ -279,6 +306,11 @@ class ReferenceEngine:
             (held if ftl.writes_held(ftl.lane_of(p)) else now).append(p)
         done = t + L.t_dram_ns
         extras = [self.pv.page_ns(p) - L.t_program_ns for p in now] if self.pv is not None else None
+        if L.read_priority:  # the pages that may write wait for their dies' reads, the others for an erase
+            req = self._queue_programs(self._group(now, extras), t, done, len(held))
+            for p in held:
+                self.held.hold(p, ftl.lane_of(p), req)
+            return None
         for die, chan, n, extra in self._group(now, extras):
             done = max(done, self.sched.user_op(die, chan, PH_PROG, n, t, L.t_program_ns + extra, CAUSE_USER))
             self.c["user_flash_transactions"] += 1
@@ -291,7 +323,8 @@ class ReferenceEngine:
 
     def _release(self, lane: int, e: int) -> None:
         """Book, in arrival order, the held pages of ``lane`` ready at ``e`` (one program
-        each); record a request's latency when its last page is booked."""
+        each); record a request's latency when its last page is booked.  Under
+        timing.read_priority the programs join their dies' queues instead."""
         L, hw = self.L, self.held
         keep = []
         for ppn, ln, req in hw.pages:
@@ -300,6 +333,11 @@ class ReferenceEngine:
                 continue
             extras = [self.pv.page_ns(ppn) - L.t_program_ns] if self.pv is not None else None
             (die, chan, _, extra), = self._group([ppn], extras)  # one page: one transaction, on its die
+            if L.read_priority:  # it waits for its die's reads
+                self.sched.queue_write(die, chan, 1, e, L.t_program_ns + extra, req)
+                self.c["user_flash_transactions"] += 1
+                self.c["write_stall_ns"] += e - self.sched.wreq[req][0]
+                continue
             end = self.sched.user_op(die, chan, PH_PROG, 1, e, L.t_program_ns + extra, CAUSE_USER)
             self.c["user_flash_transactions"] += 1
             self.c["write_stall_ns"] += e - hw.reqs[req][0]
@@ -406,10 +444,14 @@ class ReferenceEngine:
             shift = r * period
             for i in range(n):
                 t = int(time_ns[i]) + shift
-                if sc.bg_pending or sc.idle_pending:
+                if sc.bg_pending or sc.idle_pending or sc.uw_pending:
                     self.rc.run_bg(t)
                 if sc.erase_evs:
                     self._erase_events(t, True)
+                    if sc.uw_pending:  # held writes the erases let go (read priority)
+                        self.rc.run_bg(t)
+                if sc.wdone:
+                    self._take_writes()
                 m = self.requesters
                 while m is not None:
                     m.arrival(t)
@@ -432,12 +474,15 @@ class ReferenceEngine:
         for q in sc.iq:
             q.clear()
         sc.idle_pending = 0
-        if sc.bg_pending:
+        if sc.bg_pending or sc.uw_pending:
             self.rc.run_bg(((1 << 63) - 1) >> 1)  # INT64_MAX >> 1, as the compiled engine
         if self.held is not None and self.held.pages:  # let the held pages go: the erases that end after the trace
             self._erase_events(((1 << 63) - 1) >> 1, False)
             while self.held.pages:
                 self._release(self.held.pages[0][1], self.last_arrival)
+            if sc.uw_pending:
+                self.rc.run_bg(((1 << 63) - 1) >> 1)
+        self._take_writes()
 
     def push_idle_move(self, lpn: int, dest_comp: int, t: int) -> None:
         """Queue a page move of ``lpn`` to component ``dest_comp`` of its lane's GC/RR
@@ -451,8 +496,6 @@ class ReferenceEngine:
         self.sched.push_idle(self.rc.die_of(src), lpn, src, dest_comp, t)
 
     def state_view(self, t: int):
-        from ..policy import EngineState
-
         f = self.ftl
         return EngineState(
             layout=self.L, now_ns=t, block_reads=self.rc.block_reads, rr_threshold=self.rc.rr_threshold,

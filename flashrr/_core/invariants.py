@@ -12,10 +12,14 @@ import numpy as np
 from .layout import SB_FREE, Layout
 
 # combinations the engines refuse (both engines raise EngineError with these)
-STATIC_WITH_POLICY_PLACEMENT = ("superblock.placement: a static placement cannot be combined with a policy that "
+STATIC_WITH_POLICY_PLACEMENT = ("page_placement.placement: a static placement cannot be combined with a policy that "
                                 "places user pages itself (write pool or RR streams); use placement 'dynamic'")
 STALL_WITH_EARLY_MOVES = ("gc.write_stall: a held write has no completion time when it arrives, and early-move "
                           "policies (RL-RR, Reallocation) need one; turn gc.write_stall off")
+READ_PRIORITY_WITH_POLICY_WRITES = ("timing.read_priority: a queued write has no completion time when it arrives, "
+                                    "which early-move policies (RL-RR, Reallocation) need, and policies with a "
+                                    "write path of their own (Rails, TTFlash) book their programs on arrival; "
+                                    "turn timing.read_priority off")
 
 
 class EngineError(RuntimeError):

@@ -15,6 +15,7 @@ numbers.  Addressing used by both engines (all ids are 0-based ints):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,13 +75,15 @@ class Layout:
     comp_die: np.ndarray  # int32 [n_lanes * k]
     comp_chan: np.ndarray  # int32 [n_lanes * k]
     comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
-    pv: object = None  # flashrr.pv.engine_tables.EngineTables when superblock.pv_model is on, else None
-    static_die: bool = False  # superblock.placement == "static_die": LPN l lives on die l mod n_dies
-    static_lane: bool = False  # superblock.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
+    pv: object = None  # the PV model's tables when process_variation.pv_model is on (pv_timing_py.py reads them)
+    static_die: bool = False  # page_placement.placement == "static_die": LPN l lives on die l mod n_dies
+    static_lane: bool = False  # page_placement.placement == "static_lane": LPN l lives on lane (l / k) mod n_lanes
     gc_erased_pool: bool = False  # gc.free_pool == "erased": thresholds count erased superblocks; GC at erases
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
-    # flashrr.reliability.engine_tables.ErrorTables when error_model.enabled, else None
+    read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
+    gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
+    # the error model's tables when error_model.enabled (errors_py.py reads them), else None
     error_tables: object = None
 
     @property
@@ -100,15 +103,19 @@ class Layout:
         return self.k * self.pages_per_block
 
 
-def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
-    """Flatten ``config``; ``metadata_bytes`` (policy DRAM use) is taken from the cache."""
+class Lanes(NamedTuple):
+    """Where the components of each lane live (the module docstring's ids)."""
+
+    n_lanes: int
+    comp_die: np.ndarray  # int32 [n_lanes * k]
+    comp_chan: np.ndarray  # int32 [n_lanes * k]
+    comp_plane_in_die: np.ndarray  # int32 [n_lanes * k]
+
+
+def lane_components(config: SimConfig) -> Lanes:
+    """The lanes of ``config`` and the die, channel and in-die plane of each component."""
     g, sb = config.geometry, config.superblock
-    if g.n_pages >= 2**31 - 1:
-        raise ConfigError(f"geometry: {g.n_pages} physical pages exceed the engine's 2**31 - 1 page limit")
     k = sb.k
-    if k > 64 or g.planes_per_die > 64:
-        raise ConfigError(f"superblock: the engine supports at most 64 blocks per superblock and 64 planes per "
-                          f"die (got k={k}, planes_per_die={g.planes_per_die})")
     n_ch_q = g.channels // sb.sb_channels
     n_chip_q = g.chips_per_channel // sb.sb_chips
     n_die_q = g.dies_per_chip // sb.sb_dies
@@ -130,13 +137,33 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
                     comp_die[idx] = (ch * g.chips_per_channel + chip) * g.dies_per_chip + die
                     comp_chan[idx] = ch
                     comp_plane[idx] = pl
+    return Lanes(n_lanes, comp_die, comp_chan, comp_plane)
+
+
+def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_tables=None) -> Layout:
+    """Flatten ``config``; ``metadata_bytes`` (policy DRAM use) is taken from the cache.
+
+    ``pv`` and ``error_tables`` are the tables of the PV model and of the error model,
+    built above the engine from the config (``flashrr.engine_layout.engine_layout``
+    builds the layout with both).  Each is required when the config switches its model
+    on, and refused when it does not (ConfigError)."""
+    g, sb = config.geometry, config.superblock
+    if g.n_pages >= 2**31 - 1:
+        raise ConfigError(f"geometry: {g.n_pages} physical pages exceed the engine's 2**31 - 1 page limit")
+    k = sb.k
+    if k > 64 or g.planes_per_die > 64:
+        raise ConfigError(f"superblock: the engine supports at most 64 blocks per superblock and 64 planes per "
+                          f"die (got k={k}, planes_per_die={g.planes_per_die})")
+    _check_tables(pv, config.process_variation.pv_model != "off", "process_variation.pv_model", "the PV model's")
+    _check_tables(error_tables, config.error_model.enabled, "error_model.enabled", "the error model's")
+    lanes = lane_components(config)
     cache_bytes = config.cache.capacity_bytes - int(metadata_bytes)
     cache_pages = max(0, cache_bytes // g.page_size_bytes)
     rr = config.read_retry
     steps = np.array([int(round(f * PPM)) for f in rr.retry_step_fractions], dtype=np.int64)
     t = config.timing
     return Layout(
-        k=k, n_lanes=n_lanes, sb_per_lane=g.blocks_per_plane, pages_per_block=g.pages_per_block,
+        k=k, n_lanes=lanes.n_lanes, sb_per_lane=g.blocks_per_plane, pages_per_block=g.pages_per_block,
         n_dies=g.n_dies, n_channels=g.channels, planes_per_die=g.planes_per_die,
         logical_pages=config.logical_pages, page_size_bytes=g.page_size_bytes,
         gc_threshold_sb=config.gc_threshold_superblocks,
@@ -147,31 +174,26 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0) -> Layout:
         t_read_ns=t.t_read_ns, t_program_ns=t.t_program_ns, t_erase_ns=t.t_erase_ns,
         t_xfer_page_ns=t.t_xfer_page_ns, t_dram_ns=t.t_dram_ns, t_retry_ns=rr.t_retry_ns,
         rr_threshold_reads=config.read_reclaim.rr_threshold_reads, rr_enabled=config.read_reclaim.rr_enabled,
-        retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64), comp_die=comp_die, comp_chan=comp_chan, comp_plane_in_die=comp_plane,
-        pv=_pv_tables(config, comp_die, comp_plane, n_lanes, k),
-        static_die=sb.placement == "static_die", static_lane=sb.placement == "static_lane",
+        retry_steps_ppm=steps, retry_extra_ns=np.array(rr.extra_ns_by_retries(), dtype=np.int64),
+        comp_die=lanes.comp_die, comp_chan=lanes.comp_chan, comp_plane_in_die=lanes.comp_plane_in_die,
+        pv=pv,
+        static_die=config.page_placement.placement == "static_die",
+        static_lane=config.page_placement.placement == "static_lane",
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
-        error_tables=_error_tables(config, n_lanes * g.blocks_per_plane * k),
+        read_priority=config.timing.read_priority,
+        gc_reserve_frontier=config.gc.reserve_gc_frontier,
+        error_tables=error_tables,
     )
 
 
-def _error_tables(config: SimConfig, n_blocks: int):
-    """The error model's lookup tables (error_model on), else None."""
-    if not config.error_model.enabled:
-        return None
-    from ..reliability.engine_tables import ErrorTables
-
-    return ErrorTables(config, n_blocks)
-
-
-def _pv_tables(config: SimConfig, comp_die, comp_plane, n_lanes: int, k: int):
-    """Per-block latencies of the PV model in engine ids, or None (pv_model off)."""
-    if config.superblock.pv_model == "off":
-        return None
-    from ..pv.engine_tables import engine_tables
-
-    return engine_tables(config, comp_die, comp_plane, n_lanes, k)
+def _check_tables(tables, on: bool, field: str, whose: str) -> None:
+    """ConfigError unless ``tables`` are given exactly when the model of ``field`` is on."""
+    if on and tables is None:
+        raise ConfigError(f"{field}: the model is on, but {whose} tables were not given to the engine's layout "
+                          "(flashrr.engine_layout.engine_layout builds them)")
+    if not on and tables is not None:
+        raise ConfigError(f"{field}: the model is off, but {whose} tables were given to the engine's layout")
 
 
 def hist_bucket(v: int) -> int:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 
 import click
 
-from flashrr.config import ConfigError
 from flashrr.trace.core import TraceError
 from flashrr.trace.formats import FORMAT_NAMES, WRITABLE_FORMATS
 from flashrr.trace.io import format_from_filename, write_trace
+
+from .trace_input import _DEVICE_HELP, _fail, _open
 
 __all__ = ["trace"]
 
@@ -28,45 +28,6 @@ TABLE2_COLUMNS = (("requests", "Req #"), ("read_ratio", "Rd R"), ("avg_read_size
 # Headings of the other trace_stats keys flashrr knows; unknown keys are shown under their own name.
 OTHER_HEADINGS = {"avg_write_size_bytes": "Wr Size", "avg_request_size_bytes": "Req Size",
                   "hot_ratio_4": "Hot R4", "duration_s": "Duration"}
-
-
-def _fail(e: Exception) -> click.ClickException:
-    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-    return click.ClickException(str(msg))
-
-
-def _show_progress() -> bool:
-    return sys.stderr.isatty()
-
-
-def _open(spec: str, fmt: str | None, skip_bad: bool, cache: bool, device: str | None):
-    """``(source, report)`` of a trace spec (file or synth, with a pipeline);
-    ``report`` is None for a synthetic trace.  Skipped lines are counted on stderr."""
-    from flashrr.trace.pipeline import open_trace_spec, parse_trace_spec
-
-    try:
-        parsed = parse_trace_spec(spec)
-        config = _device(device) if device is not None or parsed.needs_device else None
-        source, report = open_trace_spec(parsed, config, fmt=fmt, skip_bad=skip_bad, cache=cache,
-                                         progress=_show_progress())
-        source.info()  # a pipeline's totals (and any error in them) before the command's work
-    except (TraceError, OSError, ConfigError) as e:
-        raise _fail(e) from None
-    if report is not None and report.n_skipped:
-        click.echo(f"warning: {spec}: skipped {report.n_skipped} bad line(s); first: {report.skipped_examples[0]}",
-                   err=True)
-    return source, report
-
-
-def _device(device: str | None):
-    from flashrr.simulate import resolve_config
-
-    if device is None:
-        raise TraceError("the trace pipeline has 'fold', which folds onto a device: pass --device PRESET_OR_TOML")
-    return resolve_config(device)
-
-
-_DEVICE_HELP = "Device (preset name or .toml) that a fold=modulo in a trace pipeline folds onto."
 
 
 def _out_format(path: str, to: str | None) -> str | None:

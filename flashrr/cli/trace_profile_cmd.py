@@ -1,9 +1,8 @@
 """``flashrr trace profile``: the read-disturb profile of traces
 (:mod:`flashrr.trace.profile`), as text, JSON or figures.
 
-Registered on the ``flashrr trace`` group by :mod:`flashrr.cli.trace_cmds`,
-whose helpers (opening a trace spec, one-line errors) it uses; they are
-imported when the command runs, so either module can be imported first.
+Registered on the ``flashrr trace`` group by :mod:`flashrr.cli.trace_cmds`; opens
+its traces with :mod:`flashrr.cli.trace_input`, as the other trace commands do.
 """
 from __future__ import annotations
 
@@ -14,6 +13,8 @@ from pathlib import Path
 import click
 
 from flashrr.trace.formats import FORMAT_NAMES
+
+from .trace_input import _device, _fail, _open
 
 __all__ = ["profile_cmd"]
 
@@ -96,8 +97,6 @@ def profile_cmd(paths, as_json, plot_dir, page_size_bytes, device, region_mb, id
     from flashrr.trace.core import TraceError
     from flashrr.trace.profile import trace_profile
     from flashrr.trace.profile_plots import plot_profile
-
-    from .trace_cmds import _device, _fail, _open
 
     block_pages = DEFAULT_BLOCK_PAGES
     page = DEFAULT_PAGE_SIZE_BYTES

@@ -1,4 +1,5 @@
-"""The read-reclaim schemes of the papers, each registered by name.
+"""The read-reclaim schemes of the papers, each registered by name, and a policy by
+its name (:func:`policy_class`, :func:`make_policy`).
 
 Each scheme's class lives in its paper's package (``flashrr.papers.<paper>``);
 importing this module imports them all, so every name below is registered.
@@ -16,9 +17,30 @@ from ..papers.hotr.redundancy import Optimal, Rails, TTFlash
 from ..papers.phasedrr.policies import PhasedRR, Reallocation, RlRR
 from ..papers.shuffler.page import Page, Page8, Page64
 from ..papers.shuffler.policies import Shuffler
-from ..policy import POLICIES, Baseline, Policy, register_policy
+from ..policy import POLICIES, Baseline, Policy, register_policy, registered_class
+from ..policy_combine import combined_class, is_combined
 from .patrol import Patrol
 from .read_exposure import ReadExposure
 
-__all__ = ["POLICIES", "Baseline", "Cocktail", "HotR", "IPR", "Optimal", "Policy", "register_policy", "Page", "Page8",
-           "Page64", "Patrol", "PhasedRR", "Rails", "ReadExposure", "Reallocation", "RedFTL", "RlRR", "Shuffler", "TTFlash"]
+
+def policy_class(name) -> type:
+    """The policy class of ``name``: a registered name, or registered names joined by
+    ``+`` (a combined scheme, :mod:`flashrr.policy_combine`).  Raises ValueError."""
+    return combined_class(name) if is_combined(name) else registered_class(name)
+
+
+def make_policy(policy, **params) -> Policy:
+    """A policy instance from a name (``"baseline"``, ``"shuffler+phasedrr"``), a class,
+    or an instance."""
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("parameters given with a policy instance; pass them to its constructor")
+        return policy
+    if isinstance(policy, type) and issubclass(policy, Policy):
+        return policy(**params)
+    return policy_class(policy)(**params)
+
+
+__all__ = ["POLICIES", "Baseline", "Cocktail", "HotR", "IPR", "Optimal", "Policy", "register_policy", "make_policy",
+           "policy_class", "Page", "Page8", "Page64", "Patrol", "PhasedRR", "Rails", "ReadExposure", "Reallocation",
+           "RedFTL", "RlRR", "Shuffler", "TTFlash"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._core.assembly import MechanismEntry
+from .._core.mechanism_entry import MechanismEntry
 from ..policy import Policy, register_policy
 
 PATROL = MechanismEntry("patrol_scan", "patrol", "PatrolScan", ("request_observer", "erase_observer"),

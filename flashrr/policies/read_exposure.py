@@ -7,7 +7,7 @@ reads whose block had, after the read, used up to 1/4, 2/4, 3/4 and all of its
 RR threshold."""
 from __future__ import annotations
 
-from .._core.assembly import MechanismEntry
+from .._core.mechanism_entry import MechanismEntry
 from ..policy import Policy, register_policy
 
 READ_EXPOSURE = MechanismEntry("read_exposure", "read_exposure", "ReadExposure", ("read_observer",),

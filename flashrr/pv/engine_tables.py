@@ -1,4 +1,4 @@
-"""The PV model in the engine's ids: what ``superblock.pv_model = 'generative'``
+"""The PV model in the engine's ids: what ``process_variation.pv_model = 'generative'``
 hands to both engines (compiled and reference) through the layout.
 
 Ids follow ``flashrr/_core/layout.py``: lane ``l``, component ``c``, slot block
@@ -8,7 +8,7 @@ component ``c`` of lane ``l`` lives on.  ``phys[blk]`` binds every slot block to
 one PV block of its own plane (a bijection per plane): the engine keeps its slot
 ids, so superblock rows, mapping and free lists do not change, and only the
 latencies follow the binding.  The initial binding is the assembly of
-``superblock.assembly`` (:func:`flashrr.pv.superblock_tables`): with
+``process_variation.assembly`` (:func:`flashrr.pv.superblock_tables`): with
 ``pv_row_order = 'assembly'`` row ``r`` of lane ``l`` holds the ``r``-th
 superblock the method assembled for that lane; with ``'shuffled'`` (default)
 the lane's superblocks sit in a seeded random order of rows.
@@ -68,46 +68,46 @@ def _pack_words(bits: np.ndarray) -> tuple[np.ndarray, int]:
 def engine_tables(config, comp_die: np.ndarray, comp_plane: np.ndarray, n_lanes: int, k: int,
                   params: PVParams | None = None) -> EngineTables | None:
     """The PV tables of ``config`` (a SimConfig) in engine ids, or None when
-    ``superblock.pv_model`` is ``'off'``.  ``comp_die`` / ``comp_plane``: the
+    ``process_variation.pv_model`` is ``'off'``.  ``comp_die`` / ``comp_plane``: the
     layout's die and in-die plane of every (lane, component)."""
-    sb = config.superblock
-    if sb.pv_model == "off":
+    pv = config.process_variation
+    if pv.pv_model == "off":
         return None
     from ..config import ConfigError
 
     params = params or PVParams()
     g = config.geometry
     S, P = g.blocks_per_plane, g.planes_per_die
-    method_params = {"window": sb.pv_window} if sb.pv_window else {}
+    method_params = {"window": pv.pv_window} if pv.pv_window else {}
     try:
-        tab = superblock_tables(config, sb.assembly, seed=sb.pv_seed, pe=sb.pv_pe, params=params, scale=sb.pv_scale,
+        tab = superblock_tables(config, pv.assembly, seed=pv.pv_seed, pe=pv.pv_pe, params=params, scale=pv.pv_scale,
                                 **method_params)
     except ValueError as e:
-        raise ConfigError(f"superblock.assembly: {e}") from None
+        raise ConfigError(f"process_variation.assembly: {e}") from None
     # engine lane -> tables lane, component order checked plane by plane
     where = {int(gp): (tl, c) for tl, row in enumerate(tab.lane_planes) for c, gp in enumerate(row)}
     lane_of = np.empty(n_lanes, np.int64)
     for lane in range(n_lanes):
         found = [where[int(comp_die[lane * k + c]) * P + int(comp_plane[lane * k + c])] for c in range(k)]
         if any(t != found[0][0] or c2 != c for c, (t, c2) in enumerate(found)):
-            raise ConfigError("superblock.pv_model: the engine's lanes do not match the PV model's plane groups")
+            raise ConfigError("process_variation.pv_model: the engine's lanes do not match the PV model's plane groups")
         lane_of[lane] = found[0][0]
     W = int(tab.tprog_ns.shape[-1])
     tprog = tab.tprog_ns[lane_of]  # (n_lanes, k, S, W)
     if tprog.size and int(tprog.max()) >= 2**31:
-        raise ConfigError(f"superblock.pv_scale: program latencies up to {int(tprog.max())} ns exceed the "
+        raise ConfigError(f"process_variation.pv_scale: program latencies up to {int(tprog.max())} ns exceed the "
                           "engine's int32 table")
     members = tab.members[lane_of]  # (n_lanes, S rows, k)
-    if sb.pv_row_order == "shuffled":  # row r of a lane holds a seeded random one of its assembled superblocks
-        rng = np.random.default_rng([int(sb.pv_seed), 0x50A7])
+    if pv.pv_row_order == "shuffled":  # row r of a lane holds a seeded random one of its assembled superblocks
+        rng = np.random.default_rng([int(pv.pv_seed), 0x50A7])
         members = np.stack([m[rng.permutation(S)] for m in members])
     pv_ids = (np.arange(n_lanes)[:, None, None] * k + np.arange(k)[None, None, :]) * S + members
     strings = params.strings
     bits = str_med_bits(tprog.reshape(-1, W // strings, strings)).reshape(-1, W)
     eigen, n_words = _pack_words(bits)
-    window = sb.pv_window or 4
+    window = pv.pv_window or 4
     return EngineTables(
-        method=sb.assembly, reassembly=bool(sb.pv_reassembly), window=int(window), n_lwl=W, n_words=n_words,
+        method=pv.assembly, reassembly=bool(pv.pv_reassembly), window=int(window), n_lwl=W, n_words=n_words,
         lwl_of_page=np.ascontiguousarray(tab.lwl_of_page, dtype=np.int32),
         tprog_ns=np.ascontiguousarray(tprog.reshape(-1), dtype=np.int32),
         tbers_ns=np.ascontiguousarray(tab.tbers_ns[lane_of].reshape(-1), dtype=np.int64),

@@ -11,14 +11,10 @@ this module computes once per P/E value (NumPy, on a rare event):
   more than ``s`` retry steps, i.e. the worst page expects more errors than step
   ``s`` corrects; a read at or past ``switch[S]`` is uncorrectable.
 
-Retention is discretised in buckets of ``q = retention / quantum`` (integer
-quanta, ``error_model.retention_quantum_s``), four per power of two: bucket ``j``
-is ``q = j`` for ``j < 4``, else ``q`` in ``[(4 + m) * 2**(e - 2), (5 + m) *
-2**(e - 2))`` with ``e = j // 4 + 1``, ``m = j % 4``.  A bucket's tables are
-evaluated at its upper edge (in quanta), so a block's retention is rounded up by
-less than a quarter (at least one quantum); the last bucket, ``N_RET_BUCKETS - 1``,
-holds every older block.  Read counts are int32; a count that is never reached
-is stored as ``INT32_MAX``.
+Retention is discretised in the engine's buckets (``flashrr/_core/device/retention.py``,
+four per power of two of the data's age in quanta); a bucket's tables are evaluated at
+its upper edge.  Read counts are int32; a count that is never reached is stored as
+``INT32_MAX``.
 
 The engines hold one table over a range of P/E counts, from the lowest initial
 count to ``PE_HEADROOM`` past the highest, and extend it (:meth:`ErrorTables.grown`)
@@ -29,39 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.device.retention import N_RET_BUCKETS, bucket_upper
 from ..config import ConfigError, SimConfig
 from .ecc import ECC, RetryLadder
 from .presets import ecc_preset, rber_preset
 from .trigger import NEVER, reads_to_errors, trigger_reads
 from .wear import draw_initial_pe
 
-SUB = 2                                   # log2 of the retention buckets per power of two
-N_RET_BUCKETS = 4 * 30                    # buckets 0 .. 119 cover retentions below 2**31 quanta
 INT32_MAX = 2**31 - 1
 NS_PER_S = 1_000_000_000
 PE_HEADROOM = 64                          # P/E counts a table covers beyond the highest it was built for
-
-
-def ret_bucket(q: int) -> int:
-    """The retention bucket of ``q`` >= 0 quanta (module docstring)."""
-    if q < (1 << SUB):
-        return int(q)
-    e = int(q).bit_length() - 1
-    return min(((e - SUB + 1) << SUB) + ((q >> (e - SUB)) & ((1 << SUB) - 1)), N_RET_BUCKETS - 1)
-
-
-def bucket_lower(j) -> np.ndarray:
-    """Lowest retention (quanta) of bucket(s) ``j``."""
-    j = np.asarray(j, dtype=np.int64)
-    e = (j >> SUB) + SUB - 1
-    m = j & ((1 << SUB) - 1)
-    big = np.left_shift(np.int64(1) << SUB | m, np.maximum(e - SUB, 0))
-    return np.where(j < (1 << SUB), j, big)
-
-
-def bucket_upper(j) -> np.ndarray:
-    """One past the highest retention (quanta) of bucket(s) ``j``: where the tables are evaluated."""
-    return bucket_lower(np.asarray(j, dtype=np.int64) + 1)
 
 
 def _model_of(cfg: SimConfig):

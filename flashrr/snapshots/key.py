@@ -27,7 +27,11 @@ FORMAT = 1
 #: Layout fields preconditioning does not read: it books no time and does not touch the cache.
 _NOT_READ = frozenset({"cache_pages", "read_allocate", "write_ack_insert", "destage_pages", "scheduler",
                        "channel_gapfill", "t_read_ns", "t_program_ns", "t_erase_ns", "t_xfer_page_ns", "t_dram_ns",
-                       "t_retry_ns", "retry_extra_ns", "gc_write_stall", "pv", "error_tables"})
+                       "t_retry_ns", "retry_extra_ns", "gc_write_stall", "read_priority", "pv",
+                       "error_tables"})
+#: Layout fields the engine acts on when it is built, before preconditioning: the digest of
+#: its initial state (the key's ``initial_state``) holds their effect.
+_IN_INITIAL_STATE = frozenset({"gc_reserve_frontier"})
 #: Config sections the error model's tables are built from.
 _ERROR_SECTIONS = ("error_model", "read_reclaim", "read_retry")
 
@@ -67,7 +71,7 @@ def snapshot_fields(config, layout, fill_pages: int, warmup_lpns, engine: str, c
     and parameters if its hooks act while the engine preconditions, else None."""
     out = {"format": FORMAT, "flashrr_version": __version__, "engine": engine, "check_invariants": bool(check)}
     for name in layout.__dataclass_fields__:
-        if name in _NOT_READ:
+        if name in _NOT_READ or name in _IN_INITIAL_STATE:
             continue
         v = getattr(layout, name)
         out[name] = digest(v) if isinstance(v, np.ndarray) and name != "retry_steps_ppm" else _plain(v)

@@ -331,8 +331,7 @@ def _base_config(ctx, text: str) -> SimConfig:
 
 
 def _policies(ctx, policies) -> tuple:
-    from .. import policies as _builtin  # noqa: F401  (registers the built-in policies)
-    from ..policy import make_policy, policy_class
+    from ..policies import make_policy, policy_class
 
     if policies is None:
         raise ctx.error("policies", "missing: give a [policies] table, e.g. baseline = {}")

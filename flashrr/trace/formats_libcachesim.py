@@ -72,8 +72,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .core import TraceError
-from .formats import (INT64_MAX, SECTOR_BYTES, FastPathFailed, RawColumns, TraceFormat, _bad, _delimited,
-                      _Layout, _SecondsTime, _to_numpy, check_options)
+from .format_base import (INT64_MAX, SECTOR_BYTES, FastPathFailed, RawColumns, TraceFormat, _bad, _to_numpy,
+                          check_options)
+from .format_delimited import _delimited, _Layout, _SecondsTime
 
 __all__ = ["OPTION_SPECS", "BinaryFormat", "LIBCACHESIM_FORMATS", "binary_format_from_name", "parse_option"]
 

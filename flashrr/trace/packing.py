@@ -42,10 +42,10 @@ def stripe_pages(config) -> int:
     """The device's placement stripe in pages: the period of the addresses over which it places
     pages (``k`` under dynamic placement, whose component block is ``lpn mod k``; ``k x lanes``
     under ``static_lane``; ``k x dies`` under ``static_die``)."""
-    sb = config.superblock
-    if sb.placement == "static_lane":
+    placement = config.page_placement.placement
+    if placement == "static_lane":
         return config.k * config.n_lanes
-    if sb.placement == "static_die":
+    if placement == "static_die":
         return config.k * config.geometry.n_dies
     return config.k
 

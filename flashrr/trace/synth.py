@@ -81,23 +81,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from .core import Trace
+from .synth_params import KiB, MiB  # noqa: F401  (sizes in bytes, shown here for the generator's callers)
+from .synth_params import AUTO_FOOTPRINT_BYTES_PER_REQUEST, DEFAULT_N_REQUESTS, SynthParams, _rule
+from .synth_sizes import _draw_units, _size_pmf, _slot_count, _slots_per_touched_byte
 
 __all__ = ["SynthParams", "synth_trace", "synth_twin", "synth_params", "DEFAULT_N_REQUESTS", "AUTO_FOOTPRINT_BYTES_PER_REQUEST"]
-
-KiB = 1024
-MiB = 1024 * KiB
-GiB = 1024 * MiB
-
-#: Request count used when neither a preset nor ``n_requests`` is given.
-DEFAULT_N_REQUESTS = 100_000
-#: Footprint per request, bytes, when ``footprint_bytes`` is not given (with the other defaults, each read
-#: extent is read about five times).
-AUTO_FOOTPRINT_BYTES_PER_REQUEST = 4 * KiB
 
 # Size balancing (step 7 of the model): at most this many swaps, each choosing
 # its partner from a random sample of this many extents (see _balance_sizes).
@@ -105,110 +97,6 @@ _BALANCE_MAX_SWAPS = 1024
 _BALANCE_POOL = 4096
 _BALANCE_REL_TOL = 5e-4
 _BALANCE_HOT_DRIFT = 5e-3  # at most 0.5 points of hot ratio moved by size swaps
-
-
-@dataclass(frozen=True)
-class SynthParams:
-    """Parameters of :func:`synth_trace`, with their defaults.
-
-    Sizes are in bytes, times in ns, fractions in [0, 1].  Building one checks
-    every rule and raises :class:`ValueError` naming the parameter.
-    """
-
-    read_ratio: float = 0.7
-    """Fraction of the requests that are reads."""
-    read_size_mean_bytes: float = 16 * KiB
-    """Mean read size, bytes (between ``size_unit_bytes`` and ``max_size_bytes``)."""
-    read_size_cv: float = 1.0
-    """Spread of the read sizes: coefficient of variation of the log-normal shape (>= 0; 0 = the two
-    multiples of ``size_unit_bytes`` around the mean)."""
-    write_size_mean_bytes: float = 16 * KiB
-    """Mean write size, bytes."""
-    write_size_cv: float = 1.0
-    """Spread of the write sizes (as ``read_size_cv``)."""
-    size_unit_bytes: int = 4 * KiB
-    """Every request size is a multiple of this, bytes (a multiple of 512)."""
-    max_size_bytes: int = 1 * MiB
-    """Largest request size, bytes (a multiple of ``size_unit_bytes``)."""
-    align_bytes: int = 8 * KiB
-    """Every extent starts on a multiple of this, bytes (a multiple of ``size_unit_bytes``).  Set it to the
-    device page size so that no two extents share a page."""
-    footprint_bytes: float | None = None
-    """Bytes of address space touched by the trace (alignment slots of all extents); ``None`` (the default
-    without a preset) means :data:`AUTO_FOOTPRINT_BYTES_PER_REQUEST` per request."""
-    write_region_fraction: float = 0.3
-    """Share of ``footprint_bytes`` holding write-only extents (the rest holds read extents)."""
-    write_overlap_fraction: float = 0.1
-    """Fraction of the writes that update read extents instead of write-only ones."""
-    hot_set_ratio: float = 0.2
-    """Share of the read region (by pages) holding hot extents."""
-    hot_skew: float = 1.0
-    """Zipf exponent of the hot extents' popularity (>= 0; 0 = uniform)."""
-    hot_min_reads: int = 2
-    """Every hot extent is read at least this many times (>= 2)."""
-    cold_reads_per_extent: float = 1.0
-    """Mean reads of each cold extent (>= 1); each is read the floor or the ceiling of it."""
-    interarrival_mean_ns: float = 100_000.0
-    """Mean of the exponential gap between consecutive arrivals, ns (> 0)."""
-    footprint_page_bytes: int | None = None
-    """``None`` (default): ``footprint_bytes`` counts the alignment slots of the extents.  A page size in
-    bytes: ``footprint_bytes`` counts the pages of that size the extents touch, and each region gets as many
-    slots as its size distribution needs for that (expected slot bytes / expected touched bytes per extent).
-    Use it with an ``align_bytes`` above the page size to align extents (e.g. to superpages) and still
-    touch a trace table's footprint."""
-    scale_footprint: bool = True
-    """With a preset and ``n_requests`` below its paper count, scale the preset's footprint by
-    ``n_requests / paper count`` (keeps the reuse structure)."""
-    idle_period_mean_ns: float = 0.0
-    """ON/OFF arrivals: mean of the exponential idle period added after each burst, ns (>= 0; 0 = plain
-    Poisson arrivals, no idle periods)."""
-    burst_requests_mean: float = 64.0
-    """ON/OFF arrivals: mean number of requests per burst (geometric, >= 1); used only when
-    ``idle_period_mean_ns > 0``."""
-
-    def __post_init__(self):
-        for f in dataclasses.fields(self):
-            _check_type(f.name, getattr(self, f.name), f.type)
-        for name in ("read_ratio", "write_region_fraction", "write_overlap_fraction", "hot_set_ratio"):
-            _rule(0.0 <= getattr(self, name) <= 1.0, name, "must be in [0, 1]", getattr(self, name))
-        for name in ("read_size_cv", "write_size_cv", "hot_skew"):
-            v = getattr(self, name)
-            _rule(math.isfinite(v) and 0.0 <= v <= 100.0, name, "must be a finite number in [0, 100]", v)
-        unit = self.size_unit_bytes
-        _rule(unit > 0 and unit % 512 == 0, "size_unit_bytes", "must be a positive multiple of 512", unit)
-        _rule(self.max_size_bytes >= unit and self.max_size_bytes % unit == 0, "max_size_bytes",
-              f"must be a positive multiple of size_unit_bytes ({unit})", self.max_size_bytes)
-        _rule(self.max_size_bytes // unit <= 1 << 16, "max_size_bytes",
-              f"must be at most 65536 x size_unit_bytes ({unit << 16})", self.max_size_bytes)
-        _rule(self.align_bytes >= unit and self.align_bytes % unit == 0, "align_bytes",
-              f"must be a positive multiple of size_unit_bytes ({unit})", self.align_bytes)
-        for name in ("read_size_mean_bytes", "write_size_mean_bytes"):
-            v = getattr(self, name)
-            _rule(unit <= v <= self.max_size_bytes, name,
-                  f"must be between size_unit_bytes ({unit}) and max_size_bytes ({self.max_size_bytes})", v)
-        if self.footprint_bytes is not None:
-            _rule(math.isfinite(self.footprint_bytes) and 0 < self.footprint_bytes <= 1 << 60, "footprint_bytes",
-                  "must be a positive number of bytes (at most 2**60)", self.footprint_bytes)
-        if self.footprint_page_bytes is not None:
-            fpb = self.footprint_page_bytes
-            _rule(fpb > 0 and fpb % unit == 0 and self.align_bytes % fpb == 0, "footprint_page_bytes",
-                  f"must be a multiple of size_unit_bytes ({unit}) that divides align_bytes ({self.align_bytes})",
-                  fpb)
-        _rule(2 <= self.hot_min_reads <= 1 << 20, "hot_min_reads", "must be an integer in [2, 2**20]",
-              self.hot_min_reads)
-        _rule(math.isfinite(self.cold_reads_per_extent) and 1.0 <= self.cold_reads_per_extent <= 1 << 20,
-              "cold_reads_per_extent", "must be a number in [1, 2**20]", self.cold_reads_per_extent)
-        _rule(math.isfinite(self.interarrival_mean_ns) and 0 < self.interarrival_mean_ns <= 1e15,
-              "interarrival_mean_ns", "must be a positive number of ns (at most 1e15)", self.interarrival_mean_ns)
-        _rule(math.isfinite(self.idle_period_mean_ns) and 0 <= self.idle_period_mean_ns <= 1e15,
-              "idle_period_mean_ns", "must be a number of ns in [0, 1e15] (0 = no idle periods)",
-              self.idle_period_mean_ns)
-        _rule(math.isfinite(self.burst_requests_mean) and 1.0 <= self.burst_requests_mean <= 1e12,
-              "burst_requests_mean", "must be a number of requests in [1, 1e12]", self.burst_requests_mean)
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def synth_params(preset: str | None = None, n_requests: int | None = None, **params) -> tuple[SynthParams, int]:
@@ -430,123 +318,6 @@ def _spread_evenly(rng, total: int, n: int) -> np.ndarray:
     return out
 
 
-def _size_pmf(mean_units: float, cv: float, max_units: int) -> np.ndarray:
-    """Probabilities of sizes 1..max_units (in size units) with mean exactly ``mean_units``.
-
-    The shape is a log-normal of mean ``mean_units`` and coefficient of variation
-    ``cv``, rounded stochastically to a neighbouring integer (a value x becomes
-    floor(x) or floor(x) + 1 with the probabilities that keep its mean), so even
-    a narrow shape keeps the exact mean.  Values below 1 or above ``max_units``
-    are clipped to those ends; an exponential tilt then restores the mean.
-    """
-    k = np.arange(1, max_units + 1, dtype=np.float64)
-    if max_units == 1 or mean_units <= 1.0:
-        return _point_mass(0, max_units)
-    if mean_units >= max_units:
-        return _point_mass(max_units - 1, max_units)
-    sigma = math.sqrt(math.log1p(cv * cv))
-    if sigma < 1e-6:  # no spread: the two multiples of the unit around the mean
-        lo = int(math.floor(mean_units))
-        pmf = np.zeros(max_units)
-        frac = mean_units - lo
-        pmf[lo - 1] = 1.0 - frac
-        if frac:
-            pmf[lo] = frac
-        return pmf
-    mu = math.log(mean_units) - sigma * sigma / 2
-    x = np.arange(0, max_units + 2, dtype=np.float64)  # integer points 0 .. max_units + 1
-
-    # Beyond exp(mu + 12 sigma) the shape has no mass left (P < 1e-32): only the points below need erfc.
-    n_live = int(np.searchsorted(x, math.exp(min(mu + 12 * sigma, 700.0)), side="right"))
-
-    def phi(z):  # standard normal CDF at z (one value per point of x); 0 at x = 0, 1 beyond the live points
-        out = np.ones(x.size)
-        out[0] = 0.0
-        out[1:n_live] = [0.5 * math.erfc(-zi / math.sqrt(2)) for zi in z[1:n_live]]
-        return out
-
-    with np.errstate(divide="ignore"):
-        log_x = np.log(x)
-    cdf = phi((log_x - mu) / sigma)  # P(X <= x)
-    moment = mean_units * phi((log_x - mu - sigma * sigma) / sigma)  # E[X; X <= x]
-    d_cdf, d_moment = np.diff(cdf), np.diff(moment)  # per interval [j, j + 1], j = 0 .. max_units
-    j = x[:-1]
-    from_below = d_moment - j * d_cdf  # E[X - j; j < X <= j + 1]: mass rounded up to j + 1
-    from_above = (j + 1) * d_cdf - d_moment  # mass of [j, j + 1] rounded down to j
-    base = from_below[:-1] + from_above[1:]  # sizes 1 .. max_units
-    base[0] += from_above[0]  # values below 1 are clipped to 1
-    base[-1] += max(0.0, 1.0 - cdf[-2])  # values above max_units are clipped to max_units
-    base = np.maximum(base, 0.0)
-    base /= base.sum()
-    # Exponential tilting p_k ~ base_k * exp(theta * k), over the sizes that have mass, corrects the mean
-    # moved by clipping; the mean is increasing in theta, so bisect (60 halvings of [-50, 50] reach double
-    # precision; theta = +-50 per unit pushes all the mass to one end of the support).
-    support = np.flatnonzero(base > 0)
-    ks, log_base = k[support], np.log(base[support])
-    lo_t, hi_t = -50.0, 50.0
-    for _ in range(60):
-        theta = 0.5 * (lo_t + hi_t)
-        if float(_tilted(log_base, ks, theta) @ ks) < mean_units:
-            lo_t = theta
-        else:
-            hi_t = theta
-    pmf = np.zeros(max_units)
-    pmf[support] = _tilted(log_base, ks, 0.5 * (lo_t + hi_t))
-    # If the tilt could not reach the mean exactly, mix in the end point on the other side.
-    got = float(pmf @ k)
-    if got > mean_units:
-        pmf = _mix(pmf, 0, (got - mean_units) / (got - 1.0))
-    elif got < mean_units:
-        pmf = _mix(pmf, max_units - 1, (mean_units - got) / (max_units - got))
-    return pmf
-
-
-def _mix(pmf: np.ndarray, index: int, weight: float) -> np.ndarray:
-    out = pmf * (1.0 - weight)
-    out[index] += weight
-    return out
-
-
-def _tilted(log_base: np.ndarray, k: np.ndarray, theta: float) -> np.ndarray:
-    log_p = log_base + theta * (k - 1)
-    w = np.exp(log_p - log_p.max())
-    return w / w.sum()
-
-
-def _point_mass(index: int, n: int) -> np.ndarray:
-    pmf = np.zeros(n)
-    pmf[index] = 1.0
-    return pmf
-
-
-def _draw_units(rng, pmf: np.ndarray, n: int) -> np.ndarray:
-    """``n`` sizes in units (1-based) drawn from ``pmf``."""
-    cdf = np.cumsum(pmf)
-    cdf[-1] = 1.0
-    return np.searchsorted(cdf, rng.random(n), side="right").astype(np.int64) + 1
-
-
-def _slot_count(units: np.ndarray, unit: int, align: int) -> np.ndarray:
-    """Alignment slots occupied by extents of ``units`` size units each."""
-    per_slot = align // unit
-    return -(-units // per_slot)
-
-
-def _slots_per_touched_byte(pmf: np.ndarray, unit: int, align: int, page: int) -> float:
-    """Expected slot bytes over expected touched bytes (pages of ``page`` bytes) of one extent."""
-    sizes = np.arange(1, pmf.size + 1)
-    return float(pmf @ _slot_count(sizes, unit, align)) * align / (float(pmf @ _slot_count(sizes, unit, page)) * page)
-
-
-def expected_slot_bytes(mean_bytes: float, cv: float = 1.0, unit: int = 4 * KiB, max_bytes: int = 1 * MiB,
-                        align: int = 8 * KiB) -> float:
-    """Mean address space, in bytes, that one extent occupies (its size rounded up to ``align``)."""
-    max_units = max_bytes // unit
-    pmf = _size_pmf(mean_bytes / unit, cv, max_units)
-    slots = _slot_count(np.arange(1, max_units + 1), unit, align)
-    return float(pmf @ slots) * align
-
-
 def _fill_region(rng, pmf: np.ndarray, region_bytes: float, unit: int, align: int) -> np.ndarray:
     """Extent sizes (units) whose alignment slots add up to ``region_bytes`` to within half an extent."""
     if region_bytes <= 0:
@@ -627,27 +398,3 @@ def _balance_sizes(rng, units: np.ndarray, counts: np.ndarray, is_hot: np.ndarra
 
 def _round_half_up(x: float) -> int:
     return int(math.floor(x + 0.5))
-
-
-# ------------------------------------------------------------------------------------------------ checks
-
-
-def _rule(ok: bool, name: str, rule: str, value) -> None:
-    if not ok:
-        raise ValueError(f"synth_trace: parameter {name!r} {rule} (got {value!r})")
-
-
-def _check_type(name: str, value, annotation: str) -> None:
-    if annotation.endswith("| None"):
-        if value is None:
-            return
-        annotation = annotation[: -len("| None")].strip()
-    if annotation == "bool":
-        _rule(isinstance(value, (bool, np.bool_)), name, "must be a bool", value)
-        return
-    if isinstance(value, (bool, np.bool_)):
-        _rule(False, name, "must be a number, not a bool", value)
-    if annotation == "int":
-        _rule(isinstance(value, (int, np.integer)), name, "must be an integer", value)
-    else:
-        _rule(isinstance(value, (int, float, np.integer, np.floating)), name, "must be a number", value)

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .synth import SynthParams, expected_slot_bytes
+from .synth_params import SynthParams
+from .synth_sizes import expected_slot_bytes
 
 __all__ = ["PaperRow", "SynthPreset", "SYNTH_PRESETS", "list_synth_presets", "get_synth_preset", "KB", "GB"]
 

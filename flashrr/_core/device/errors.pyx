@@ -1,7 +1,8 @@
 # cython: language_level=3
 """Error-model state of the blocks (twin of ``errors_py.py``, whose docstring
 describes the model): P/E cycles, first-program times, and the read counts the
-tables of ``flashrr.reliability.engine_tables`` give for each block's state.  A
+tables the layout carries (``layout.error_tables``, built above the engine by
+``flashrr.reliability.engine_tables``) give for each block's state.  A
 read compares against them; the table is extended, with the GIL, when an erase
 takes a block past the P/E counts it covers."""
 from libc.stdint cimport INT32_MAX, INT64_MAX, INT64_MIN, int32_t, int64_t
@@ -11,17 +12,18 @@ import functools
 import numpy as np
 cimport numpy as cnp
 
-from ...reliability.engine_tables import N_RET_BUCKETS
+from .retention import N_RET_BUCKETS, SUB as _SUB
 from ..buffers import owned_array, restore_arrays, saved_arrays
 from .errors_py import UNSET
 
 cnp.import_array()
 
-DEF SUB = 2                               # log2 of the retention buckets per power of two (engine_tables.SUB)
+DEF SUB = 2                               # log2 of the retention buckets per power of two (retention.SUB)
+assert _SUB == SUB
 
 
 cdef inline int32_t _ret_bucket(int64_t q, int32_t n) noexcept nogil:
-    """engine_tables.ret_bucket: four buckets per power of two of q >= 0 quanta, capped at n - 1."""
+    """retention.ret_bucket: four buckets per power of two of q >= 0 quanta, capped at n - 1."""
     cdef int32_t e = 0, j
     cdef int64_t v = q
     if q < (1 << SUB):

@@ -4,7 +4,8 @@ block's data was first programmed, and the read counts looked up for them.
 Per block: ``pe`` (cycles: the initial draw plus the erases of the run),
 ``born`` (ns: when its first page since its erase was programmed; for the
 preconditioned data, minus ``error_model.data_age_s``), and the tables' read
-counts of its current (P/E, retention bucket) (``flashrr.reliability.engine_tables``):
+counts of its current (P/E, retention bucket) (``layout.error_tables``, built by
+``flashrr.reliability.engine_tables``; the buckets: ``retention.py``):
 the RR threshold under the ``"rber"`` trigger, written into the reclaim layer's
 ``rr_threshold``, and the retry switch points under ``retry_model = "rber"``.
 They are looked up again when the block is first programmed and when a read finds
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..device_state import copied, set_copied
+from .retention import ret_bucket
 
 UNSET = np.iinfo(np.int64).min   # born: no page programmed since the erase
 NEVER_T = np.iinfo(np.int64).max
@@ -88,8 +90,6 @@ class ErrorState:
             self.refresh(blk, t)
 
     def refresh(self, blk: int, t: int) -> None:
-        from ...reliability.engine_tables import ret_bucket
-
         T = self.T
         q = max(0, t - int(self.born[blk])) // T.quantum_ns
         j = ret_bucket(q)

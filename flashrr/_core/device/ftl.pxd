@@ -94,6 +94,7 @@ cdef class Ftl:
             return (<int64_t>self.gc_open[lane * GC_MAX] * self.k + c) * self.N + o
         return self.gc_slot_full(lane, c)
     cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil
+    cdef int open_gc(self, int32_t lane) except -1 nogil                     # open a new GC superblock
     cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock
     cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
     cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:

@@ -124,7 +124,7 @@ cdef class Ftl:
         cdef int32_t* pos = self.gc_pos + lane * k
         cdef int32_t* off = self.gc_off + lane * k
         cdef int32_t* opened = self.gc_open + lane * GC_MAX
-        cdef int32_t sb, i, mn
+        cdef int32_t i, mn
         cdef int64_t ppn
         while True:
             if pos[c] < self.gc_len[lane]:
@@ -137,10 +137,7 @@ cdef class Ftl:
             elif self.gc_len[lane] == GC_MAX:
                 self.gc_close_front(lane)
             else:
-                sb = self.alloc(lane, True)
-                self.sb_state[sb] = S_OPEN_GC
-                opened[self.gc_len[lane]] = sb
-                self.gc_len[lane] += 1
+                self.open_gc(lane)
         while self.gc_len[lane] > 0:
             mn = pos[0]
             for i in range(1, k):
@@ -150,6 +147,20 @@ cdef class Ftl:
                 break
             self.gc_close_front(lane)
         return ppn
+
+    cdef int open_gc(self, int32_t lane) except -1 nogil:
+        """Open a new GC/RR frontier superblock in ``lane`` (after those open)."""
+        cdef int32_t sb = self.alloc(lane, True)
+        self.sb_state[sb] = S_OPEN_GC
+        self.gc_open[lane * GC_MAX + self.gc_len[lane]] = sb
+        self.gc_len[lane] += 1
+        return 0
+
+    def reserve_gc_frontiers(self):
+        """gc.reserve_gc_frontier: open every lane's GC/RR frontier (the engine, when built)."""
+        cdef int32_t lane
+        for lane in range(self.n_lanes):
+            self.open_gc(lane)
 
     cdef void gc_close_front(self, int32_t lane) noexcept nogil:
         cdef int32_t k = self.k

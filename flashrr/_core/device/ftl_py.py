@@ -150,12 +150,21 @@ class Ftl:
             elif len(opened) == GC_OPEN_MAX:
                 self.gc_close_front(lane)
             else:
-                sb = self.alloc(lane, True)
-                self.sb_state[sb] = SB_OPEN_GC
-                opened.append(sb)
+                self.open_gc(lane)
         while opened and min(pos) > 0:
             self.gc_close_front(lane)
         return ppn
+
+    def open_gc(self, lane: int) -> None:
+        """Open a new GC/RR frontier superblock in ``lane`` (after those open)."""
+        sb = self.alloc(lane, True)
+        self.sb_state[sb] = SB_OPEN_GC
+        self.gc_open[lane].append(sb)
+
+    def reserve_gc_frontiers(self) -> None:
+        """gc.reserve_gc_frontier: open every lane's GC/RR frontier (the engine, when built)."""
+        for lane in range(self.L.n_lanes):
+            self.open_gc(lane)
 
     def gc_close_front(self, lane: int) -> None:
         """Close the oldest open GC superblock; its unwritten pages stay unused."""

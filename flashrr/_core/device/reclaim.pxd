@@ -12,6 +12,7 @@ from .sched cimport EraseEv, Scheduler
 from .block_mix cimport BlockMix
 from .errors cimport ErrorState
 from .event_log cimport EventLog
+from .migration_txns cimport MigrationTxns
 
 
 @cython.final
@@ -56,23 +57,12 @@ cdef class Reclaim:
     cdef int32_t* m_lpn
     cdef int32_t* m_dest               # destination component
     cdef int64_t* m_newppn
-    cdef int64_t* m_key                # (key, index) pairs for sorting programs
-    cdef int32_t* m_slot               # [MAX_RANKED*k*N] page index per (dest superblock rank, offset,
-                                       # component), -1 empty: kept all -1 between migrations
     cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
     cdef int32_t rowstamp_serial       # (destination superblock, offset), the superblock by order of first use
     cdef uint64_t* m_rowmask           # [MAX_RANKED*N] components of the row's pages (where the stamp is current)
     cdef int64_t* m_rowsb              # [MAX_RANKED] the superblocks of those ranks ...
     cdef int32_t m_rownsb              # ... and how many
-    cdef int32_t* x_phase              # the migration's transactions, in booking order
-    cdef int32_t* x_die
-    cdef int32_t* x_chan
-    cdef int32_t* x_xfer
-    cdef int64_t* x_dur
-    cdef int32_t* x_dsb
-    cdef int32_t* x_off
-    cdef uint64_t* x_cmask
-    cdef int32_t* x_count              # transactions an entry stands for (schedule()'s runs)
+    cdef MigrationTxns tx              # the migration's transactions (reads, programs, erases) as booked
 
     cdef int64_t retries(self, int64_t blk) noexcept nogil                  # read retries at the block's count
     cdef int32_t die_of(self, int64_t ppn) noexcept nogil
@@ -81,27 +71,11 @@ cdef class Reclaim:
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
-    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
-                        const int32_t* drank) noexcept nogil
     cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
                             int64_t t) except -2 nogil
-    cdef int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil
-    cdef void _emit_tx(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int32_t xfer,
-                       int64_t dur) noexcept nogil
-    cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil
-    cdef int32_t _prog_runs(self, int32_t nt, int32_t d, int32_t chan) noexcept nogil
-    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
-                        uint64_t cmask) noexcept nogil
-    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
-                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
-    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
-                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil
-    cdef int32_t _progs_erases(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* drank,
-                               int32_t n_ranks) noexcept nogil
     cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil
-    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil
     cdef int read_reclaim(self, int32_t sb, int64_t t) except -1 nogil

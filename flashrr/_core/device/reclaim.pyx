@@ -2,7 +2,7 @@
 """Reclaim layer of the compiled engine: read counts and retry, greedy GC,
 read reclaim, migrations, and the loop that starts background work in time
 order.  Twin: ``reclaim_py.py``.  A migration changes the FTL when it is
-decided; the scheduler books its transactions."""
+decided; ``migration_txns.pyx`` writes its transactions and the scheduler books them."""
 from libc.stdint cimport INT32_MAX, INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport NAN
 from libc.string cimport memcpy, memset
@@ -17,6 +17,7 @@ from .sched cimport IdleMove, Txn
 from .block_mix cimport BlockMix
 from .event_log cimport EventLog, GC_CODE, RR_CODE
 from .event_log import RR_ROUTINE
+from .migration_txns cimport MAX_RANKED, MigrationTxns, die_ranks
 from ..roles cimport Mechanism
 from ..invariants import EngineError
 
@@ -26,109 +27,6 @@ cnp.import_array()
 
 DEF PPM_C = 1000000
 DEF MIG_PREFETCH = 32     # pages; mapping entries a migration keeps in flight ahead of its remap
-DEF MAX_RANKED = 8        # destination superblocks a migration's program keys rank (more: raw ids)
-
-cdef void _sort_keyidx(KeyIdx* a, KeyIdx* tmp, int32_t n) noexcept nogil:
-    """Sort a[0:n] by (key, idx), keys >= 0, idx ascending on entry: an LSD radix sort
-    on 11-bit digits of key - min(key) (stable, so equal keys keep their idx order),
-    O(n) per digit; a migration's keys span about its page count, so one digit is usual."""
-    cdef int64_t max_key = 0, min_key = INT64_MAX
-    cdef int32_t i, shift = 0, d
-    cdef int32_t count[2048]
-    cdef KeyIdx* src = a
-    cdef KeyIdx* dst = tmp
-    cdef KeyIdx* sw
-    for i in range(n):
-        if a[i].key > max_key:
-            max_key = a[i].key
-        if a[i].key < min_key:
-            min_key = a[i].key
-    max_key -= min_key
-    while shift == 0 or (max_key >> shift) > 0:
-        memset(count, 0, sizeof(count))
-        for i in range(n):
-            count[((src[i].key - min_key) >> shift) & 2047] += 1
-        d = 0
-        for i in range(2048):
-            d += count[i]
-            count[i] = d - count[i]
-        for i in range(n):
-            d = ((src[i].key - min_key) >> shift) & 2047
-            dst[count[d]] = src[i]
-            count[d] += 1
-        sw = src
-        src = dst
-        dst = sw
-        shift += 11
-    if src != a:
-        memcpy(a, src, sizeof(KeyIdx) * n)
-
-
-cdef int32_t _dest_superblocks(Ftl ftl, const int64_t* ppns, int32_t n, int64_t* sbs) noexcept nogil:
-    """The distinct superblocks of ppns[0:n] into sbs, ascending; returns how many, or 0
-    when there are more than MAX_RANKED (then keys use superblock ids as they are)."""
-    cdef int32_t i, j, m = 0
-    cdef int64_t sb, last = -1
-    for i in range(n):
-        sb = ftl.div_k(ftl.div_N(ppns[i]))
-        if sb == last:
-            continue
-        last = sb
-        for j in range(m):
-            if sbs[j] == sb:
-                break
-        else:
-            if m == MAX_RANKED:
-                return 0
-            j = m                                          # insertion into the sorted list
-            while j > 0 and sbs[j - 1] > sb:
-                sbs[j] = sbs[j - 1]
-                j -= 1
-            sbs[j] = sb
-            m += 1
-    return m
-
-
-cdef inline int64_t _rank(const int64_t* sbs, int64_t sb) noexcept nogil:
-    """Position of sb in sbs (it is there)."""
-    cdef int32_t j = 0
-    while sbs[j] != sb:
-        j += 1
-    return j
-
-
-cdef int32_t _die_ranks(const int32_t* die, int32_t k, int32_t* rank) noexcept nogil:
-    """rank[c] = position of die[c] among the distinct values of die[0:k], ascending; returns
-    how many there are.  Keys that carry a die's rank instead of its id keep their order
-    and span fewer radix digits."""
-    cdef int32_t seen[64]
-    cdef int32_t m = 0, c, j, v
-    for c in range(k):
-        m = _add_unique(seen, m, die[c])
-    for c in range(1, m):                                  # insertion sort of the few dies
-        v = seen[c]
-        j = c
-        while j > 0 and seen[j - 1] > v:
-            seen[j] = seen[j - 1]
-            j -= 1
-        seen[j] = v
-    for c in range(k):
-        j = 0
-        while seen[j] != die[c]:
-            j += 1
-        rank[c] = j
-    return m
-
-
-cdef inline int32_t _add_unique(int32_t* seen, int32_t n, int32_t v) noexcept nogil:
-    """Append v to seen[0:n] unless present (first-seen order); returns the new length."""
-    cdef int32_t i
-    for i in range(n):
-        if seen[i] == v:
-            return n
-    seen[n] = v
-    return n + 1
-
 
 cdef extern from *:
     """
@@ -220,23 +118,12 @@ cdef class Reclaim:
         a = arr("m_lpn", kn, np.int32); self.m_lpn = <int32_t*>a.data
         a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
-        a = arr("m_key", 4 * kn, np.int64); self.m_key = <int64_t*>a.data   # pairs, then the sort's scratch
-        a = arr("m_slot", MAX_RANKED * kn, np.int32, -1); self.m_slot = <int32_t*>a.data
         a = arr("m_rowstamp", MAX_RANKED * self.N, np.int32); self.m_rowstamp = <int32_t*>a.data
         self.rowstamp_serial = 0
-        nx = 2 * kn + self.k + 1  # reads + programs + erases of one superblock at most
-        a = arr("x_phase", nx, np.int32); self.x_phase = <int32_t*>a.data
-        a = arr("x_die", nx, np.int32); self.x_die = <int32_t*>a.data
-        a = arr("x_chan", nx, np.int32); self.x_chan = <int32_t*>a.data
-        a = arr("x_xfer", nx, np.int32); self.x_xfer = <int32_t*>a.data
-        a = arr("x_dur", nx, np.int64); self.x_dur = <int64_t*>a.data
-        a = arr("x_dsb", nx, np.int32); self.x_dsb = <int32_t*>a.data
-        a = arr("x_off", nx, np.int32); self.x_off = <int32_t*>a.data
-        a = arr("x_cmask", nx, np.uint64); self.x_cmask = <uint64_t*>a.data
-        a = arr("x_count", nx, np.int32); self.x_count = <int32_t*>a.data
         a = arr("m_rowmask", MAX_RANKED * self.N, np.uint64); self.m_rowmask = <uint64_t*>a.data
         a = arr("m_rowsb", MAX_RANKED, np.int64); self.m_rowsb = <int64_t*>a.data
         self.m_rownsb = 0
+        self.tx = MigrationTxns(L, ftl, keep)
         self.h_on_rr = hooks.on_read_reclaim if hooks is not None else None
         self.h_place = hooks.place_migration if hooks is not None else None
         self.h_choose = hooks.choose_gc_victim if hooks is not None else None
@@ -416,20 +303,20 @@ cdef class Reclaim:
         for c in range(k):
             cdie[c] = self.comp_die[base + c]
             cretry[c] = self.retries(<int64_t>victim * k + c)
-        n_ranks = _die_ranks(cdie, k, drank)
+        n_ranks = die_ranks(cdie, k, drank)
         plain = self.mig is None or not self.mig.places_migration(is_rr)
         # A one-die migration is booked at once and in order when nothing is queued on its die
         # (schedule()'s shortcut; "fcfs" never queues; "user-first" only when the lane's pool
         # is short once the victim is free, known at the end): its reads, programs and erase
         # then run back to back, so only their counts and total times matter, and no
         # transaction is written down.  Under "user-first" one that is queued after all goes
-        # as runs of transactions (_read_runs, _prog_runs).
+        # as runs of transactions (MigrationTxns.read_runs, prog_runs).
         one_die = (plain and not placed and self.pv is None and not self.untimed
                    and self.sched.group_len[lane] == 1)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
         if not direct:
-            nt = self._reads(n, nt, base, cdie, cretry, drank)
+            nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
         # writes in source order, then one program per (dest superblock, offset, die)
         if not plain:
             self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
@@ -437,7 +324,7 @@ cdef class Reclaim:
             n_progs = self._move_plain(victim, is_rr, n, direct, runs, t)
             if n_progs < 0:                                # too many destinations to count
                 direct = runs = False
-                nt = self._reads(n, nt, base, cdie, cretry, drank)
+                nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
         for qq in range(0 if plain else n):
             # the remap below loads each page's mapping entry, a DRAM miss on large
             # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
@@ -460,7 +347,7 @@ cdef class Reclaim:
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
         if not direct:
-            nt = self._progs_erases(victim, n, nt, base, drank, n_ranks)
+            nt = self.tx.progs_erases(victim, n, nt, base, drank, n_ranks, self.pv)
         self.cnt[C_PROGRAMMED] += n
         for c in range(k):
             b = <int64_t>victim * k + c
@@ -512,61 +399,16 @@ cdef class Reclaim:
             self.mig.migration_done(lane)
         if runs and (self.sched.q_len[d] or self.ftl.pool_size(lane) >= self.gc_hard):
             # queued after all, as runs (reads, programs, then the erase)
-            nt = self._read_runs(n, d, self.comp_chan[base], cretry)
-            nt = self._prog_runs(nt, d, self.comp_chan[base])
-            self._emit_tx(nt, PH_ERASE, d, 0, 0, self.t_erase)
+            nt = self.tx.read_runs(n, d, self.comp_chan[base], cretry)
+            nt = self.tx.prog_runs(nt, d, self.comp_chan[base], self.m_rownsb, self.rowstamp_serial)
+            self.tx.emit(nt, PH_ERASE, d, 0, 0, self.t_erase)
             self.schedule(is_rr, victim, lane, t, nt + 1, n)
         elif direct:
-            read_ns = self._read_time(n, cretry, &n_reads)
+            read_ns = self.tx.read_time(n, cretry, &n_reads)
             self._book_one_die(is_rr, victim, lane, t, d, n_reads, read_ns, n_progs)
         elif not self.untimed:
             self.schedule(is_rr, victim, lane, t, nt, n)
         return 0
-
-    cdef int32_t _progs_erases(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* drank,
-                               int32_t n_ranks) noexcept nogil:
-        """After the reads (transactions 0..nt-1), the programs of migrated pages 0..n-1 (placed:
-        m_newppn) and the victim's erases as transactions nt, nt+1, ...; returns the new count.
-        One program per (dest superblock, offset, die), in that order: by direct address when
-        the pages land in few superblocks, one per (superblock, offset, component), else by
-        sorting keys; then one erase per die of the victim."""
-        cdef int64_t sbs[MAX_RANKED]
-        cdef int32_t dies_seen[64]
-        cdef int32_t nsb, c, nd = 0
-        nsb = _dest_superblocks(self.ftl, self.m_newppn, n, sbs)
-        c = self._progs_direct(n, nt, nsb, sbs, drank, n_ranks, base) if nsb > 0 else -1
-        nt = c if c >= 0 else self._progs_sorted(n, nt, nsb, sbs, drank, n_ranks, base)
-        for c in range(self.k):
-            nd = _add_unique(dies_seen, nd, self.comp_die[base + c])
-        for c in range(nd):
-            self._emit_tx(nt, PH_ERASE, dies_seen[c], 0, 0,
-                          self.t_erase if self.pv is None else self.pv.erase_ns(victim, dies_seen[c]))
-            nt += 1
-        return nt
-
-    cdef int64_t _read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil:
-        """Total time (ns) of the reads _reads() would write for pages 0..n-1 of a one-die
-        migration, one per source row with pages, at the slowest page's retries; the rows'
-        count into n_rows."""
-        cdef int32_t q = 0, rows = 0
-        cdef int64_t worst, total = 0
-        while q < n:
-            q = self._source_row(q, n, cretry, &worst)
-            total += self.t_read + self.retry_extra[worst]
-            rows += 1
-        n_rows[0] = rows
-        return total
-
-    cdef inline int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil:
-        """Pages q.. of migrated pages 0..n-1 that share page q's source row: their most retry
-        steps into ``worst``; returns the first page past the row."""
-        cdef int32_t off = self.m_off[q]
-        worst[0] = 0
-        while q < n and self.m_off[q] == off:
-            if cretry[self.m_comp[q]] > worst[0]:
-                worst[0] = cretry[self.m_comp[q]]
-            q += 1
-        return q
 
     cdef int _book_one_die(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t die,
                            int32_t n_reads, int64_t read_ns, int32_t n_progs) except -1 nogil:
@@ -586,45 +428,6 @@ cdef class Reclaim:
                                                     cause))
         return 0
 
-    cdef int32_t _reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
-                        const int32_t* drank) noexcept nogil:
-        """The reads of migrated pages 0..n-1 (source order) as transactions nt, nt+1, ...: one
-        per (source row, die), the dies of a row in the order its pages meet them; returns the
-        new count.  A transaction takes its slowest page's retries, and counts its pages bound
-        for another die (channel transfers).  A die's slots are its rank's (``drank``)."""
-        cdef int32_t q = 0, c, r, nd, o, off
-        cdef int32_t order[64]
-        cdef int32_t r_xfer[64]
-        cdef int32_t r_chan[64]
-        cdef int32_t r_die[64]
-        cdef int64_t r_extra[64]
-        while q < n:
-            off = self.m_off[q]
-            nd = 0
-            while q < n and self.m_off[q] == off:
-                c = self.m_comp[q]
-                r = drank[c]
-                for o in range(nd):
-                    if order[o] == r:
-                        break
-                else:
-                    order[nd] = r
-                    nd += 1
-                    r_extra[r] = 0
-                    r_xfer[r] = 0
-                    r_die[r] = cdie[c]
-                if cretry[c] > r_extra[r]:
-                    r_extra[r] = cretry[c]
-                r_chan[r] = self.comp_chan[base + c]
-                if cdie[self.m_dest[q]] != cdie[c]:
-                    r_xfer[r] += 1
-                q += 1
-            for o in range(nd):
-                r = order[o]
-                self._emit_tx(nt, PH_READ, r_die[r], r_chan[r], r_xfer[r], self.t_read + self.retry_extra[r_extra[r]])
-                nt += 1
-        return nt
-
     cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
                             int64_t t) except -2 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
@@ -633,7 +436,7 @@ cdef class Reclaim:
         ``rows``, returns how many distinct (destination superblock, offset) the pages went
         to (-1 past MAX_RANKED superblocks): a one-die migration's programs.  With ``masks``
         too, each row's components go to m_rowmask and the superblocks to m_rowsb, for
-        _prog_runs."""
+        MigrationTxns.prog_runs."""
         cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
         cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
         cdef int64_t* sbs = self.m_rowsb
@@ -684,201 +487,6 @@ cdef class Reclaim:
         self.ftl.sb_valid[victim] = self.ftl.sb_valid[victim] - n
         return n_rows
 
-    cdef inline void _emit_tx(self, int32_t nt, int32_t phase, int32_t die, int32_t chan, int32_t xfer,
-                              int64_t dur) noexcept nogil:
-        """Transaction nt of the migration: one ``phase`` operation of ``dur`` ns on ``die``
-        moving ``xfer`` pages over channel ``chan``; a run of 1 until a neighbour of a one-die
-        migration joins it (_read_runs, _prog_runs)."""
-        self.x_phase[nt] = phase
-        self.x_die[nt] = die
-        self.x_chan[nt] = chan
-        self.x_xfer[nt] = xfer
-        self.x_dur[nt] = dur
-        self.x_count[nt] = 1
-
-    cdef int32_t _read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil:
-        """The reads of a one-die migration's pages 0..n-1 as runs (transactions 0, 1, ...;
-        x_count each): the transactions _reads() would write, one per source row at its
-        slowest page's retries, with neighbours of equal duration joined.  Returns the count."""
-        cdef int32_t q = 0, nt = 0
-        cdef int64_t worst, dur
-        while q < n:
-            q = self._source_row(q, n, cretry, &worst)
-            dur = self.t_read + self.retry_extra[worst]
-            if nt and self.x_dur[nt - 1] == dur:
-                self.x_count[nt - 1] += 1
-                continue
-            self._emit_tx(nt, PH_READ, d, chan, 0, dur)
-            nt += 1
-        return nt
-
-    cdef int32_t _prog_runs(self, int32_t nt, int32_t d, int32_t chan) noexcept nogil:
-        """After transactions 0..nt-1, the programs of a one-die migration as runs, from the rows
-        _move_plain(masks) marked: the transactions _progs_direct() would write, one per
-        (destination superblock, offset) in that order with its components, with neighbours
-        of one superblock, consecutive offsets and equal components joined.  Returns the count."""
-        cdef int32_t N = self.N, nsb = self.m_rownsb, i, j, rank, off, first = nt
-        cdef int32_t serial = self.rowstamp_serial
-        cdef int32_t order[MAX_RANKED]
-        cdef int64_t slot
-        cdef uint64_t mask
-        for i in range(nsb):                               # ranks by superblock id
-            order[i] = i
-            j = i
-            while j > 0 and self.m_rowsb[order[j - 1]] > self.m_rowsb[i]:
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = i
-        for i in range(nsb):
-            rank = order[i]
-            for off in range(N):
-                slot = <int64_t>rank * N + off
-                if self.m_rowstamp[slot] != serial:
-                    continue
-                mask = self.m_rowmask[slot]
-                if (nt > first and self.x_dsb[nt - 1] == self.m_rowsb[rank] and self.x_cmask[nt - 1] == mask
-                        and self.x_off[nt - 1] + self.x_count[nt - 1] == off):
-                    self.x_count[nt - 1] += 1
-                    continue
-                self._emit_tx(nt, PH_PROG, d, chan, 0, self.t_prog)
-                self.x_dsb[nt] = <int32_t>self.m_rowsb[rank]
-                self.x_off[nt] = off
-                self.x_cmask[nt] = mask
-                nt += 1
-        return nt
-
-    cdef int _emit_prog(self, int32_t nt, int32_t base, int32_t first, int32_t xfer,
-                        uint64_t cmask) noexcept nogil:
-        """Transaction nt: the multi-plane program of the pages in cmask, on the die and row
-        of migrated page ``first``; xfer of them come from another die (a channel transfer)."""
-        cdef int64_t ppn = self.m_newppn[first]
-        cdef int64_t b = self.ftl.div_N(ppn)              # shifts, not divisions, for powers of two
-        cdef int32_t dsb = <int32_t>self.ftl.div_k(b), off = <int32_t>(ppn - b * self.N)
-        self._emit_tx(nt, PH_PROG, self.comp_die[base + self.m_dest[first]], self.comp_chan[base + self.m_dest[first]],
-                      xfer, self.t_prog if self.pv is None else self.pv.program_ns(dsb, off, cmask))
-        self.x_dsb[nt] = dsb
-        self.x_off[nt] = off
-        self.x_cmask[nt] = cmask
-        return 0
-
-    cdef int32_t _progs_direct(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
-                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
-        """The programs of migrated pages 0..n-1 as transactions nt, nt+1, ...; returns the new
-        count, or -1 (nothing written) when two pages share a (superblock, offset, component).
-
-        Each page goes to its slot (superblock rank, offset, component) of m_slot, with the
-        components of a row ordered by die rank; a scan of the slots in order then meets the
-        pages in the order of the sorted keys of _progs_sorted, and a die's pages of one row
-        side by side.  O(n + the slots each superblock's pages span), where the sort costs
-        two radix passes."""
-        cdef int32_t k = self.k, N = self.N
-        cdef int32_t cord[64]
-        cdef int32_t q, r, c, p = 0, j, first, xfer, d, rank = 0
-        cdef int64_t ppn, b, sb, last_sb = -1, slot, row
-        cdef int64_t lo[MAX_RANKED]
-        cdef int64_t hi[MAX_RANKED]
-        cdef int32_t* tab = self.m_slot
-        cdef int32_t* rowp
-        cdef uint64_t cmask
-        for r in range(n_ranks):                           # components by (die rank, index)
-            for c in range(k):
-                if drank[c] == r:
-                    cord[c] = p
-                    p += 1
-        for r in range(nsb):                               # the slots each superblock's pages span
-            lo[r] = INT64_MAX
-            hi[r] = -1
-        for q in range(n):
-            ppn = self.m_newppn[q]
-            b = self.ftl.div_N(ppn)
-            sb = self.ftl.div_k(b)
-            if sb != last_sb:
-                last_sb = sb
-                rank = <int32_t>_rank(sbs, sb)
-            slot = (<int64_t>rank * N + (ppn - b * N)) * k + cord[self.m_dest[q]]
-            if tab[slot] >= 0:                             # a placement put two pages there
-                for r in range(nsb):
-                    for slot in range(lo[r], hi[r] + 1):
-                        tab[slot] = -1
-                return -1
-            tab[slot] = q
-            if slot < lo[rank]:
-                lo[rank] = slot
-            if slot > hi[rank]:
-                hi[rank] = slot
-        for rank in range(nsb):
-            if hi[rank] < 0:
-                continue
-            for row in range(lo[rank] // k, hi[rank] // k + 1):
-                rowp = tab + row * k
-                j = 0
-                while j < k:
-                    if rowp[j] < 0:
-                        j += 1
-                        continue
-                    first = rowp[j]
-                    r = drank[self.m_dest[first]]
-                    d = self.comp_die[base + self.m_dest[first]]
-                    xfer = 0
-                    cmask = 0
-                    while j < k:
-                        q = rowp[j]
-                        if q >= 0:
-                            if drank[self.m_dest[q]] != r:
-                                break
-                            if self.comp_die[base + self.m_comp[q]] != d:
-                                xfer += 1
-                            cmask |= (<uint64_t>1) << self.m_dest[q]
-                            rowp[j] = -1
-                        j += 1
-                    self._emit_prog(nt, base, first, xfer, cmask)
-                    nt += 1
-        return nt
-
-    cdef int32_t _progs_sorted(self, int32_t n, int32_t nt, int32_t nsb, const int64_t* sbs,
-                               const int32_t* drank, int32_t n_ranks, int32_t base) noexcept nogil:
-        """As _progs_direct, by sorting (superblock, offset, die) keys: the superblock enters
-        as its rank among the few this migration writes (nsb > 0), else as its id, and the
-        die as its rank among the lane's, which shortens the radix sort."""
-        cdef int32_t N = self.N, q, q0, q1, xfer, d
-        cdef int64_t ppn, b, key, last_sb = -1, last_rank = -1
-        cdef KeyIdx* ki = <KeyIdx*>self.m_key
-        cdef uint64_t cmask
-        for q in range(n):
-            ppn = self.m_newppn[q]
-            b = self.ftl.div_N(ppn)
-            key = self.ftl.div_k(b)
-            if nsb > 0:
-                if key != last_sb:                         # runs of one superblock are the rule
-                    last_sb = key
-                    last_rank = _rank(sbs, key)
-                key = last_rank
-            ki[q].key = (key * N + (ppn - b * N)) * n_ranks + drank[self.m_dest[q]]
-            ki[q].idx = q
-        # the GC/RR frontier hands out pages in (superblock, offset) order, so the keys are
-        # often sorted already
-        for q in range(1, n):
-            if cmp_keyidx(&ki[q - 1], &ki[q]) > 0:
-                _sort_keyidx(ki, ki + self.N * self.k, n)
-                break
-        q0 = 0
-        while q0 < n:
-            q1 = q0
-            xfer = 0
-            cmask = 0
-            key = ki[q0].key
-            d = self.comp_die[base + self.m_dest[ki[q0].idx]]
-            while q1 < n and ki[q1].key == key:
-                q = <int32_t>ki[q1].idx
-                if self.comp_die[base + self.m_comp[q]] != d:
-                    xfer += 1
-                cmask |= (<uint64_t>1) << self.m_dest[q]
-                q1 += 1
-            self._emit_prog(nt, base, <int32_t>ki[q0].idx, xfer, cmask)
-            nt += 1
-            q0 = q1
-        return nt
-
     cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil:
         """A new scheduler job for the migration of victim decided at t; returns its id."""
         cdef int32_t job = self.sched.new_job(KIND_RR if is_rr else KIND_GC, lane, victim, t)
@@ -889,7 +497,7 @@ cdef class Reclaim:
 
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,
                       int32_t n_pages) except -1 nogil:
-        """Hand the migration's transactions x_*[0:n_tx] to the scheduler: booked now ("fcfs";
+        """Hand the migration's transactions (self.tx.x_*[0:n_tx]) to the scheduler: booked now ("fcfs";
         urgent on one idle die), queued and forced (urgent), or queued ("user-first").  Entry
         i stands for x_count[i] transactions; more than one (a run of a one-die migration) have
         no channel transfer and follow each other, so booked now they take one op()."""
@@ -901,9 +509,9 @@ cdef class Reclaim:
         if self.sched_mode == SCHED_FCFS:  # book everything now, each at t, in creation order
             end = t
             for i in range(n_tx):
-                e = self.sched.op(self.x_die[i], self.x_chan[i], self.x_phase[i], self.x_xfer[i], t,
-                                  self.x_dur[i] * self.x_count[i], cause)
-                if self.x_phase[i] == PH_ERASE:
+                e = self.sched.op(self.tx.x_die[i], self.tx.x_chan[i], self.tx.x_phase[i], self.tx.x_xfer[i],
+                                  t, self.tx.x_dur[i] * self.tx.x_count[i], cause)
+                if self.tx.x_phase[i] == PH_ERASE:
                     end = imax(end, e)
             self.sched.set_erase_end(job, end)
             return 0
@@ -916,21 +524,22 @@ cdef class Reclaim:
             phase_end[1] = t
             phase_end[2] = t
             for i in range(n_tx):
-                p = self.x_phase[i]
+                p = self.tx.x_phase[i]
                 if p == PH_READ:
                     ready = t
                 elif p == PH_PROG:
                     ready = phase_end[PH_READ]
                 else:
                     ready = imax(phase_end[PH_READ], phase_end[PH_PROG])
-                e = self.sched.op(d, self.x_chan[i], p, self.x_xfer[i], ready,
-                                  self.x_dur[i] * self.x_count[i], cause)
+                e = self.sched.op(d, self.tx.x_chan[i], p, self.tx.x_xfer[i], ready,
+                                  self.tx.x_dur[i] * self.tx.x_count[i], cause)
                 phase_end[p] = imax(phase_end[p], e)
             self.sched.set_erase_end(job, phase_end[PH_ERASE])
             return 0
         for i in range(n_tx):
-            self.sched.queue(job, self.x_phase[i], self.x_die[i], self.x_chan[i], self.x_xfer[i], self.x_dur[i],
-                             self.x_dsb[i], self.x_off[i], self.x_cmask[i], self.x_count[i])
+            self.sched.queue(job, self.tx.x_phase[i], self.tx.x_die[i], self.tx.x_chan[i], self.tx.x_xfer[i],
+                             self.tx.x_dur[i], self.tx.x_dsb[i], self.tx.x_off[i], self.tx.x_cmask[i],
+                             self.tx.x_count[i])
         if not urgent:
             # reads of moved pages go to the old place until they are programmed
             for q in range(n_pages):
@@ -960,8 +569,9 @@ cdef class Reclaim:
 
     # ================================================================ background loop
     cdef int run_bg(self, int64_t until) except -1 nogil:
-        """Start, in time order, the background work (queued transactions, then idle moves on
-        ties, then lower dies) that can start before ``until``.  The scheduler keeps each
+        """Start, in time order, the queued work (user programs under timing.read_priority, which
+        go before a die's background transactions; then idle moves on ties, then lower dies)
+        that can start before ``until``.  The scheduler keeps each
         die's start from the last look (hs): it stays a lower bound, since a die's clock only
         moves on, until the die's queues change or a job finishes a phase, which mark it
         stale.  A tournament tree over the dies keeps the least (start, kind, die); only the
@@ -999,7 +609,9 @@ cdef class Reclaim:
                 self.sched.hs[best] = s
                 self.sched.hs_update(best)
                 continue
-            if best_kind == 0:
+            if best_kind == 0 and self.sched.uq_len[best]:                 # a user program (read priority)
+                self.sched.book_write(best)
+            elif best_kind == 0:
                 head = &self.sched.q[best][self.sched.q_head[best]]
                 if head.count > 1 and until - best_s > head.dur:  # a run, of which more than one fits:
                     self.sched.book_head(best, best_s, imin(until, self.sched.hs_others(best)))  # before the others
@@ -1049,17 +661,3 @@ cdef class Reclaim:
                       self.t_prog if self.pv is None else self.pv.page_ns(ppn), cause)
         self.run_gc(lane, start)
         return 0
-
-
-def sort_order(keys):
-    """The order in which ``migrate`` books programs with these int64 keys (>= 0): by key,
-    ties by position.  For tests of the radix sort."""
-    cdef cnp.ndarray k = np.ascontiguousarray(keys, dtype=np.int64)
-    cdef int32_t n = len(k), i
-    cdef cnp.ndarray buf = np.zeros(4 * max(n, 1), np.int64)
-    cdef KeyIdx* a = <KeyIdx*>buf.data
-    for i in range(n):
-        a[i].key = (<int64_t*>k.data)[i]
-        a[i].idx = i
-    _sort_keyidx(a, a + n, n)
-    return [int(a[i].idx) for i in range(n)]

@@ -316,13 +316,16 @@ class Reclaim:
     # ------------------------------------------------------------------ the background loop
     def run_bg(self, until: int) -> None:
         """Start, earliest first, every queued transaction and policy idle move that can
-        start before ``until`` (ns).  A die's idle moves wait until its queue is empty.
-        Ties: background before idle moves, then the lowest die."""
+        start before ``until`` (ns).  A die's queued user programs (timing.read_priority)
+        go before its background transactions, and its idle moves wait until both queues
+        are empty.  Ties: queued transactions before idle moves, then the lowest die."""
         sc = self.sched
         while True:
             best = None
             for d in range(self.L.n_dies):
-                if sc.q[d]:
+                if sc.uq[d]:
+                    key = (sc.write_start(d), 0, d)
+                elif sc.q[d]:
                     s = sc.head_start(d)
                     if s < 0:
                         continue
@@ -336,7 +339,9 @@ class Reclaim:
             if best is None or best[0] >= until:
                 return
             start, kind, d = best
-            if kind == 0:
+            if kind == 0 and sc.uq[d]:
+                sc.book_write(d)
+            elif kind == 0:
                 sc.book_head(d, start)
             else:
                 self.idle_move(d, start)

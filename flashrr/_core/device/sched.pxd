@@ -48,6 +48,17 @@ ctypedef struct EraseEv:               # gc.free_pool = "erased": a booked erase
     int64_t tag                        # 2 * event + kind + 1: unique per job, as Ftl.sb_tag holds it
     int32_t lane, victim
 
+ctypedef struct UserWrite:             # timing.read_priority: a user program waiting for its die
+    int64_t ready                      # its write's arrival, or the erase end that let its lane write (ns)
+    int64_t dur                        # programming time (ns)
+    int32_t chan, n_xfer               # its pages' channel, and how many it moves over it
+    int32_t req                        # its write request's slot in wreq
+
+ctypedef struct WriteReq:              # timing.read_priority: a user write with programs not booked yet
+    int64_t t                          # arrival (ns)
+    int64_t done                       # latest end of its booked programs so far (ns)
+    int32_t left                       # its programs not booked yet (held pages included)
+
 ctypedef struct IdleMove:              # a policy page move waiting for idle time
     int64_t t                          # queued at
     int32_t lpn, src, dest             # page, its ppn when queued, destination component
@@ -123,6 +134,18 @@ cdef class Scheduler:
     cdef int32_t* iq_len
     cdef int32_t* iq_cap
     cdef int64_t idle_pending
+    # ---- user writes waiting for their die (timing.read_priority)
+    cdef bint read_prio
+    cdef UserWrite** uq                # [n_dies] ring buffers, in arrival order
+    cdef int32_t* uq_head
+    cdef int32_t* uq_len
+    cdef int32_t* uq_cap
+    cdef int64_t uw_pending            # queued user programs, all dies
+    cdef WriteReq* wreq                # open write requests by slot; free slots are stacked in wreq_free
+    cdef int32_t* wreq_free
+    cdef int32_t wreq_cap, n_wreq_free
+    cdef int64_t* wdone                # latencies (ns) of the write requests completed since the engine took them
+    cdef int32_t n_wdone, wdone_cap
     # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
     cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
@@ -210,7 +233,7 @@ cdef class Scheduler:
                    int32_t dsb, int32_t off, uint64_t cmask, int32_t count) except -1 nogil
     cdef int set_src(self, int64_t dst, int64_t src) except -1 nogil          # dst is read at src until programmed
     cdef int64_t head_start(self, int32_t die, int32_t max_job) noexcept nogil  # start of the die's head, -1 if none
-    cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its head, else of its first idle move
+    cdef int64_t next_start(self, int32_t die) noexcept nogil  # of its first user program, head or idle move
     cdef inline void changed(self, int32_t die) noexcept nogil:
         """The die's queues changed: run_bg looks at it again."""
         if not self.hs_stale[die]:
@@ -260,6 +283,11 @@ cdef class Scheduler:
     cdef inline int64_t erase_tag(self, int32_t job) noexcept nogil:
         """The tag of a job's erase event, unique per job (its event index per kind)."""
         return 2 * self.jobs[job].event + self.jobs[job].kind + 1
+    # ---- user writes waiting for their die (timing.read_priority)
+    cdef int32_t write_req(self, int64_t t, int64_t done, int32_t left) except -1 nogil  # a slot in wreq
+    cdef int queue_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
+                         int32_t req) except -1 nogil
+    cdef int book_write(self, int32_t die) except -1 nogil                  # the die's first queued user program
     # ---- idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil

@@ -51,6 +51,17 @@ cdef inline int32_t _wrap(int32_t i, int32_t cap) noexcept nogil:
     return i - cap if i >= cap else i
 
 
+cdef void* _ring_push(void** ring, int32_t* head, int32_t* length, int32_t* cap, size_t elem) except NULL nogil:
+    """A new last slot of a ring of ``elem``-byte items (``ring``, its head, length and
+    capacity), grown to twice its size when full; the caller fills the slot."""
+    if length[0] == cap[0]:
+        ring[0] = _unwrap_grow(ring[0], cap[0], head[0], length[0], elem)
+        cap[0] *= 2
+        head[0] = 0
+    length[0] += 1
+    return <char*>ring[0] + elem * _wrap(head[0] + length[0] - 1, cap[0])
+
+
 cdef inline void _move_pairs(int64_t* v, int32_t to, int32_t frm, int32_t n) noexcept nogil:
     """Move n (start, end) pairs from index frm to index to (overlapping ranges allowed).
     Short runs by a loop, where a libc call would cost more than the copy; long ones (a
@@ -200,6 +211,19 @@ cdef class Scheduler:
         self.ev = <EraseEv*>_grow(NULL, sizeof(EraseEv) * self.ev_cap)
         self.heap_cap = 64
         self.heap = <FlushEnt*>_grow(NULL, sizeof(FlushEnt) * self.heap_cap)
+        self.read_prio = L.read_priority
+        self.uq = <UserWrite**>_grow(NULL, sizeof(UserWrite*) * self.n_dies)
+        self.uq_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.uq_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.uq_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        for d in range(self.n_dies):
+            self.uq_cap[d] = 16 if self.read_prio else 1
+            self.uq[d] = <UserWrite*>_grow(NULL, sizeof(UserWrite) * self.uq_cap[d])
+        self.wreq_cap = 64
+        self.wreq = <WriteReq*>_grow(NULL, sizeof(WriteReq) * self.wreq_cap)
+        self.wreq_free = <int32_t*>_grow(NULL, sizeof(int32_t) * self.wreq_cap)
+        self.wdone_cap = 64
+        self.wdone = <int64_t*>_grow(NULL, sizeof(int64_t) * self.wdone_cap)
         self.reset()
 
     def __dealloc__(self):
@@ -216,6 +240,9 @@ cdef class Scheduler:
         if self.iq != NULL:
             for i in range(self.n_dies):
                 free(self.iq[i])
+        if self.uq != NULL:
+            for i in range(self.n_dies):
+                free(self.uq[i])
         if self.ivc_spare != NULL:
             for i in range(self.ivc_spare_n):
                 free(self.ivc_spare[i])
@@ -226,6 +253,8 @@ cdef class Scheduler:
         free(self.iq); free(self.iq_head); free(self.iq_len); free(self.iq_cap)
         free(self.jobs); free(self.erase_end[0]); free(self.erase_end[1]); free(self.heap)
         free(self.ev)
+        free(self.uq); free(self.uq_head); free(self.uq_len); free(self.uq_cap)
+        free(self.wreq); free(self.wreq_free); free(self.wdone)
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -240,6 +269,8 @@ cdef class Scheduler:
             self.q_len[i] = 0
             self.iq_head[i] = 0
             self.iq_len[i] = 0
+            self.uq_head[i] = 0
+            self.uq_len[i] = 0
             self.die_finger[i] = 0
             self.die_finger_ii[i] = 0
             self.hs_stale[i] = 1
@@ -268,6 +299,11 @@ cdef class Scheduler:
         self.heap_pages = 0
         self.n_ev = 0
         self.ev_min = INT64_MAX
+        self.uw_pending = 0
+        self.n_wdone = 0
+        self.n_wreq_free = self.wreq_cap                    # every slot free, the lowest on top
+        for i in range(self.wreq_cap):
+            self.wreq_free[i] = <int32_t>(self.wreq_cap - 1 - i)
 
     # ================================================================ resources
     cdef int64_t xfer_fit(self, int32_t chan, int64_t t, int64_t dur, int32_t die) except -1 nogil:
@@ -526,12 +562,15 @@ cdef class Scheduler:
         return imax(ready, self.die_free[die])
 
     cdef int64_t next_start(self, int32_t die) noexcept nogil:
-        """When the die's next background work can start (ns), INT64_MAX if none can now, and
-        hs_kind[die] what it is: its queue's head (if that waits for another die, nothing
-        starts here), else its first idle move."""
+        """When the die's next queued work can start (ns), INT64_MAX if none can now, and
+        hs_kind[die] what it is: its first queued user program (timing.read_priority), else
+        its queue's head (if that waits for another die, nothing starts here), else its
+        first idle move."""
         cdef int64_t s
         cdef IdleMove* m
         self.hs_kind[die] = 0
+        if self.uq_len[die]:                                # timing.read_priority: its user writes go first
+            return imax(self.uq[die][self.uq_head[die]].ready, self.die_free[die])
         if self.q_len[die]:
             s = self.head_start(die, INT32_MAX)
             return INT64_MAX if s < 0 else s
@@ -657,21 +696,71 @@ cdef class Scheduler:
                 self.ev_min = self.ev[i].end
         return True
 
+    # ================================================================ user writes (timing.read_priority)
+    cdef int32_t write_req(self, int64_t t, int64_t done, int32_t left) except -1 nogil:
+        """A slot for a user write that arrived at ``t`` with ``left`` programs (and held pages)
+        not booked; ``done``: its completion so far (ns)."""
+        cdef int32_t r, i, old = self.wreq_cap
+        if self.n_wreq_free == 0:
+            self.wreq_cap *= 2
+            self.wreq = <WriteReq*>_grow(self.wreq, sizeof(WriteReq) * self.wreq_cap)
+            self.wreq_free = <int32_t*>_grow(self.wreq_free, sizeof(int32_t) * self.wreq_cap)
+            for i in range(old):
+                self.wreq_free[i] = self.wreq_cap - 1 - i
+            self.n_wreq_free = old
+        self.n_wreq_free -= 1
+        r = self.wreq_free[self.n_wreq_free]
+        self.wreq[r].t = t
+        self.wreq[r].done = done
+        self.wreq[r].left = left
+        return r
+
+    cdef int queue_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
+                         int32_t req) except -1 nogil:
+        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns)."""
+        cdef UserWrite* w = <UserWrite*>_ring_push(<void**>&self.uq[die], &self.uq_head[die], &self.uq_len[die],
+                                                   &self.uq_cap[die], sizeof(UserWrite))
+        w.ready = ready
+        w.dur = dur
+        w.chan = chan
+        w.n_xfer = n_xfer
+        w.req = req
+        self.uw_pending += 1
+        self.changed(die)
+        return 0
+
+    cdef int book_write(self, int32_t die) except -1 nogil:
+        """Book the die's first queued user program, at max(ready, die free); when it is its
+        request's last, the request's latency joins wdone and its slot is freed."""
+        cdef UserWrite w = self.uq[die][self.uq_head[die]]
+        cdef WriteReq* r = &self.wreq[w.req]
+        cdef int64_t end
+        self.uq_head[die] = _wrap(self.uq_head[die] + 1, self.uq_cap[die])
+        self.uq_len[die] -= 1
+        self.uw_pending -= 1
+        self.changed(die)
+        end = self.user_op(die, w.chan, PH_PROG, w.n_xfer, w.ready, w.dur, CAUSE_USER)
+        if end > r.done:
+            r.done = end
+        r.left -= 1
+        if r.left == 0:
+            if self.n_wdone == self.wdone_cap:
+                self.wdone_cap *= 2
+                self.wdone = <int64_t*>_grow(self.wdone, sizeof(int64_t) * self.wdone_cap)
+            self.wdone[self.n_wdone] = r.done - r.t
+            self.n_wdone += 1
+            self.wreq_free[self.n_wreq_free] = w.req
+            self.n_wreq_free += 1
+        return 0
+
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:
-        cdef int32_t cap = self.iq_cap[die], ln = self.iq_len[die], h = self.iq_head[die]
-        cdef IdleMove* ring = self.iq[die]
-        cdef IdleMove* m
-        if ln == cap:
-            ring = self.iq[die] = <IdleMove*>_unwrap_grow(ring, cap, h, ln, sizeof(IdleMove))
-            self.iq_cap[die] = cap = 2 * cap
-            h = self.iq_head[die] = 0
-        m = &ring[_wrap(h + ln, cap)]
+        cdef IdleMove* m = <IdleMove*>_ring_push(<void**>&self.iq[die], &self.iq_head[die], &self.iq_len[die],
+                                                 &self.iq_cap[die], sizeof(IdleMove))
         m.t = t
         m.lpn = lpn
         m.src = src
         m.dest = dest
-        self.iq_len[die] = ln + 1
         self.idle_pending += 1
         self.changed(die)
         return 0

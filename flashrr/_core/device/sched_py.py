@@ -80,6 +80,13 @@ class Scheduler:
         self.destage_heap: list = []  # min-heap of flush program ends (ns), one entry per page
         # gc.free_pool = "erased": booked erases whose end is not reached yet, (end, tag, lane, victim)
         self.erase_evs: list = []
+        # timing.read_priority: user programs waiting for their die, FIFO per die:
+        # [ready ns, chan, n_xfer, dur ns, request slot]
+        self.uq = [deque() for _ in range(L.n_dies)]
+        self.uw_pending = 0
+        self.wreq: dict = {}  # request slot -> [arrival ns, latest end booked so far ns, programs not booked]
+        self.next_wreq = 0
+        self.wdone: list = []  # latencies (ns) of the write requests completed since the engine took them
 
     # ------------------------------------------------------------------ resources
     def xfer(self, chan: int, t: int, n: int) -> int:
@@ -249,6 +256,37 @@ class Scheduler:
             if best < 0:
                 raise EngineError(f"scheduler: job {job.id} cannot be booked (a dependency never ran)")
             self.book_head(best, best_s)
+
+    # ------------------------------------------------------------------ user writes (timing.read_priority)
+    def write_req(self, t: int, done: int, left: int) -> int:
+        """A slot for a user write that arrived at ``t`` with ``left`` programs (and held
+        pages) not booked; ``done``: its completion so far (ns)."""
+        r = self.next_wreq
+        self.next_wreq += 1
+        self.wreq[r] = [t, done, left]
+        return r
+
+    def queue_write(self, die: int, chan: int, n_xfer: int, ready: int, dur: int, req: int) -> None:
+        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns)."""
+        self.uq[die].append((ready, chan, n_xfer, dur, req))
+        self.uw_pending += 1
+
+    def write_start(self, die: int) -> int:
+        """When the die's first queued user program can start (ns)."""
+        return max(self.uq[die][0][0], int(self.die_free[die]))
+
+    def book_write(self, die: int) -> None:
+        """Book the die's first queued user program at :meth:`write_start`; when it is its
+        request's last, the request's latency joins ``wdone``."""
+        ready, chan, n_xfer, dur, req = self.uq[die].popleft()
+        self.uw_pending -= 1
+        end = self.user_op(die, chan, PH_PROG, n_xfer, ready, dur, CAUSE_USER)
+        r = self.wreq[req]
+        r[1] = max(r[1], end)
+        r[2] -= 1
+        if r[2] == 0:
+            self.wdone.append(r[1] - r[0])
+            del self.wreq[req]
 
     # ------------------------------------------------------------------ idle moves
     def push_idle(self, die: int, lpn: int, src: int, dest: int, t: int) -> None:

@@ -14,7 +14,7 @@ summary has a column for each, in registry order, 0 when the mechanism is off;
 a name on two lines (the read redirectors' ``redirected_*``) is one column, the
 sum of the mechanisms that are on.
 """
-from ..assembly import MechanismEntry
+from ..mechanism_entry import MechanismEntry
 
 # the read redirectors' counts of the read requests and pages they served
 REDIRECTED = ("redirected_reads", "redirected_pages")

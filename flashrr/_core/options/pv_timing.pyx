@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Process-variation timing of the compiled engine (``superblock.pv_model``):
+"""Process-variation timing of the compiled engine (``process_variation.pv_model``):
 per-block latencies, the multi-plane maximum, and QSTR-MED reassembly of free
 superblocks.  Twin: ``pv_timing_py.py``; docs/superblock-pv.md section 6."""
 from libc.stdint cimport int32_t, int64_t, uint64_t

@@ -1,4 +1,4 @@
-# Static placement of user pages (superblock.placement = "static_die" or
+# Static placement of user pages (page_placement.placement = "static_die" or
 # "static_lane", and the redundancy schemes of redundancy.pyx): LPN l is always
 # written on one die, rotating over that die's lanes, or on one lane.
 # Twin: static_die_py.py.  docs/hotr.md gives the model.

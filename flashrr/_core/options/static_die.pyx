@@ -1,12 +1,12 @@
 # cython: language_level=3
 """Static die placement (compiled; twin ``static_die_py.py``).
 
-With ``superblock.placement = "static_lane"`` LPN ``l`` goes to lane
+With ``page_placement.placement = "static_lane"`` LPN ``l`` goes to lane
 ``(l / k) mod n_lanes``, the lane the sequential fill gives it.  Lanes are
 numbered channel-fastest, then chip, die and plane group, so with ``k = 1``
 this is MQSim's static CWDP plane allocation (``allocate_plane_for_user_write``).
 
-With ``superblock.placement = "static_die"`` the user frontier writes LPN ``l``
+With ``page_placement.placement = "static_die"`` the user frontier writes LPN ``l``
 on die ``l mod n_dies`` (``l mod n_data`` for the Rails half, the stripe member's
 die for TTFlash: ``raid5_data_die`` in placement.pxd) (the MSR DiskSim SSD model's static striping of pages
 over elements, stride one page) and deals that die's pages over its lanes

@@ -1,5 +1,5 @@
 """Static die placement (twin of ``static_die.pyx``): with
-``superblock.placement = "static_die"`` LPN ``l`` is written on die
+``page_placement.placement = "static_die"`` LPN ``l`` is written on die
 ``l mod n_dies``, dealt over that die's lanes one superpage per lane; with
 ``"static_lane"`` it goes to lane ``(l / k) mod n_lanes`` (MQSim's static CWDP
 allocation when ``k = 1``).  The
