@@ -149,11 +149,8 @@ HOLDOUT_SPLITS = (("fit 1st half, check 2nd", 0, 1), ("fit 2nd half, check 1st",
 def trace_halves(trace) -> tuple:
     """The first and the second half of ``trace`` by request count (the first holds ``len // 2`` requests),
     each a Trace whose first request arrives at 0, named after the trace and the half."""
-    from .trace.core import Trace
-
     mid = len(trace) // 2
-    return tuple(Trace(*(getattr(trace, c)[a:b] for c in ("time_ns", "offset", "size", "is_write")),
-                       name=f"{trace.name} ({which} half)")
+    return tuple(trace.slice(a, b, name=f"{trace.name} ({which} half)")
                  for which, a, b in (("1st", 0, mid), ("2nd", mid, len(trace))))
 
 

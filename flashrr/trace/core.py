@@ -106,9 +106,12 @@ class Trace:
             return -1
         return int(((self.offset + self.size - 1) // page_size_bytes).max())
 
-    def slice(self, start: int, stop: int) -> "Trace":
+    def slice(self, start: int, stop: int, name: str | None = None) -> "Trace":
+        """Requests ``start .. stop - 1``, rebased so the first arrives at 0, named ``name`` (default: this
+        trace's name)."""
         s = np.s_[start:stop]
-        return Trace(self.time_ns[s], self.offset[s], self.size[s], self.is_write[s], name=self.name)
+        return Trace(self.time_ns[s], self.offset[s], self.size[s], self.is_write[s],
+                     name=self.name if name is None else name)
 
     def columns(self) -> dict:
         return {c: getattr(self, c) for c in ("time_ns", "offset", "size", "is_write")}
