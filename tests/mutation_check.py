@@ -300,7 +300,16 @@ MUTATIONS = (
         "20", "three GC/RR frontier superblocks may be open per lane, not two",
         (Edit("flashrr/_core/layout.py", "GC_OPEN_MAX = 2", "GC_OPEN_MAX = 3"),
          Edit(CORE + "device/common.pxd", "    GC_MAX = 2\n", "    GC_MAX = 3\n")),
-        (RULES + "test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused",)),
+        (RULES + "test_a_page_whose_column_is_full_in_both_open_gc_superblocks_spills_to_the_oldest",)),
+    Mutation(
+        "20s", "a page whose column is full in both open GC superblocks closes the oldest with columns unwritten",
+        (Edit(CORE + "device/ftl_py.py",
+              "        return min(room, key=lambda c: (off[c], c)) if room else -1",
+              "        return -1"),
+         Edit(CORE + "device/ftl.pyx",
+              "        return best\n",
+              "        return -1\n")),
+        (RULES + "test_a_page_whose_column_is_full_in_both_open_gc_superblocks_spills_to_the_oldest",)),
     Mutation(
         "21", "the engines' own repeat loop shifts a copy by the trace's duration alone, without the mean gap",
         (Edit(CORE + "engine_py.py",

@@ -167,17 +167,20 @@ class FirstRRToComponent0(Policy):
         return np.zeros_like(comps) if self.calls == 1 else comps
 
 
-def test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components_stay_unused(engine):
+def test_a_page_whose_column_is_full_in_both_open_gc_superblocks_spills_to_the_oldest(engine):
     """k = 2 (one die, two planes), 4 pages per block, RR threshold 2.  The fill puts
     LPNs 0-7 in superblock 0 and 8-15 in superblock 1 (LPN i on component i mod 2).
     Two reads of LPN 0 reclaim superblock 0, and the policy sends its 8 pages to
-    component 0: the GC/RR frontier opens superblock 2 (LPNs 0-3 on its component 0),
-    and when that block is full, superblock 3 (LPNs 4-7); component 1 of both is still
-    empty.  Two reads of LPN 8 reclaim superblock 1, keeping components: LPN 8
-    (component 0) needs a third open GC superblock, so the oldest, 2, is closed and
-    superblock 4 opened (LPN 8 at page 0 of block 2 x 4 + 0 = 8); component 1's pointer
-    moves on from the closed superblock to 3, so LPN 9 lands at page 0 of block
-    2 x 3 + 1 = 7, and component 1 of superblock 2 stays unwritten."""
+    component 0: the GC/RR frontier opens superblock 2 (LPNs 0-3 on its component 0)
+    and, when that block is full, superblock 3 (LPNs 4-7); component 1 of both is empty.
+    Two reads of LPN 8 reclaim superblock 1, keeping components, in source order 8, 9,
+    ..., 15.  Component 0 is full in both open superblocks and no third may open, so
+    LPN 8 spills to the oldest one's emptiest column, component 1 of superblock 2
+    (page (2 x 2 + 1) x 4 + 0 = 20); LPN 9 is on component 1 and writes there too (21),
+    then LPN 10 (22) and 11 (23).  Superblock 2 is then written in full and closes; LPN
+    12 (component 0) opens superblock 4 (page (4 x 2 + 0) x 4 = 32) and LPN 13 writes
+    component 1 of superblock 3 (page (3 x 2 + 1) x 4 = 28); then 14 at 33 and 15 at 29.
+    No block of a closed GC superblock is left unwritten."""
     cfg = tiny_config(planes=2, sb_planes=2, blocks=16, pages=4, rr=2)
     pol = FirstRRToComponent0()
     pol.bind(cfg, 0)
@@ -186,11 +189,11 @@ def test_a_third_open_gc_superblock_closes_the_oldest_and_its_lagging_components
     eng.run(trace.time_ns, trace.offset, trace.size, trace.is_write.astype(np.uint8))
     eng.finish()
     assert eng.results()["counters"]["rr_count"] == 2
-    l2p = [int(p) for p in eng.state_view(0).l2p[:10]]
+    l2p = [int(p) for p in eng.state_view(0).l2p[:16]]
     assert l2p[:8] == [(2 * 2 + 0) * 4 + o for o in range(4)] + [(3 * 2 + 0) * 4 + o for o in range(4)]
-    assert (l2p[8], l2p[9]) == ((4 * 2 + 0) * 4 + 0, (3 * 2 + 1) * 4 + 0)
-    p2l = eng.state_view(0).p2l
-    assert (np.asarray(p2l[(2 * 2 + 1) * 4:(2 * 2 + 2) * 4]) < 0).all()
+    assert l2p[8:] == [20, 21, 22, 23, 32, 28, 33, 29]
+    p2l = np.asarray(eng.state_view(0).p2l)
+    assert (p2l[2 * 2 * 4:3 * 2 * 4] >= 0).all()  # superblock 2: both blocks written
 
 
 def test_a_queued_rr_is_dropped_when_gc_erased_its_superblock_first(engine):

@@ -84,9 +84,10 @@ cdef class Ftl:
             self.user_lane = 0 if lane + 1 == self.n_lanes else lane + 1
         return ppn
     cdef inline int64_t gc_slot(self, int32_t lane, int32_t c) except -1 nogil:
-        """Next GC/RR-frontier ppn of component c.  Inline: the common case, where c still
-        writes its lane's oldest open superblock (so none can be closed) and it has room;
-        the rest is gc_slot_full."""
+        """Next GC/RR-frontier ppn of component c (of another column when c is full in
+        every open superblock and no more may open: spill_column).  Inline: the common
+        case, where c still writes its lane's oldest open superblock (so none can be
+        closed) and it has room; the rest is gc_slot_full."""
         cdef int32_t i = lane * self.k + c
         cdef int32_t o = self.gc_off[i]
         if self.gc_pos[i] == 0 and self.gc_len[lane] > 0 and o < self.N:
@@ -95,6 +96,7 @@ cdef class Ftl:
         return self.gc_slot_full(lane, c)
     cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil
     cdef int open_gc(self, int32_t lane) except -1 nogil                     # open a new GC superblock
+    cdef int32_t spill_column(self, int32_t lane) noexcept nogil             # a column of the oldest open GC superblock with room
     cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock
     cdef void detach_frontier(self, int32_t sb) noexcept nogil               # a victim stops being a frontier
     cdef inline void remap(self, int32_t lpn, int64_t ppn) noexcept nogil:
@@ -115,3 +117,7 @@ cdef class Ftl:
         return div_pow2(x, self.k_shift, self.k)
     cdef inline int64_t div_N(self, int64_t x) noexcept nogil:
         return div_pow2(x, self.N_shift, self.N)
+    cdef inline int32_t comp_of(self, int64_t ppn) noexcept nogil:
+        """The component-block index (0..k-1) of page ``ppn`` in its superblock."""
+        cdef int64_t b = self.div_N(ppn)
+        return <int32_t>(b - self.div_k(b) * self.k)

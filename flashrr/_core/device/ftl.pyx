@@ -135,7 +135,12 @@ cdef class Ftl:
                 pos[c] += 1
                 off[c] = 0
             elif self.gc_len[lane] == GC_MAX:
-                self.gc_close_front(lane)
+                i = self.spill_column(lane)
+                if i >= 0:  # c is full in every open superblock: the oldest one's emptiest column takes the page
+                    ppn = (<int64_t>opened[0] * k + i) * N + off[i]
+                    off[i] += 1
+                    break
+                self.gc_close_front(lane)  # every column of the oldest is written: it closes full
             else:
                 self.open_gc(lane)
         while self.gc_len[lane] > 0:
@@ -161,6 +166,22 @@ cdef class Ftl:
         cdef int32_t lane
         for lane in range(self.n_lanes):
             self.open_gc(lane)
+
+    cdef int32_t spill_column(self, int32_t lane) noexcept nogil:
+        """The column of the lane's oldest open GC/RR superblock with the most unwritten
+        pages (ties: the lowest index), among those still writing it; -1 if none has room.
+
+        A page whose own column is full in both open superblocks goes there rather than
+        into a third superblock: closing the oldest with columns unwritten would leave
+        whole blocks of it empty until it is erased, and a lane whose victims keep their
+        valid pages in one column would then gain no free superblock from GC."""
+        cdef int32_t k = self.k, N = self.N, c, best = -1
+        cdef int32_t* pos = self.gc_pos + lane * k
+        cdef int32_t* off = self.gc_off + lane * k
+        for c in range(k):
+            if pos[c] == 0 and off[c] < N and (best < 0 or off[c] < off[best]):
+                best = c
+        return best
 
     cdef void gc_close_front(self, int32_t lane) noexcept nogil:
         cdef int32_t k = self.k

@@ -135,7 +135,9 @@ class Ftl:
         return ppn
 
     def gc_slot(self, lane: int, c: int) -> int:
-        """Next GC/RR-frontier page of component ``c`` in ``lane``; returns a ppn."""
+        """Next GC/RR-frontier page of component ``c`` in ``lane`` (of the column
+        :meth:`spill_column` names when ``c`` is full in every open superblock and no more
+        may open); returns a ppn."""
         L = self.L
         k, N = L.k, L.pages_per_block
         opened, pos, off = self.gc_open[lane], self.gc_pos[lane], self.gc_off[lane]
@@ -148,12 +150,25 @@ class Ftl:
                 pos[c] += 1
                 off[c] = 0
             elif len(opened) == GC_OPEN_MAX:
+                i = self.spill_column(lane)
+                if i >= 0:
+                    ppn = (opened[0] * k + i) * N + off[i]
+                    off[i] += 1
+                    break
                 self.gc_close_front(lane)
             else:
                 self.open_gc(lane)
         while opened and min(pos) > 0:
             self.gc_close_front(lane)
         return ppn
+
+    def spill_column(self, lane: int) -> int:
+        """The column of the oldest open GC/RR superblock with the most unwritten pages
+        (ties: the lowest index) among those still writing it, or -1: where a page goes
+        when its own column is full in every open superblock (twin of the compiled FTL's)."""
+        pos, off, N = self.gc_pos[lane], self.gc_off[lane], self.L.pages_per_block
+        room = [c for c in range(self.L.k) if pos[c] == 0 and off[c] < N]
+        return min(room, key=lambda c: (off[c], c)) if room else -1
 
     def open_gc(self, lane: int) -> None:
         """Open a new GC/RR frontier superblock in ``lane`` (after those open)."""
@@ -167,7 +182,7 @@ class Ftl:
             self.open_gc(lane)
 
     def gc_close_front(self, lane: int) -> None:
-        """Close the oldest open GC superblock; its unwritten pages stay unused."""
+        """Close the oldest open GC superblock (every column of it written)."""
         opened, pos, off = self.gc_open[lane], self.gc_pos[lane], self.gc_off[lane]
         self.sb_state[opened.pop(0)] = SB_CLOSED
         for c in range(self.L.k):

@@ -315,16 +315,15 @@ cdef class Reclaim:
                    and self.sched.group_len[lane] == 1)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
-        if not direct:
-            nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
-        # writes in source order, then one program per (dest superblock, offset, die)
+        # writes in source order, then one program per (dest superblock, offset, die); the
+        # reads are written down after the writes are placed, since a page the frontier
+        # spills to another component (Ftl.gc_slot_full) may then cross to another die
         if not plain:
             self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
         else:
             n_progs = self._move_plain(victim, is_rr, n, direct, runs, t)
             if n_progs < 0:                                # too many destinations to count
                 direct = runs = False
-                nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
         for qq in range(0 if plain else n):
             # the remap below loads each page's mapping entry, a DRAM miss on large
             # footprints: keep MIG_PREFETCH of them in flight (all n at once overflow
@@ -336,6 +335,7 @@ cdef class Reclaim:
             ppn = self.mig.migration_page(lane, q, self.m_lpn[q], self.m_dest[q])
             if ppn < 0:
                 ppn = self.ftl.gc_slot(lane, self.m_dest[q])
+                self.m_dest[q] = self.ftl.comp_of(ppn)
             if is_rr:
                 self.mix_rr[self.ftl.div_N(ppn)] += 1
             else:
@@ -347,6 +347,7 @@ cdef class Reclaim:
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
         if not direct:
+            nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
             nt = self.tx.progs_erases(victim, n, nt, base, drank, n_ranks, self.pv)
         self.cnt[C_PROGRAMMED] += n
         for c in range(k):
@@ -454,6 +455,7 @@ cdef class Reclaim:
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             b = self.ftl.div_N(ppn)
+            self.m_dest[q] = <int32_t>(b - self.ftl.div_k(b) * self.k)  # its own, unless spilled
             mix[b] += 1
             if self.em_on:
                 self.em.programmed(b, t)
@@ -644,6 +646,7 @@ cdef class Reclaim:
         ppn = -1 if self.mig is None else self.mig.move_page_slot(lane, lpn, src // N)
         if ppn < 0:
             ppn = self.ftl.gc_slot(lane, dest)
+            dest = self.ftl.comp_of(ppn)
         self.in_mig = False
         if self.ftl.check:
             self.ftl.ppn_version[ppn] = self.ftl.ppn_version[src]

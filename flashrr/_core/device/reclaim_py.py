@@ -167,8 +167,30 @@ class Reclaim:
                                   f"[0, {k}), got shape {dest.shape}")
             dest = dest.astype(np.int32)
         base = lane * k
+        n = len(comps)
+        dest = np.array(dest, dtype=np.int32)  # a page the frontier spills takes its new column
+        # writes: place in source order, then one program per (dest superblock, offset, die)
+        new_ppns = np.empty(n, dtype=np.int64)
+        placed_by = mig if mig is not None and mig.places_migration(is_rr) else None
+        order = range(n)
+        if placed_by is not None:
+            placed_by.plan_migration(victim, is_rr, lpns)
+            order = placed_by.migration_order(n)
+        for q in order:
+            ppn = -1 if placed_by is None else placed_by.migration_page(lane, q, lpns[q], int(dest[q]))
+            if ppn < 0:
+                ppn = ftl.gc_slot(lane, int(dest[q]))
+                dest[q] = (ppn // N) % k
+            (self.mix.rr if is_rr else self.mix.gc)[ppn // N] += 1
+            if em is not None:
+                em.programmed(ppn // N, t)
+            if ftl.check:
+                ftl.ppn_version[ppn] = ftl.ppn_version[ftl.l2p[lpns[q]]]
+            ftl.remap(lpns[q], ppn)
+            new_ppns[q] = ppn
         txns = []  # (phase, die, chan, n_xfer, dur, dsts) in booking order
-        # reads: one transaction per (source row, die)
+        # reads: one transaction per (source row, die), after the placement (a spilled page
+        # may cross to another die)
         i, n = 0, len(comps)
         while i < n:
             j = i
@@ -189,24 +211,6 @@ class Reclaim:
                             xfer += 1
                 txns.append((PH_READ, d, chan, xfer, L.t_read_ns + int(L.retry_extra_ns[extra]), ()))
             i = j
-        # writes: place in source order, then one program per (dest superblock, offset, die)
-        new_ppns = np.empty(n, dtype=np.int64)
-        placed_by = mig if mig is not None and mig.places_migration(is_rr) else None
-        order = range(n)
-        if placed_by is not None:
-            placed_by.plan_migration(victim, is_rr, lpns)
-            order = placed_by.migration_order(n)
-        for q in order:
-            ppn = -1 if placed_by is None else placed_by.migration_page(lane, q, lpns[q], int(dest[q]))
-            if ppn < 0:
-                ppn = ftl.gc_slot(lane, int(dest[q]))
-            (self.mix.rr if is_rr else self.mix.gc)[ppn // N] += 1
-            if em is not None:
-                em.programmed(ppn // N, t)
-            if ftl.check:
-                ftl.ppn_version[ppn] = ftl.ppn_version[ftl.l2p[lpns[q]]]
-            ftl.remap(lpns[q], ppn)
-            new_ppns[q] = ppn
         if n:
             ddie = L.comp_die[base + dest]
             key = ((new_ppns // N // k) * N + new_ppns % N) * L.n_dies + ddie
@@ -369,6 +373,7 @@ class Reclaim:
         ppn = -1 if self.mig is None else self.mig.move_page_slot(lane, lpn, src // N)
         if ppn < 0:
             ppn = ftl.gc_slot(lane, dest)
+            dest = (ppn // N) % k
         self.in_mig = False
         if ftl.check:
             ftl.ppn_version[ppn] = ftl.ppn_version[src]
