@@ -538,6 +538,15 @@ MUTATIONS = (
               'keep["rr_threshold"] = np.full_like(ctx.rr_threshold, L.rr_threshold_reads); '
               'a = keep["rr_threshold"]; self.rr_threshold = <int32_t*>a.data')),
         (ERRORS + "test_a_patrols_ahead_is_a_share_of_the_models_threshold",)),
+    Mutation(
+        "wsf", "after the trace, an erase of a lane below its GC threshold still starts a victim",
+        (Edit(CORE + "engine_py.py",
+              "self._erase_events(((1 << 63) - 1) >> 1, False)",
+              "self._erase_events(((1 << 63) - 1) >> 1, True)"),
+         Edit(CORE + "engine.pyx",
+              "self._erase_events(INT64_MAX >> 1, False)",
+              "self._erase_events(INT64_MAX >> 1, True)")),
+        ("tests/test_gc_erased_pool.py::test_after_the_trace_erases_let_held_writes_go_but_start_no_victim",)),
     # timing.read_priority
     Mutation(
         "rp1", "with read priority on, a user write's programs are still booked on arrival, in arrival order",
