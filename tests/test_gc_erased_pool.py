@@ -186,11 +186,13 @@ def test_after_the_trace_erases_let_held_writes_go_but_start_no_victim(monkeypat
             return self.eng.run(*args, **kwargs)
 
         def finish(self):
-            for step in ("before", "after"):
-                if step == "after":
-                    self.eng.finish()
-                c = self.eng.results()["counters"]
-                at_finish.append((c["gc_count"], c["gc_at_erase"], c["write_stall_ns"]))
+            at_finish.append(self.counts())
+            self.eng.finish()
+            at_finish.append(self.counts())
+
+        def counts(self):
+            c = self.eng.results()["counters"]
+            return c["gc_count"], c["gc_at_erase"], c["write_stall_ns"]
 
     replay = simulate_module._replay
     monkeypatch.setattr(simulate_module, "_replay", lambda eng, *args, **kw: replay(Watched(eng), *args, **kw))

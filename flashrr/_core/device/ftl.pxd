@@ -117,7 +117,9 @@ cdef class Ftl:
         return div_pow2(x, self.k_shift, self.k)
     cdef inline int64_t div_N(self, int64_t x) noexcept nogil:
         return div_pow2(x, self.N_shift, self.N)
+    cdef inline int32_t comp_of_block(self, int64_t b) noexcept nogil:
+        """The component-block index (0..k-1) of block ``b`` in its superblock."""
+        return <int32_t>(b - self.div_k(b) * self.k)
     cdef inline int32_t comp_of(self, int64_t ppn) noexcept nogil:
         """The component-block index (0..k-1) of page ``ppn`` in its superblock."""
-        cdef int64_t b = self.div_N(ppn)
-        return <int32_t>(b - self.div_k(b) * self.k)
+        return self.comp_of_block(self.div_N(ppn))

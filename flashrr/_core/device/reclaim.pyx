@@ -455,7 +455,7 @@ cdef class Reclaim:
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             b = self.ftl.div_N(ppn)
-            self.m_dest[q] = <int32_t>(b - self.ftl.div_k(b) * self.k)  # its own, unless spilled
+            self.m_dest[q] = self.ftl.comp_of_block(b)  # its own, unless spilled
             mix[b] += 1
             if self.em_on:
                 self.em.programmed(b, t)

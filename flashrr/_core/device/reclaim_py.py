@@ -191,7 +191,7 @@ class Reclaim:
         txns = []  # (phase, die, chan, n_xfer, dur, dsts) in booking order
         # reads: one transaction per (source row, die), after the placement (a spilled page
         # may cross to another die)
-        i, n = 0, len(comps)
+        i = 0
         while i < n:
             j = i
             while j < n and offs[j] == offs[i]:
