@@ -36,7 +36,10 @@ the sweeps expand them.  Costs (CPU s of one call):
 
 * ``--runs F``: JSON lines of ``time`` (a run's ``cpu_s`` by its ``key``);
 * ``--store DIR``: a sweep store (``OUT/store`` of a reproduction): each stored run's
-  ``sim_wall_s``, the engine's time (preconditioning and replay, not the trace's loading);
+  ``call_wall_s``, the worker's whole call (imports, the trace's loading, preconditioning and
+  replay), or in a store written before that column its ``sim_wall_s``, the engine's time
+  only; neither holds what the main process and the scheduler spend around a call (storing
+  the row, Dask's round trips);
 * ``--calls F``: JSON lines ``{"paper", "stage", "cpu_s"}``, one call of stage
   ``calibration``, ``configurations`` (superblock-PV) or ``main`` (the main process after
   the workers), and the lines ``calibrate`` prints (``workers_cpu_s`` over ``traces`` calls);
@@ -299,9 +302,10 @@ def read_measured(runs=(), stores=(), calls=(), manifests=()) -> Measured:
         from flashrr.sweep import load_results
 
         df = load_results(path)
-        for row in df[["key", "sim_wall_s", "trace_source", "device", "policy_name", "policy_params"]].itertuples():
-            m.runs[row.key] = (float(row.sim_wall_s), Run(row.trace_source, row.device, row.policy_name,
-                                                          row.policy_params))
+        call = df["call_wall_s"] if "call_wall_s" in df else None  # stores written before it have none
+        cost = df["sim_wall_s"] if call is None else call.fillna(df["sim_wall_s"])
+        for row, c in zip(df[["key", "trace_source", "device", "policy_name", "policy_params"]].itertuples(), cost):
+            m.runs[row.key] = (float(c), Run(row.trace_source, row.device, row.policy_name, row.policy_params))
     for path in calls:
         for row in _json_lines(path):
             if "workers_cpu_s" in row and "traces" in row:  # a line of `calibrate`

@@ -114,3 +114,28 @@ def test_a_manifest_gives_superblock_pv_its_configurations_and_figures():
     psc.read_manifest(m, {"paper": "superblock-pv", "timings_s": {"model_s": 9, first: 5, second: 113,
                                                                   "fig03_s": 2, "table4_s": 1, "total_s": 140}})
     assert m.calls == {"superblock-pv": {"configurations": [9 + 5, 113.0], "main": [3.0]}}
+
+
+def test_a_store_gives_each_run_its_whole_call_or_an_old_store_its_engine_time(tmp_path):
+    """A run's cost is the worker's whole call (``call_wall_s``); a store written before that
+    column gives the engine's time (``sim_wall_s``)."""
+    import numpy as np
+    import pandas as pd
+
+    from flashrr.sweep import run_sweep
+    from flashrr.trace import Trace
+    from flashrr.trace.io import write_trace
+
+    tr = Trace(np.arange(400) * 20_000, np.arange(400) % 97 * 8192, np.full(400, 8192), np.arange(400) % 4 == 0)
+    device = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1, "blocks_per_plane": 16,
+              "pages_per_block": 64, "overprovisioning_ratio": 0.25, "capacity_bytes": 1 << 20}
+    write_trace(tr, tmp_path / "t.csv", "msr")
+    spec = {"seeds": [0, 1], "traces": ["t.csv"], "devices": [device], "policies": {"baseline": {}}}
+    rows = run_sweep(spec, tmp_path / "out", jobs=0, progress=False, base_dir=tmp_path).results.set_index("key")
+    m = psc.read_measured(stores=[tmp_path / "out"])
+    assert {k: c for k, (c, _) in m.runs.items()} == rows["call_wall_s"].to_dict()
+    assert all(run.policy == "baseline" and run.device == "tiny" for _, run in m.runs.values())
+    for p in (tmp_path / "out" / "runs").glob("*.parquet"):  # the column removed: a store of before
+        pd.read_parquet(p).drop(columns="call_wall_s").to_parquet(p)
+    m = psc.read_measured(stores=[tmp_path / "out"])
+    assert {k: c for k, (c, _) in m.runs.items()} == rows["sim_wall_s"].to_dict()

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from flashrr.sweep import SweepError, load_run_artifacts, run_sweep
+from flashrr.sweep.store import TIMING_COLUMNS
 from flashrr.sweep.worker import clear_trace_cache, execute, trace_cache_info
 from flashrr.trace import Trace
 from flashrr.trace.io import write_trace
@@ -53,8 +54,8 @@ def test_dask_sweep_matches_local_sweep_row_for_row(tmp_path, cluster):
     local = run_sweep(spec, tmp_path / "local", jobs=2, progress=False, base_dir=tmp_path)
 
     assert on_dask.report.backend["backend"] == "dask" and on_dask.report.ran == 12
-    pd.testing.assert_frame_equal(on_dask.results.drop(columns="sim_wall_s"),
-                                  local.results.drop(columns="sim_wall_s"))
+    pd.testing.assert_frame_equal(on_dask.results.drop(columns=list(TIMING_COLUMNS), errors="ignore"),
+                                  local.results.drop(columns=list(TIMING_COLUMNS), errors="ignore"))
     key = on_dask.tasks[-1].key
     pd.testing.assert_frame_equal(load_run_artifacts(tmp_path / "dask", key)["rr_events"],
                                   load_run_artifacts(tmp_path / "local", key)["rr_events"])

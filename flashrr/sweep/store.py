@@ -42,6 +42,10 @@ _SUMMARY_RE = re.compile(r"^([0-9a-f]+)\.parquet$")
 _ERROR_RE = re.compile(r"^([0-9a-f]+)\.error\.json$")
 _ARTIFACT_SUFFIX = {"rr_events": ".rr_events.parquet", "gc_events": ".gc_events.parquet", "hist": ".hist.npz"}
 #: Row order of :func:`load_results`.
+#: columns that time a run (s), different in every run of the same inputs: the engine's
+#: (``sim_wall_s``), the policy's share of it (``policy_time_s``) and the worker's whole call
+#: (``call_wall_s``: imports, the trace's loading, the simulation and the artifacts' collection)
+TIMING_COLUMNS = ("sim_wall_s", "policy_time_s", "call_wall_s")
 SORT_COLUMNS = ("trace_source", "device", "policy_name", "policy_params", "seed", "repeat", "engine", "key")
 
 
@@ -156,6 +160,7 @@ class ResultStore:
             atomic_write_bytes(self.artifact_path(task.key, kind), payload)
         row = {"key": task.key}
         row.update({k: _scalar(v) for k, v in outcome.summary.items()})
+        row["call_wall_s"] = float(outcome.wall_s)
         row.update({k: _scalar(v) for k, v in task.columns().items() if k not in row})
         atomic_write_bytes(self.summary_path(task.key), _parquet_bytes(pd.DataFrame([row])))
         with contextlib.suppress(FileNotFoundError):
@@ -234,7 +239,8 @@ def load_results(out) -> pd.DataFrame:
     """Every finished run in the results directory ``out``, one row per run.
 
     Columns: ``key``; the run's summary (:attr:`flashrr.result.Result.summary`,
-    latencies in ns, ``sim_wall_s`` in s); ``trace_source`` (the spec's entry),
+    latencies in ns, ``sim_wall_s`` in s); ``call_wall_s`` (s, the worker's whole call:
+    :data:`TIMING_COLUMNS`); ``trace_source`` (the spec's entry),
     ``trace_id``, ``policy_name``, ``policy_params`` (JSON), one ``param_<name>``
     column per policy parameter (empty for policies without it),
     ``device_config`` (JSON of the full config) and ``flashrr_version``.
