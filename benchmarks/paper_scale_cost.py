@@ -14,11 +14,15 @@ Cocktail's and HotR's arrival factors are not calibrated here: their runs use th
 fixed factor (Cocktail: ``128 / planes``; HotR: 1), which changes their arrival times,
 not their request counts.
 
-``calibrate PAPER [--plan P] [--jobs J] [--traces a,b] [--no-snapshots]``: runs the load
-calibration of Cocktail's or HotR's paper-scale (or default, or quick) plan from scratch in a temporary
-directory, on ``J`` processes (0: this one), with the aged devices' snapshots (as ``reproduce``
-runs it) or without, and prints its wall time, the CPU time of this process and of its
-workers (s), the load average (1 min) before and after, and the factors found.
+``calibrate PAPER [--plan P] [--jobs J] [--traces a,b] [--no-snapshots] [--each]``: runs the
+calibration of PhasedRR's (its lengths), Cocktail's (its lengths and loads) or HotR's (its loads)
+paper-scale (or default, or quick) plan from scratch in a temporary directory, on ``J`` processes
+(0: this one), with the aged devices' snapshots (as ``reproduce`` runs it) or without, and prints
+its wall time, the CPU time of this process and of its workers (s), the load average (1 min)
+before and after, and the factors found.  ``--each`` calibrates the traces one at a time in this
+process and prints, per trace, a line ``{"paper", "stage": "calibration", "trace", "cpu_s"}``
+that ``estimate --calls`` takes as one call (the critical path needs each trace's cost, not
+their mean).  With ``--traces`` or ``--each`` the plan's real samples are left out.
 
 ``estimate [PAPER ...] [--runs F] [--store DIR] [--calls F] [--manifest F] [--plan P]``: what
 the whole reproduction costs, from measured costs, without running it: per paper and for
@@ -74,7 +78,7 @@ from pathlib import Path
 #: the worker counts of the estimate's wall-time columns
 WORKERS = (1, 2, 4, 8)
 #: papers whose reproduction calibrates its traces' load before the sweeps
-CALIBRATED = ("cocktail", "hotr")
+CALIBRATED = ("phasedrr", "cocktail", "hotr")
 
 
 def make_plan(name: str, which: str = "paper-scale"):
@@ -159,12 +163,18 @@ def calibrate(name: str, which: str, jobs: int, traces: str | None, snapshots: b
     import tempfile
 
     plan = make_plan(name, which)
-    if traces:
+    if traces:  # the named traces only: the real samples are left out
         plan = replace(plan, traces=tuple(traces.split(",")))
+        if hasattr(plan, "real_samples"):
+            plan = replace(plan, real_samples=())
     load0 = os.getloadavg()[0]
     c0, t0 = os.times(), time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        if name == "cocktail":
+        if name == "phasedrr":
+            from flashrr.papers.phasedrr.plan import calibrated
+
+            scales = dict(calibrated(plan, tmp, False, jobs, snapshots=snapshots).replays)
+        elif name == "cocktail":
             from flashrr.papers.cocktail.plan import calibrated
 
             scales = dict(calibrated(plan, tmp, False, jobs, snapshots=snapshots).scales)
@@ -173,12 +183,21 @@ def calibrate(name: str, which: str, jobs: int, traces: str | None, snapshots: b
 
             scales = calibration(plan, tmp, False, jobs, snapshots=snapshots)
         else:
-            raise SystemExit(f"{name} has no load calibration (cocktail and hotr do)")
+            raise SystemExit(f"{name} has no calibration (phasedrr, cocktail and hotr do)")
     c1 = os.times()
     return {"paper": name, "plan": which, "jobs": jobs, "snapshots": snapshots, "traces": len(scales),
             "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(c1.user + c1.system - c0.user - c0.system, 1),
             "workers_cpu_s": round(c1.children_user + c1.children_system - c0.children_user - c0.children_system, 1),
             "load_1min": [round(load0, 2), round(os.getloadavg()[0], 2)], "scale_time": scales}
+
+
+def calibrate_each(name: str, which: str, traces: str | None, snapshots: bool) -> None:
+    """``calibrate --each``: each trace's calibration from scratch in this process, one JSON line each."""
+    names = traces.split(",") if traces else list(make_plan(name, which).traces)
+    for t in names:
+        r = calibrate(name, which, 0, t, snapshots)
+        print(json.dumps({"paper": name, "stage": "calibration", "trace": t, "cpu_s": r["cpu_s"],
+                          "wall_s": r["wall_s"], "load_1min": r["load_1min"], "found": r["scale_time"]}), flush=True)
 
 
 # ------------------------------------------------------------------------------ estimate: the arithmetic
@@ -453,12 +472,13 @@ def main() -> None:
     t.add_argument("--policy", help="policy name")
     t.add_argument("--device", help="substring of the device name")
     t.add_argument("--group", help="sweep group")
-    k = sub.add_parser("calibrate", help="time the load calibration from scratch")
+    k = sub.add_parser("calibrate", help="time a paper's calibration from scratch")
     k.add_argument("paper")
     k.add_argument("--plan", choices=["paper-scale", "default", "quick"], default="paper-scale")
     k.add_argument("--jobs", type=int, default=1, help="worker processes (0 or 1: this process)")
     k.add_argument("--traces", help="comma-separated trace names (default: the plan's)")
     k.add_argument("--no-snapshots", action="store_true", help="precondition every run (no aged-device snapshots)")
+    k.add_argument("--each", action="store_true", help="one trace at a time in this process, a line per trace")
     e = sub.add_parser("estimate", help="CPU, critical path and wall time on 1-8 workers, from measured costs")
     e.add_argument("papers", nargs="*", help="papers (default: every paper, as reproduce all runs them)")
     e.add_argument("--plan", choices=["paper-scale", "default", "quick"], default="paper-scale")
@@ -476,6 +496,8 @@ def main() -> None:
         print(json.dumps(est) if args.json else estimate_table(est))
     elif args.cmd == "count":
         print(json.dumps(count(args.paper)))
+    elif args.cmd == "calibrate" and args.each:
+        calibrate_each(args.paper, args.plan, args.traces, not args.no_snapshots)
     elif args.cmd == "calibrate":
         print(json.dumps(calibrate(args.paper, args.plan, args.jobs, args.traces, not args.no_snapshots)))
     else:
