@@ -44,6 +44,10 @@ def test_registry_and_plans():
     # the regime: MQSim's 70% occupancy (its trace-based flow) on every device but the occupancy group's
     assert all(d["fill_ratio"] == 0.70 for g in ("main", "block", "sens", "sb32", "cache") for d in s[g]["devices"])
     assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
+    # Baseline and Shuffler on a model twin and a generated trace (gen1 alone when quick)
+    assert s["occupancy"]["traces"] == [Plan().trace_spec("lun4"), Plan().trace_spec("gen1")]
+    assert set(s["occupancy"]["policies"]) == {"baseline", "shuffler"}
+    assert specs(quick)["occupancy"]["traces"] == [quick.trace_spec("gen1")]
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert s["block"]["devices"][0]["sb_planes"] == 1
     assert [d["capacity_bytes"] for d in s["cache"]["devices"]] == [32 << 20, 128 << 20]
@@ -66,8 +70,10 @@ def test_tiny_run_writes_every_figure(tiny_run):
             assert p.is_file() and p.stat().st_size > 0, p
         assert fig.stem.startswith(fid + "_")
     runs = pd.read_csv(out / "runs.csv")
-    # 10 main + 2 block + 6 sens (one shared with main) + 10 sb32 + 20 cache rows
-    assert len(runs) == 10 + 2 + 6 + 10 + 20
+    # 10 main + 2 block + 6 sens (one shared with main) + 10 sb32 + 20 cache rows, + 8 occupancy rows
+    # (Baseline and Shuffler on gen1, the occupancy trace in TINY, at four occupancies)
+    assert len(runs) == 10 + 2 + 6 + 10 + 20 + 8
+    assert sorted(runs.loc[runs["group"] == "occupancy", "trace"].unique()) == ["gen1"]
     meta = json.loads((out / "reproduce.json").read_text())
     assert meta["plan"]["repeat"] == 2 and meta["timings_s"]["total_s"] > 0
     fig05 = pd.read_csv(out / "fig05_rr_count.csv")

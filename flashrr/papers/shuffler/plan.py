@@ -60,7 +60,7 @@ QUICK_REPEAT = 8
 QUICK_N_REQUESTS = None
 # the quick plan: three traces, fewer parameter points and fewer replays
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=QUICK_REPEAT, delta_f_values=(0.2, 0.3, 0.5),
-             delta_p_values=(0.05, 0.1, 0.2), occupancy_traces=("ali1",))
+             delta_p_values=(0.05, 0.1, 0.2), occupancy_traces=("gen1",))
 # the paper-scale plan (module docstring): 128 replays of the ten Table 2 traces at their own request counts,
 # and §4.4.2's caches
 PAPER_SCALE = dict(traces=TRACES, n_requests=None, repeat=PAPER_REPEAT, cache_sizes_mib=(32, 128))
@@ -76,8 +76,10 @@ MIB = 1 << 20
 # the 4-block device's superpage (4 pages, the synthetic traces' 32 KiB alignment), so a page keeps its
 # component block there and its plane of a chip on the 32-block device; the paper gives the replays
 REGIME = Regime(placement="pack", pack_unit=4, occupancy=0.70, rr_floor=0)
-# the occupancy group's traces
-OCCUPANCY_TRACES = ("ali1", "lun4")
+# the occupancy group's traces: one model twin (lun4) and one of the paper's generated traces (gen1), one of
+# each kind of Table 2 row; on the twins Shuffler's RRs equal Baseline's (docs/shuffler.md), so a group of twins
+# alone would show nothing of how its headline leans on the occupancy
+OCCUPANCY_TRACES = ("lun4", "gen1")
 
 
 @dataclass(frozen=True)
