@@ -62,7 +62,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
     # a made-up load falling with the factor: busy = 10 / (10 + f) is 0.5 at f = 10
     calls = []
 
-    def busy(plan, trace, f, snapshot=None):
+    def busy(plan, trace, f, snapshot=None, unloaded_ns=None):
         calls.append(f)
         return 10.0 / (10.0 + f)
 
@@ -77,6 +77,32 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
     calls.clear()
     f, b = repro.calibrate(Plan(calibration_tol=0.0, calibration_steps=14), "nexus5")
     assert len(calls) == 14 and f == pytest.approx(10.0, rel=0.01)
+
+
+def test_the_wait_rule_measures_the_unloaded_read_first_and_bisects_the_wait_share(monkeypatch):
+    # a made-up Baseline: a read is served in 100 us and waits 100 us x 10 / f, so at the top of the range
+    # (f = 4096) it waits 0.244 us; a wait of half the unloaded latency (w = 0.5) is 1/3 of the latency
+    calls = []
+
+    def summary(config, spec, snapshot=None):
+        f = float(spec.split("scale_time=")[1].split("&")[0]) if "scale_time=" in spec else 1.0  # 1 is left out
+        calls.append(f)
+        return {"read_latency_mean_ns": 100_000.0 * (1 + 10.0 / f), "die_idle_fraction_min": 0.9,
+                "requests": 1, "io_latency_mean_ns": 1.0, "retry_time_ns": 0.0}
+
+    monkeypatch.setattr("flashrr.reproduce.calibration.baseline_summary", summary)
+    plan = Plan(target_read_wait=0.5, calibration_tol=0.005, calibration_steps=20)
+    f, load = repro.calibrate(plan, "nexus5")
+    assert calls[0] == repro.SCALE_RANGE[1]  # the unloaded reference comes first
+    unloaded = 100_000.0 * (1 + 10.0 / repro.SCALE_RANGE[1])
+    latency = 100_000.0 * (1 + 10.0 / f)
+    assert load == pytest.approx(1 - unloaded / latency) and abs(load - 1 / 3) <= 0.005
+    assert latency / unloaded == pytest.approx(1.5, abs=0.012)  # wait = half the unloaded latency
+    # the retry traces keep their own rule, and without target_read_wait the busy fraction is the load
+    calls.clear()
+    assert not repro.uses_wait_rule(plan, "alibaba_206") and repro.load_target(plan, "alibaba_206") == 0.5
+    f, load = repro.calibrate(Plan(calibration_tol=0.02), "nexus5")
+    assert load == pytest.approx(0.1) and calls[0] != repro.SCALE_RANGE[1]
 
 
 @pytest.fixture(scope="module")

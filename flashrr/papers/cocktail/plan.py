@@ -54,6 +54,12 @@ an M/D/1 queue).  Lengths come first (at the fixed factor ``128 / planes``: an R
 does not depend on the arrival times), then the arrival factors at those lengths.  Both
 go to ``OUT/lengths.csv`` and ``OUT/calibration.csv`` (reused on resume) and
 ``reproduce.json``.  ``Plan(target_busy=None)`` keeps the fixed ``128 / planes``.
+
+Under bursty arrivals a busiest die busy half of the run can still leave Baseline's reads
+waiting seconds (docs/cocktail.md).  ``Plan(target_read_wait=W)`` calibrates the other traces on
+the rationale itself instead: Baseline's mean read latency is ``1 + W`` times its mean read
+latency at the top of ``scale_range`` (arrivals so sparse that a read waits for no other
+request), W = 0.5 being M/D/1's mean wait of half a service time at a load of 0.5.
 """
 from __future__ import annotations
 
@@ -117,6 +123,9 @@ PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, 
 # the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
 # the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
 TARGET_BUSY = 0.5
+# the wait rule (module docstring), off by default: Baseline's mean read wait as a share of its unloaded mean
+# read latency (0.5: M/D/1 at a load of 0.5)
+TARGET_READ_WAIT = None
 CALIBRATION_TOL = 0.02
 CALIBRATION_STEPS = 12
 SCALE_RANGE = (1 / 16, 4096.0)
@@ -136,7 +145,10 @@ class Plan:
     planes), the data cache scaled with its planes; ``device_overrides``: extra ``(field, value)``
     pairs for the device; ``target_busy``:
     Baseline's busiest-die busy fraction the arrival factor is calibrated to (None: the
-    fixed stretch ``128 / planes``); ``scales``: ``(trace, factor)`` pairs, filled by
+    fixed stretch ``128 / planes``); ``target_read_wait``: when set, the traces outside
+    :data:`RETRY_TRACES` are calibrated to Baseline's mean read latency ``1 + target_read_wait``
+    times its unloaded one in place of the busy fraction (module docstring); ``scales``:
+    ``(trace, factor)`` pairs, filled by
     :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
     ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range;
     ``real_samples``: ``(row, sample)`` pairs, the real sample run in row's place in group
@@ -158,6 +170,7 @@ class Plan:
     device_overrides: tuple = ()
     trace_params: tuple = ()
     target_busy: float | None = TARGET_BUSY
+    target_read_wait: float | None = TARGET_READ_WAIT
     calibration_tol: float = CALIBRATION_TOL
     calibration_steps: int = CALIBRATION_STEPS
     scale_range: tuple = SCALE_RANGE
@@ -298,32 +311,58 @@ class CocktailRuns(SweepRuns):
 
 
 # ------------------------------------------------------------------------------ calibrations
-def baseline_load(plan: Plan, trace: str, scale: float, snapshot=None) -> float:
+def baseline_load(plan: Plan, trace: str, scale: float, snapshot=None, unloaded_ns: float | None = None) -> float:
     """Baseline's load on the plan's device and ``trace`` (its calibrated length) with arrival
     factor ``scale``, as the calibration targets it: for a trace of :data:`RETRY_TRACES`, 1 minus
     the share of the mean response time spent in ECC retries (retry time per request over the mean
     response time, Fig. 11's dark bar over the whole bar); for the others, the busiest die's busy
-    fraction (``1 - die_idle_fraction_min``).  Both fall as the factor grows.  The aged device
-    comes from the snapshot directory ``snapshot`` if given."""
+    fraction (``1 - die_idle_fraction_min``), or with ``unloaded_ns`` (the wait rule) the share of
+    the mean read latency spent waiting, ``1 - unloaded_ns / read_latency_mean_ns``.  All fall as
+    the factor grows.  The aged device comes from the snapshot directory ``snapshot`` if given."""
     from ...reproduce.calibration import baseline_summary
 
     s = baseline_summary(plan.device_config(), plan.trace_spec(trace, scale), snapshot)
     if split_real(plan, trace)[0] in RETRY_TRACES:
         total = s["requests"] * s["io_latency_mean_ns"]
         return 1.0 - (s["retry_time_ns"] / total if total else 0.0)
+    if unloaded_ns is not None:
+        latency = s["read_latency_mean_ns"]
+        return 1.0 - unloaded_ns / latency if latency > 0 else 0.0
     return 1.0 - s["die_idle_fraction_min"]
 
 
+def uses_wait_rule(plan: Plan, trace: str) -> bool:
+    """Whether ``trace``'s factor is calibrated on Baseline's read wait (``plan.target_read_wait``)."""
+    return plan.target_read_wait is not None and split_real(plan, trace)[0] not in RETRY_TRACES
+
+
+def unloaded_read_latency(plan: Plan, trace: str, snapshot=None) -> float:
+    """Baseline's mean read latency (ns) on ``trace`` at the top of ``plan.scale_range``: the
+    reference of the wait rule."""
+    from ...reproduce.calibration import baseline_summary
+
+    s = baseline_summary(plan.device_config(), plan.trace_spec(trace, plan.scale_range[1]), snapshot)
+    return float(s["read_latency_mean_ns"])
+
+
 def load_target(plan: Plan, trace: str) -> float:
-    """The value of :func:`baseline_load` the calibration aims at for ``trace``."""
-    return 1.0 - TARGET_RETRY_SHARE if split_real(plan, trace)[0] in RETRY_TRACES else plan.target_busy
+    """The value of :func:`baseline_load` the calibration aims at for ``trace``: under the wait
+    rule a wait of ``target_read_wait`` unloaded latencies is ``w / (1 + w)`` of the latency."""
+    if split_real(plan, trace)[0] in RETRY_TRACES:
+        return 1.0 - TARGET_RETRY_SHARE
+    if uses_wait_rule(plan, trace):
+        return plan.target_read_wait / (1.0 + plan.target_read_wait)
+    return plan.target_busy
 
 
 def calibrate(plan: Plan, trace: str, snapshot=None) -> tuple[float, float]:
     """``(factor, load)``: the arrival factor that brings Baseline's :func:`baseline_load` within
     ``plan.calibration_tol`` of :func:`load_target` (or nearest it after ``plan.calibration_steps``
-    runs).  With a snapshot directory, the runs after the first restore the aged device the first saved."""
-    return bisect_time_scale(lambda f: baseline_load(plan, trace, f, snapshot), load_target(plan, trace),
+    runs).  Under the wait rule one more Baseline run, first, measures the unloaded read latency
+    (:func:`unloaded_read_latency`).  With a snapshot directory, the runs after the first restore the
+    aged device the first saved."""
+    unloaded = unloaded_read_latency(plan, trace, snapshot) if uses_wait_rule(plan, trace) else None
+    return bisect_time_scale(lambda f: baseline_load(plan, trace, f, snapshot, unloaded), load_target(plan, trace),
                              plan.scale_range, plan.calibration_steps, plan.calibration_tol)
 
 
@@ -340,8 +379,8 @@ def lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
     fixed = replace(plan, scales=())
     key = {k: v for k, v in asdict(fixed).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                   "paper_scale", "real_samples", "occupancy_traces",
-                                                                  "target_busy", "calibration_tol", "calibration_steps",
-                                                                  "scale_range")}
+                                                                  "target_busy", "target_read_wait", "calibration_tol",
+                                                                  "calibration_steps", "scale_range")}
     m = calibrated_lengths(fixed, out, [anchor], key, progress, jobs, scheduler, snapshot)[anchor]
     target = m * fixed.length_unit(anchor) * _requests_per_play(fixed, anchor)
     names = list(plan.traces) + real_labels(plan)
@@ -372,6 +411,8 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                  "paper_scale", "scales", "real_samples",
                                                                  "occupancy_traces")}
+    if plan.target_read_wait is None:  # the busy rule: tables made before the wait rule existed still match
+        del key["target_read_wait"]
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
                                partial(calibrate, plan, snapshot=snapshot), "baseline_load", progress, jobs,
                                scheduler)
