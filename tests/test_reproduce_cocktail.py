@@ -67,7 +67,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
         return 10.0 / (10.0 + f)
 
     monkeypatch.setattr(repro, "baseline_load", busy)
-    f, b = repro.calibrate(Plan(calibration_tol=0.02), "nexus5")
+    f, b = repro.calibrate(Plan(calibration_tol=0.02, target_read_wait=None), "nexus5")  # the busy rule
     assert abs(b - 0.5) <= 0.02 and b == pytest.approx(10.0 / (10.0 + f))
     # the first probe is the geometric middle of the range, and the run stops at the first hit
     lo, hi = repro.SCALE_RANGE
@@ -75,7 +75,7 @@ def test_calibration_bisects_the_log_factor_and_stops_within_the_tolerance(monke
     assert all(abs(10 / (10 + c) - 0.5) > 0.02 for c in calls[:-1])
     # with no tolerance it keeps halving the bracket for all its steps and ends near f = 10
     calls.clear()
-    f, b = repro.calibrate(Plan(calibration_tol=0.0, calibration_steps=14), "nexus5")
+    f, b = repro.calibrate(Plan(calibration_tol=0.0, calibration_steps=14, target_read_wait=None), "nexus5")
     assert len(calls) == 14 and f == pytest.approx(10.0, rel=0.01)
 
 
@@ -101,7 +101,7 @@ def test_the_wait_rule_measures_the_unloaded_read_first_and_bisects_the_wait_sha
     # the retry traces keep their own rule, and without target_read_wait the busy fraction is the load
     calls.clear()
     assert not repro.uses_wait_rule(plan, "alibaba_206") and repro.load_target(plan, "alibaba_206") == 0.5
-    f, load = repro.calibrate(Plan(calibration_tol=0.02), "nexus5")
+    f, load = repro.calibrate(Plan(calibration_tol=0.02, target_read_wait=None), "nexus5")
     assert load == pytest.approx(0.1) and calls[0] != repro.SCALE_RANGE[1]
 
 
@@ -131,16 +131,17 @@ def test_calibration_meets_the_target_in_the_runs_own_baseline(tiny_run):
     assert list(cal["trace"]) == ["nexus5", "msr_web"] and (cal["scale_time"] > 0).all()
     runs = pd.read_csv(out / "runs.csv")
     base = runs[(runs["group"] == "main") & (runs["scheme"] == "Baseline")].set_index("trace")
+    waits = {}
     for r in cal.itertuples():
-        # the sweep's own Baseline run of the trace at the calibrated factor: its busiest die is busy
-        # what the calibration measured
-        busy = 1.0 - base.loc[r.trace, "die_idle_fraction_min"]
-        assert busy == pytest.approx(r.baseline_load)
+        # the sweep's own Baseline run of the trace at the calibrated factor: its reads wait the share of
+        # their latency the calibration measured, against the unloaded latency at the top of the range
+        latency = base.loc[r.trace, "read_latency_mean_ns"]
+        waits[r.trace] = 1.0 - repro.unloaded_read_latency(TINY, r.trace) / latency
+        assert waits[r.trace] == pytest.approx(r.baseline_load)
         assert f"scale_time={r.scale_time}" in base.loc[r.trace, "trace_source"]
-    # nexus5 meets the target within the tolerance; tiny msr_web does not have to: its few RRs book about
-    # 0.2 s of one die each, so its busy fraction jumps as the factor moves and the nearest probe is kept
-    busy = 1.0 - base.loc["nexus5", "die_idle_fraction_min"]
-    assert abs(busy - TINY.target_busy) <= TINY.calibration_tol, busy
+    # nexus5 waits half its unloaded latency, a third of its latency, within the tolerance
+    target = TINY.target_read_wait / (1 + TINY.target_read_wait)
+    assert abs(waits["nexus5"] - target) <= TINY.calibration_tol, waits
     manifest = json.loads((out / "reproduce.json").read_text())
     assert manifest["plan"]["scale_time"] == dict(zip(cal["trace"], cal["scale_time"]))
     assert "calibration_s" in manifest["timings_s"]
@@ -215,10 +216,14 @@ def test_calibration_on_two_processes_and_from_snapshots_finds_the_same_factors(
 
 def test_retry_traces_aim_at_half_the_response_time_in_retries():
     # §V-B: ali206, sys1 and sys2 spend about half their mean response time in ECC retries; the load the
-    # bisection drives down to 0.5 is 1 - that share.  The others aim at the busiest die's busy fraction.
+    # bisection drives down to 0.5 is 1 - that share.  The others aim at a read wait of half the unloaded
+    # latency, a third of the latency (the wait rule), or under the busy rule at the busiest die's busy fraction.
     plan = Plan()
     assert repro.load_target(plan, "alibaba_206") == 0.5 and repro.load_target(plan, "systor2") == 0.5
-    assert repro.load_target(plan, "nexus5") == plan.target_busy
+    assert repro.load_target(plan, "nexus5") == pytest.approx(1 / 3)
+    busy_rule = Plan(target_read_wait=None)
+    assert repro.load_target(busy_rule, "nexus5") == busy_rule.target_busy
+    assert repro.load_target(busy_rule, "systor1") == 0.5
 
 
 def test_lengths_ali206_by_its_rr_count_the_others_by_the_same_amount_of_data(tmp_path):

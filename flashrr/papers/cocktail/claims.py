@@ -93,9 +93,11 @@ def to_markdown(table: pd.DataFrame, runs=None) -> str:
                            "the others the same requests after RAF and repeats): "
                            + ", ".join(f"{t} x{m}" for t, m in plan.replays) + ".")
         if plan.scales:
+            others = (f"its mean read wait {plan.target_read_wait:g} of its unloaded read latency"
+                      if plan.target_read_wait is not None else f"its busiest die busy {plan.target_busy:g} of the run")
             context.append(f"Arrival time factors (calibration.csv; Baseline's retry time half its mean response time "
-                           f"on ali206, sys1 and sys2, its busiest die busy {plan.target_busy:g} of the run on the "
-                           "others): " + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".")
+                           f"on ali206, sys1 and sys2, {others} on the others): "
+                           + ", ".join(f"{t} x{f:.4g}" for t, f in plan.scales) + ".")
     return claims_markdown(table, claims_head("Cocktail (TCAD 2023)", context, DEFINITIONS))
 
 
