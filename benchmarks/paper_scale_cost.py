@@ -22,7 +22,9 @@ its wall time, the CPU time of this process and of its workers (s), the load ave
 before and after, and the factors found.  ``--each`` calibrates the traces one at a time in this
 process and prints, per trace, a line ``{"paper", "stage": "calibration", "trace", "cpu_s"}``
 that ``estimate --calls`` takes as one call (the critical path needs each trace's cost, not
-their mean).  With ``--traces`` or ``--each`` the plan's real samples are left out.
+their mean).  With ``--traces`` or ``--each`` the plan's real samples are left out.  Cocktail's
+lengths come from ali206 alone, so each ``--each`` line of Cocktail includes that calibration,
+which ``reproduce`` runs once.
 
 ``estimate [PAPER ...] [--runs F] [--store DIR] [--calls F] [--manifest F] [--plan P]``: what
 the whole reproduction costs, from measured costs, without running it: per paper and for
@@ -77,7 +79,7 @@ from pathlib import Path
 
 #: the worker counts of the estimate's wall-time columns
 WORKERS = (1, 2, 4, 8)
-#: papers whose reproduction calibrates its traces' load before the sweeps
+#: papers whose reproduction calibrates its traces (lengths or loads) before the sweeps
 CALIBRATED = ("phasedrr", "cocktail", "hotr")
 
 

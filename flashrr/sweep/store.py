@@ -41,11 +41,11 @@ LOCK_FILE = ".lock"
 _SUMMARY_RE = re.compile(r"^([0-9a-f]+)\.parquet$")
 _ERROR_RE = re.compile(r"^([0-9a-f]+)\.error\.json$")
 _ARTIFACT_SUFFIX = {"rr_events": ".rr_events.parquet", "gc_events": ".gc_events.parquet", "hist": ".hist.npz"}
-#: Row order of :func:`load_results`.
 #: columns that time a run (s), different in every run of the same inputs: the engine's
 #: (``sim_wall_s``), the policy's share of it (``policy_time_s``) and the worker's whole call
 #: (``call_wall_s``: imports, the trace's loading, the simulation and the artifacts' collection)
 TIMING_COLUMNS = ("sim_wall_s", "policy_time_s", "call_wall_s")
+#: Row order of :func:`load_results`.
 SORT_COLUMNS = ("trace_source", "device", "policy_name", "policy_params", "seed", "repeat", "engine", "key")
 
 

@@ -58,8 +58,8 @@ go to ``OUT/lengths.csv`` and ``OUT/calibration.csv`` (reused on resume) and
 
 The wait rule: Baseline's mean read latency is ``1 + W`` times its mean read latency at the
 top of ``scale_range`` (arrivals so sparse that a read waits for no other request; one more
-Baseline run per trace), W = ``target_read_wait``.  ``Plan(target_read_wait=None)`` restores the
-busy rule it replaced: Baseline's busiest die busy :data:`TARGET_BUSY` of the run
+Baseline run per trace), W = ``target_read_wait``.  ``Plan(target_read_wait=None)`` selects the
+busy rule instead: Baseline's busiest die busy :data:`TARGET_BUSY` of the run
 (``1 - die_idle_fraction_min``), the same M/D/1 reasoning applied to the busy fraction, which
 under the model twins' bursty arrivals left six of the seven traces' Baselines reading in 0.13
 to 8.7 s (docs/cocktail.md).
