@@ -112,6 +112,15 @@ class TimingConfig:
     completes when its last program ends.  Under ``"user-first"`` queued user
     writes still go before background work.  Needs ``"gc-first"`` or
     ``"user-first"`` and no cache (``cache.capacity_bytes = 0``).
+
+    ``join_writes``: with ``read_priority``, a die starting its first waiting user
+    program takes with it every waiting user program of its other planes at the same
+    page offset whose write has arrived by then, and programs them as one
+    multi-plane command (transfers of all their pages, then the longest program
+    time).  MQSim builds a chip's write command this way from its queue (its
+    ``TSU_Base::issue_command_to_chip``: same die, a plane not yet taken, the same
+    page in the block as the queue's first).  Off, only the pages of one request
+    are programmed together.  Needs ``read_priority``.
     """
 
     _section = "timing"
@@ -123,6 +132,7 @@ class TimingConfig:
     scheduler: str = "user-first"
     channel_model: str = "gap-fill"
     read_priority: bool = False
+    join_writes: bool = False
 
     def __post_init__(self):
         for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
@@ -137,6 +147,11 @@ class TimingConfig:
         _require(not self.read_priority or self.scheduler != "fcfs", "timing.read_priority",
                  "needs timing.scheduler 'gc-first' or 'user-first' ('fcfs' books every transaction when it is "
                  "decided)", self.read_priority)
+        _require(isinstance(self.join_writes, bool), "timing.join_writes", "must be true or false",
+                 self.join_writes)
+        _require(not self.join_writes or self.read_priority, "timing.join_writes",
+                 "joins the user writes that wait in a die's queue; it needs timing.read_priority = true",
+                 self.join_writes)
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,8 @@ def any_device_case(draw):
         cfg = cfg.replace(write_stall=draw(st.booleans()))
     if cfg.cache.capacity_bytes == 0 and cfg.timing.scheduler != "fcfs":
         cfg = cfg.replace(read_priority=draw(st.booleans()))
+        if cfg.timing.read_priority:
+            cfg = cfg.replace(join_writes=draw(st.booleans()))
     cfg = cfg.replace(reserve_gc_frontier=draw(st.booleans()))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))

@@ -58,6 +58,8 @@ def test_shuffler_preset_is_table_1():
     ({"read_priority": "yes"}, "timing.read_priority", "true or false"),
     ({"read_priority": True}, "timing.read_priority", "capacity_bytes = 0"),
     ({"read_priority": True, "capacity_bytes": 0, "scheduler": "fcfs"}, "timing.read_priority", "'gc-first' or"),
+    ({"join_writes": "yes"}, "timing.join_writes", "true or false"),
+    ({"join_writes": True}, "timing.join_writes", "read_priority = true"),
 ])
 def test_impossible_configs_name_field_and_rule(changes, field, rule):
     with pytest.raises(ConfigError, match=rule) as err:
@@ -66,12 +68,14 @@ def test_impossible_configs_name_field_and_rule(changes, field, rule):
 
 
 def test_read_priority_round_trips_through_toml(tmp_path):
-    cfg = SimConfig.preset("shuffler").replace(capacity_bytes=0, scheduler="gc-first", read_priority=True)
-    assert "read_priority = true" in cfg.to_toml()
+    cfg = SimConfig.preset("shuffler").replace(capacity_bytes=0, scheduler="gc-first", read_priority=True,
+                                               join_writes=True)
+    assert "read_priority = true" in cfg.to_toml() and "join_writes = true" in cfg.to_toml()
     cfg.save(tmp_path / "rp.toml")
     back = SimConfig.load(tmp_path / "rp.toml")
-    assert back == cfg and back.timing.read_priority is True
+    assert back == cfg and back.timing.read_priority is True and back.timing.join_writes is True
     assert SimConfig.preset("shuffler").timing.read_priority is False  # off by default
+    assert SimConfig.preset("shuffler").timing.join_writes is False
 
 
 def test_replace_finds_sections_by_field_name():

@@ -184,6 +184,22 @@ def test_read_priority_runs_identical(case, scheduler):
     assert_identical(a, b, allow_error=CAPACITY_ERROR)
 
 
+@settings(max_examples=60)
+@given(any_device_case(), st.sampled_from(["gc-first", "user-first"]))
+def test_join_writes_runs_identical(case, scheduler):
+    """timing.join_writes on every drawn device with at least two planes per die, without a
+    cache, under both schedulers, with every hook and the invariants checked: user
+    programs that arrive before a booked background program of their die (another plane,
+    the same page offset) end with it, and the waiting ones are taken when it is booked."""
+    cfg, trace, repeat, seed = case
+    assume(cfg.geometry.planes_per_die >= 2)
+    cfg = cfg.replace(capacity_bytes=0, scheduler=scheduler, read_priority=True, join_writes=True)
+    pol = HookPolicy()
+    a, b = run_both(cfg, trace, policy=pol, repeat=repeat, seed=seed, check_invariants=True)
+    _record_events(a, pol)
+    assert_identical(a, b, allow_error=CAPACITY_ERROR)
+
+
 @settings(max_examples=25)
 @given(any_device_case())
 def test_invariant_mode_matches_and_holds(case):

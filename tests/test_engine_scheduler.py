@@ -116,6 +116,46 @@ def test_read_priority_serves_a_dies_reads_before_its_writes(engine, scheduler, 
     assert s["io_latency_p99_ns"] == pytest.approx(max(reads + writes), rel=1 / 128)
 
 
+@pytest.mark.parametrize("join, arrive_first, write_latencies", [
+    (False, False, (10_580, 11_570)),
+    (True, False, (2_580, 10_570)),
+    (False, True, (10_595,)),
+    (True, True, (2_595,)),
+])
+def test_join_writes_programs_a_user_write_with_a_background_program(engine, join, arrive_first,
+                                                                     write_latencies):
+    """One die of two planes, a block of 4 pages per plane, each plane its own lane
+    (``static_lane``: even LPNs on plane 0, odd on plane 1); reads 100 ns, programs
+    1_000 ns, erase 5_000 ns, no transfer time; RR threshold 2; ``gc-first`` with read
+    priority.  The fill writes LPNs 0-9: 0, 2, 4, 6 fill plane 0's first block, 1, 3, 5, 7
+    plane 1's, and 8 and 9 open the next block of each plane at offset 0.
+
+    The second read of LPN 0 ends at 200 and decides an RR of plane 0's first block, booked
+    at once: 4 reads (200-600), 4 programs at offsets 0-3 of a fresh block (600-1_600,
+    1_600-2_600, 2_600-3_600, 3_600-4_600) and the erase (4_600-9_600).
+
+    - A write of LPN 9 at 20 goes to plane 1 at offset 1, as the RR's second program:
+      joined, it ends with it at 2_600 (latency 2_580); without the join it waits for the
+      erase (9_600-10_600, 10_580).  A write of LPN 8 at 30 is on plane 0, which the
+      programs hold: it waits either way (after LPN 9's without the join: 10_600-11_600,
+      11_570; else 9_600-10_600, 10_570).
+    - A write of LPN 9 at 5 waits in the die's queue behind the reads (read priority) when
+      the RR is booked: the second program takes it (2_600, latency 2_595), or it waits
+      for the erase (10_595)."""
+    cfg = tiny_config(planes=2, pages=4, blocks=16, rr=2, t_read=100, t_prog=1000, t_erase=5000).replace(
+        scheduler="gc-first", read_priority=True, join_writes=join, placement="static_lane")
+    if arrive_first:
+        trace = page_trace([0, 9, 0], writes=[False, True, False], times=[0, 5, 10])
+    else:
+        trace = page_trace([0, 0, 9, 8], writes=[False, False, True, True], times=[0, 10, 20, 30])
+    res = flashrr.simulate(cfg, trace, engine=engine, check_invariants=True)
+    s = res.summary
+    assert s["rr_count"] == 1 and res.rr_events["erase_end_ns"].tolist() == [9_600]
+    assert s["read_latency_mean_ns"] == pytest.approx((100 + 190) / 2)
+    assert s["write_latency_mean_ns"] == pytest.approx(sum(write_latencies) / len(write_latencies))
+    assert s["write_latency_p99_ns"] == pytest.approx(max(write_latencies), rel=1 / 128)
+
+
 def test_read_priority_refuses_policies_that_need_a_writes_end_on_arrival(engine):
     """Early moves (RL-RR) need each write's completion on arrival, and Rails books its own
     programs on arrival: neither runs with read priority."""

@@ -72,8 +72,8 @@ class ReferenceEngine:
     def _group(self, ppns: list, extras: list | None = None) -> list:
         """Greedy multi-plane grouping, in page order: a page joins the first earlier
         transaction on its die at the same page offset whose planes it does not use.
-        Returns [(die, chan, n_pages, extra_ns), ...] in creation order, where
-        ``extra_ns`` is the largest of the pages' ``extras`` (0 without)."""
+        Returns [(die, chan, n_pages, extra_ns, offset, plane_mask), ...] in creation order,
+        where ``extra_ns`` is the largest of the pages' ``extras`` (0 without)."""
         L = self.L
         k, N = L.k, L.pages_per_block
         txns = []  # [die, off, plane_mask, chan, n, extra]
@@ -90,7 +90,7 @@ class ReferenceEngine:
                     break
             else:
                 txns.append([die, off, 1 << plane, int(L.comp_chan[idx]), 1, extra])
-        return [(tx[0], tx[3], tx[4], tx[5]) for tx in txns]
+        return [(tx[0], tx[3], tx[4], tx[5], tx[1], tx[2]) for tx in txns]
 
     def _record(self, kind: str, latency: int) -> None:
         b = hist_bucket(latency)
@@ -130,7 +130,7 @@ class ReferenceEngine:
         """Write ``lpns`` through the user frontier at ``t``; returns when each page's
         program ends (ns), in order."""
         ends = []
-        for die, chan, n, extra in self._map_pages(lpns, t):
+        for die, chan, n, extra, _, _ in self._map_pages(lpns, t):
             end = self.sched.user_op(die, chan, PH_PROG, n, t, self.L.t_program_ns + extra, cause)
             ends.extend([end] * n)
             self.c["user_flash_transactions"] += 1
@@ -178,7 +178,7 @@ class ReferenceEngine:
                 misses, ppns, where, extras = self.redirector.redirect(misses, ppns, where, extras, t)
                 done = max(done, self.redirector.redirect_end)
                 blocked = self.redirector.redirect_blocked
-            for die, chan, n, extra in self._group(where, extras):
+            for die, chan, n, extra, _, _ in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
                     blocked = True
                 done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
@@ -277,10 +277,16 @@ class ReferenceEngine:
         """timing.read_priority: queue the program transactions ``txns`` of a user write that
         arrived at ``t`` on their dies; ``done``: its completion so far (ns); ``n_held``: its
         pages held by gc.write_stall.  Returns the request's slot in the scheduler."""
-        req = self.sched.write_req(t, done, len(txns) + n_held)
-        for die, chan, n, extra in txns:
-            self.sched.queue_write(die, chan, n, t, self.L.t_program_ns + extra, req)
+        sc = self.sched
+        req = sc.write_req(t, done, len(txns) + n_held)
+        for die, chan, n, extra, off, pmask in txns:
             self.c["user_flash_transactions"] += 1
+            if self.L.join_writes:  # timing.join_writes: into a background program booked to start later
+                end = sc.join_arrival(die, chan, n, t, self.L.t_program_ns + extra, off, pmask)
+                if end >= 0:
+                    sc.write_part_done(req, end)
+                    continue
+            sc.queue_write(die, chan, n, t, self.L.t_program_ns + extra, req, off, pmask)
         return req
 
     def _take_writes(self) -> None:
@@ -311,7 +317,7 @@ class ReferenceEngine:
             for p in held:
                 self.held.hold(p, ftl.lane_of(p), req)
             return None
-        for die, chan, n, extra in self._group(now, extras):
+        for die, chan, n, extra, _, _ in self._group(now, extras):
             done = max(done, self.sched.user_op(die, chan, PH_PROG, n, t, L.t_program_ns + extra, CAUSE_USER))
             self.c["user_flash_transactions"] += 1
         if not held:
@@ -332,11 +338,17 @@ class ReferenceEngine:
                 keep.append((ppn, ln, req))
                 continue
             extras = [self.pv.page_ns(ppn) - L.t_program_ns] if self.pv is not None else None
-            (die, chan, _, extra), = self._group([ppn], extras)  # one page: one transaction, on its die
-            if L.read_priority:  # it waits for its die's reads
-                self.sched.queue_write(die, chan, 1, e, L.t_program_ns + extra, req)
+            (die, chan, _, extra, off, pmask), = self._group([ppn], extras)  # one page: one transaction
+            if L.read_priority:  # it waits for its die's reads, or joins a background program (join_writes)
                 self.c["user_flash_transactions"] += 1
                 self.c["write_stall_ns"] += e - self.sched.wreq[req][0]
+                end = -1
+                if L.join_writes:
+                    end = self.sched.join_arrival(die, chan, 1, e, L.t_program_ns + extra, off, pmask)
+                if end >= 0:
+                    self.sched.write_part_done(req, end)
+                else:
+                    self.sched.queue_write(die, chan, 1, e, L.t_program_ns + extra, req, off, pmask)
                 continue
             end = self.sched.user_op(die, chan, PH_PROG, 1, e, L.t_program_ns + extra, CAUSE_USER)
             self.c["user_flash_transactions"] += 1

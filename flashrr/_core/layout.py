@@ -82,6 +82,7 @@ class Layout:
     gc_max_in_flight: int = 10  # gc.max_victims_in_flight (with gc_erased_pool)
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
     read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
+    join_writes: bool = False  # timing.join_writes: a die programs its waiting writes of other planes at one offset together
     gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
     # the error model's tables when error_model.enabled (errors_py.py reads them), else None
     error_tables: object = None
@@ -182,6 +183,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
         gc_erased_pool=config.gc.free_pool == "erased", gc_max_in_flight=config.gc.max_victims_in_flight,
         gc_write_stall=config.gc.write_stall,
         read_priority=config.timing.read_priority,
+        join_writes=config.timing.join_writes,
         gc_reserve_frontier=config.gc.reserve_gc_frontier,
         error_tables=error_tables,
     )

@@ -310,9 +310,10 @@ cdef class Reclaim:
         # is short once the victim is free, known at the end): its reads, programs and erase
         # then run back to back, so only their counts and total times matter, and no
         # transaction is written down.  Under "user-first" one that is queued after all goes
-        # as runs of transactions (MigrationTxns.read_runs, prog_runs).
+        # as runs of transactions (MigrationTxns.read_runs, prog_runs).  timing.join_writes
+        # needs each program's offset when it is booked, so it takes the queue every time.
         one_die = (plain and not placed and self.pv is None and not self.untimed
-                   and self.sched.group_len[lane] == 1)
+                   and self.sched.group_len[lane] == 1 and not self.sched.join_on)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
         # writes in source order, then one program per (dest superblock, offset, die); the
@@ -519,7 +520,7 @@ cdef class Reclaim:
             return 0
         urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard
         d = self.sched.group_dies[self.sched.group_first[lane]]
-        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0:
+        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0 and not self.sched.join_on:
             # one die with nothing queued: booking in order with the phase barriers is exactly what
             # queueing and forcing would do, without the queue (the common gc-first case)
             phase_end[0] = t

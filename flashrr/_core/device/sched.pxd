@@ -51,8 +51,15 @@ ctypedef struct EraseEv:               # gc.free_pool = "erased": a booked erase
 ctypedef struct UserWrite:             # timing.read_priority: a user program waiting for its die
     int64_t ready                      # its write's arrival, or the erase end that let its lane write (ns)
     int64_t dur                        # programming time (ns)
+    uint64_t pmask                     # the die's planes it programs
     int32_t chan, n_xfer               # its pages' channel, and how many it moves over it
     int32_t req                        # its write request's slot in wreq
+    int32_t off                        # its page offset in the block
+
+ctypedef struct ProgSlot:              # timing.join_writes: one booked background program of a die
+    int64_t start, end                 # when it starts and ends (ns)
+    uint64_t pmask                     # the die's planes it programs, user pages joined to it included
+    int32_t off                        # its page offset in the block
 
 ctypedef struct WriteReq:              # timing.read_priority: a user write with programs not booked yet
     int64_t t                          # arrival (ns)
@@ -146,6 +153,13 @@ cdef class Scheduler:
     cdef int32_t wreq_cap, n_wreq_free
     cdef int64_t* wdone                # latencies (ns) of the write requests completed since the engine took them
     cdef int32_t n_wdone, wdone_cap
+    # ---- background programs user writes may join (timing.join_writes)
+    cdef bint join_on
+    cdef int32_t* comp_plane           # [n_lanes*k] plane within its die of component c of lane l (borrowed)
+    cdef ProgSlot** ps                 # [n_dies] ring buffers, in start order
+    cdef int32_t* ps_head
+    cdef int32_t* ps_len
+    cdef int32_t* ps_cap
     # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
     cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
@@ -286,8 +300,15 @@ cdef class Scheduler:
     # ---- user writes waiting for their die (timing.read_priority)
     cdef int32_t write_req(self, int64_t t, int64_t done, int32_t left) except -1 nogil  # a slot in wreq
     cdef int queue_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
-                         int32_t req) except -1 nogil
+                         int32_t req, int32_t off, uint64_t pmask) except -1 nogil
     cdef int book_write(self, int32_t die) except -1 nogil                  # the die's first queued user program
+    cdef int write_part_done(self, int32_t req, int64_t end) except -1 nogil  # one of a request's programs ends
+    # ---- background programs user writes join (timing.join_writes)
+    cdef int add_slots(self, int32_t die, const Txn* tx, int64_t end, int64_t m) except -1 nogil
+    cdef int64_t join_arrival(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
+                              int32_t off, uint64_t pmask) except -2 nogil
+    cdef int64_t ride(self, ProgSlot* s, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready,
+                      int64_t dur) except -1 nogil
     # ---- idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil

@@ -134,6 +134,8 @@ cdef class Scheduler:
         self._keep = keep = {}
         a = keep["comp_die"] = np.ascontiguousarray(L.comp_die, dtype=np.int32)
         self.comp_die = <int32_t*>a.data
+        a = keep["comp_plane"] = np.ascontiguousarray(L.comp_plane_in_die, dtype=np.int32)
+        self.comp_plane = <int32_t*>a.data
         first = np.zeros(max(1, self.n_lanes), np.int32)
         length = np.zeros(max(1, self.n_lanes), np.int32)
         dies = np.zeros(max(1, self.n_lanes * self.k), np.int32)
@@ -224,6 +226,14 @@ cdef class Scheduler:
         self.wreq_free = <int32_t*>_grow(NULL, sizeof(int32_t) * self.wreq_cap)
         self.wdone_cap = 64
         self.wdone = <int64_t*>_grow(NULL, sizeof(int64_t) * self.wdone_cap)
+        self.join_on = L.join_writes
+        self.ps = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
+        self.ps_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.ps_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.ps_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        for d in range(self.n_dies):
+            self.ps_cap[d] = 64 if self.join_on else 1
+            self.ps[d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.ps_cap[d])
         self.reset()
 
     def __dealloc__(self):
@@ -243,6 +253,9 @@ cdef class Scheduler:
         if self.uq != NULL:
             for i in range(self.n_dies):
                 free(self.uq[i])
+        if self.ps != NULL:
+            for i in range(self.n_dies):
+                free(self.ps[i])
         if self.ivc_spare != NULL:
             for i in range(self.ivc_spare_n):
                 free(self.ivc_spare[i])
@@ -255,6 +268,7 @@ cdef class Scheduler:
         free(self.ev)
         free(self.uq); free(self.uq_head); free(self.uq_len); free(self.uq_cap)
         free(self.wreq); free(self.wreq_free); free(self.wdone)
+        free(self.ps); free(self.ps_head); free(self.ps_len); free(self.ps_cap)
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -271,6 +285,8 @@ cdef class Scheduler:
             self.iq_len[i] = 0
             self.uq_head[i] = 0
             self.uq_len[i] = 0
+            self.ps_head[i] = 0
+            self.ps_len[i] = 0
             self.die_finger[i] = 0
             self.die_finger_ii[i] = 0
             self.hs_stale[i] = 1
@@ -606,6 +622,8 @@ cdef class Scheduler:
                       CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= m
+            if self.join_on:
+                self.add_slots(die, &tx, end, m)
             if self.n_src:
                 for o in range(tx.off, tx.off + <int32_t>m):
                     for c in range(self.k):
@@ -716,8 +734,9 @@ cdef class Scheduler:
         return r
 
     cdef int queue_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
-                         int32_t req) except -1 nogil:
-        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns)."""
+                         int32_t req, int32_t off, uint64_t pmask) except -1 nogil:
+        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns),
+        of the planes ``pmask`` at page offset ``off``."""
         cdef UserWrite* w = <UserWrite*>_ring_push(<void**>&self.uq[die], &self.uq_head[die], &self.uq_len[die],
                                                    &self.uq_cap[die], sizeof(UserWrite))
         w.ready = ready
@@ -725,6 +744,8 @@ cdef class Scheduler:
         w.chan = chan
         w.n_xfer = n_xfer
         w.req = req
+        w.off = off
+        w.pmask = pmask
         self.uw_pending += 1
         self.changed(die)
         return 0
@@ -733,13 +754,16 @@ cdef class Scheduler:
         """Book the die's first queued user program, at max(ready, die free); when it is its
         request's last, the request's latency joins wdone and its slot is freed."""
         cdef UserWrite w = self.uq[die][self.uq_head[die]]
-        cdef WriteReq* r = &self.wreq[w.req]
-        cdef int64_t end
         self.uq_head[die] = _wrap(self.uq_head[die] + 1, self.uq_cap[die])
         self.uq_len[die] -= 1
         self.uw_pending -= 1
         self.changed(die)
-        end = self.user_op(die, w.chan, PH_PROG, w.n_xfer, w.ready, w.dur, CAUSE_USER)
+        return self.write_part_done(w.req, self.user_op(die, w.chan, PH_PROG, w.n_xfer, w.ready, w.dur, CAUSE_USER))
+
+    cdef int write_part_done(self, int32_t req, int64_t end) except -1 nogil:
+        """One program of request slot ``req`` ends at ``end`` (ns); after its last, the
+        request's latency joins wdone and its slot is freed."""
+        cdef WriteReq* r = &self.wreq[req]
         if end > r.done:
             r.done = end
         r.left -= 1
@@ -749,9 +773,77 @@ cdef class Scheduler:
                 self.wdone = <int64_t*>_grow(self.wdone, sizeof(int64_t) * self.wdone_cap)
             self.wdone[self.n_wdone] = r.done - r.t
             self.n_wdone += 1
-            self.wreq_free[self.n_wreq_free] = w.req
+            self.wreq_free[self.n_wreq_free] = req
             self.n_wreq_free += 1
         return 0
+
+    # ================================================================ joined writes (timing.join_writes)
+    cdef int add_slots(self, int32_t die, const Txn* tx, int64_t end, int64_t m) except -1 nogil:
+        """The m background programs of ``tx`` just booked on ``die`` (a run, each after the one
+        before, the last ending at ``end``) become slots, in start order.  Each first takes
+        the user programs waiting on the die that are ready by its start, at its page offset,
+        on planes it does not program yet, in queue order; then it is kept for the user
+        writes that arrive before it starts (join_arrival)."""
+        cdef int32_t lane = tx.dsb // self.S, c, i, j, h, cap
+        cdef uint64_t pmask = 0
+        cdef int64_t x
+        cdef ProgSlot* sl
+        cdef UserWrite* ring
+        cdef UserWrite w
+        for c in range(self.k):
+            if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
+                pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
+        for x in range(m):
+            sl = <ProgSlot*>_ring_push(<void**>&self.ps[die], &self.ps_head[die], &self.ps_len[die],
+                                       &self.ps_cap[die], sizeof(ProgSlot))
+            sl.end = end - (m - 1 - x) * tx.dur
+            sl.start = sl.end - tx.dur
+            sl.off = tx.off + <int32_t>x
+            sl.pmask = pmask
+            i = 0
+            while i < self.uq_len[die]:
+                ring = self.uq[die]
+                cap = self.uq_cap[die]
+                h = self.uq_head[die]
+                w = ring[_wrap(h + i, cap)]
+                if w.ready > sl.start or w.off != sl.off or (w.pmask & sl.pmask):
+                    i += 1
+                    continue
+                for j in range(i, self.uq_len[die] - 1):   # out of the queue; the rest keep their order
+                    ring[_wrap(h + j, cap)] = ring[_wrap(h + j + 1, cap)]
+                self.uq_len[die] -= 1
+                self.uw_pending -= 1
+                self.changed(die)
+                sl.pmask |= w.pmask
+                self.write_part_done(w.req, self.ride(sl, die, w.chan, w.n_xfer, w.ready, w.dur))
+        return 0
+
+    cdef int64_t join_arrival(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
+                              int32_t off, uint64_t pmask) except -2 nogil:
+        """A user program arriving at ``t`` (ns) joins the first slot of ``die`` that starts at or
+        after ``t``, at page offset ``off``, with none of the planes ``pmask``: returns when it
+        ends (ns), or -1 if none.  Slots that started before ``t`` are dropped."""
+        cdef int32_t i
+        cdef ProgSlot* sl
+        while self.ps_len[die] and self.ps[die][self.ps_head[die]].start < t:
+            self.ps_head[die] = _wrap(self.ps_head[die] + 1, self.ps_cap[die])
+            self.ps_len[die] -= 1
+        for i in range(self.ps_len[die]):
+            sl = &self.ps[die][_wrap(self.ps_head[die] + i, self.ps_cap[die])]
+            if sl.off == off and not (sl.pmask & pmask):
+                sl.pmask |= pmask
+                return self.ride(sl, die, chan, n_xfer, t, dur)
+        return -1
+
+    cdef int64_t ride(self, ProgSlot* s, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready,
+                      int64_t dur) except -1 nogil:
+        """A user program joined to slot ``s``: its pages cross the channel in the first free
+        stretch from the later of ``ready`` and n_xfer transfers before the slot starts (never
+        before the horizon); it ends with the slot, or its own program time after its
+        transfer if that is later (ns).  The die's bookings do not move."""
+        cdef int64_t x_end = self.xfer(chan, imax(imax(ready, s.start - n_xfer * self.t_xfer), self.horizon),
+                                       n_xfer, die)
+        return imax(s.end, x_end + dur)
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:

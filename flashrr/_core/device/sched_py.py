@@ -81,8 +81,11 @@ class Scheduler:
         # gc.free_pool = "erased": booked erases whose end is not reached yet, (end, tag, lane, victim)
         self.erase_evs: list = []
         # timing.read_priority: user programs waiting for their die, FIFO per die:
-        # [ready ns, chan, n_xfer, dur ns, request slot]
+        # (ready ns, chan, n_xfer, dur ns, request slot, page offset, plane mask)
         self.uq = [deque() for _ in range(L.n_dies)]
+        # timing.join_writes: booked background programs per die, in start order:
+        # [start ns, end ns, page offset, plane mask (joined user pages included)]
+        self.slots = [deque() for _ in range(L.n_dies)]
         self.uw_pending = 0
         self.wreq: dict = {}  # request slot -> [arrival ns, latest end booked so far ns, programs not booked]
         self.next_wreq = 0
@@ -218,6 +221,8 @@ class Scheduler:
             self.die_q_progs[die] -= 1
             for d in tx.dsts:
                 self.src_of.pop(d, None)
+            if self.L.join_writes:
+                self.add_slot(die, tx, end)
         job.left[tx.phase] -= 1
         job.end[tx.phase] = max(job.end[tx.phase], end)
         if tx.phase == PH_ERASE and job.left[PH_ERASE] == 0:
@@ -266,9 +271,11 @@ class Scheduler:
         self.wreq[r] = [t, done, left]
         return r
 
-    def queue_write(self, die: int, chan: int, n_xfer: int, ready: int, dur: int, req: int) -> None:
-        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns)."""
-        self.uq[die].append((ready, chan, n_xfer, dur, req))
+    def queue_write(self, die: int, chan: int, n_xfer: int, ready: int, dur: int, req: int, off: int,
+                    pmask: int) -> None:
+        """Queue a user program of request slot ``req`` on ``die``, ready at ``ready`` (ns), of
+        the planes ``pmask`` at page offset ``off``."""
+        self.uq[die].append((ready, chan, n_xfer, dur, req, off, pmask))
         self.uw_pending += 1
 
     def write_start(self, die: int) -> int:
@@ -278,15 +285,66 @@ class Scheduler:
     def book_write(self, die: int) -> None:
         """Book the die's first queued user program at :meth:`write_start`; when it is its
         request's last, the request's latency joins ``wdone``."""
-        ready, chan, n_xfer, dur, req = self.uq[die].popleft()
+        ready, chan, n_xfer, dur, req, _, _ = self.uq[die].popleft()
         self.uw_pending -= 1
-        end = self.user_op(die, chan, PH_PROG, n_xfer, ready, dur, CAUSE_USER)
+        self.write_part_done(req, self.user_op(die, chan, PH_PROG, n_xfer, ready, dur, CAUSE_USER))
+
+    def write_part_done(self, req: int, end: int) -> None:
+        """One program of request slot ``req`` ends at ``end`` (ns); after its last, the
+        request's latency joins ``wdone``."""
         r = self.wreq[req]
         r[1] = max(r[1], end)
         r[2] -= 1
         if r[2] == 0:
             self.wdone.append(r[1] - r[0])
             del self.wreq[req]
+
+    # ------------------------------------------------------------------ joined writes (timing.join_writes)
+    def add_slot(self, die: int, tx: Txn, end: int) -> None:
+        """The background program ``tx`` just booked on ``die``, ending at ``end`` (ns), takes
+        the user programs waiting on the die that are ready by its start, at its page offset,
+        on planes it does not program yet, in queue order; then it is kept for the user
+        writes that arrive before it starts (:meth:`join_arrival`)."""
+        L = self.L
+        off = tx.dsts[0] % L.pages_per_block
+        pmask = 0
+        for ppn in tx.dsts:
+            blk = ppn // L.pages_per_block
+            idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
+            pmask |= 1 << int(L.comp_plane_in_die[idx])
+        slot = [end - tx.dur, end, off, pmask]
+        keep = deque()
+        for w in self.uq[die]:
+            ready, chan, n_xfer, dur, req, w_off, w_mask = w
+            if ready > slot[0] or w_off != off or w_mask & slot[3]:
+                keep.append(w)
+                continue
+            self.uw_pending -= 1
+            slot[3] |= w_mask
+            self.write_part_done(req, self.ride(slot, chan, n_xfer, ready, dur))
+        self.uq[die] = keep
+        self.slots[die].append(slot)
+
+    def join_arrival(self, die: int, chan: int, n_xfer: int, t: int, dur: int, off: int, pmask: int) -> int:
+        """A user program arriving at ``t`` (ns) joins the first slot of ``die`` that starts at
+        or after ``t``, at page offset ``off``, with none of the planes ``pmask``: returns
+        when it ends (ns), or -1 if none."""
+        q = self.slots[die]
+        while q and q[0][0] < t:
+            q.popleft()
+        for slot in q:
+            if slot[2] == off and not slot[3] & pmask:
+                slot[3] |= pmask
+                return self.ride(slot, chan, n_xfer, t, dur)
+        return -1
+
+    def ride(self, slot: list, chan: int, n_xfer: int, ready: int, dur: int) -> int:
+        """A user program joined to ``slot``: its pages cross the channel in the first free
+        stretch from the later of ``ready`` and n_xfer transfers before the slot starts (never
+        before the horizon); it ends with the slot, or its own program time after its
+        transfer if that is later (ns)."""
+        x_end = self.xfer(chan, max(ready, slot[0] - n_xfer * self.L.t_xfer_page_ns, self.horizon), n_xfer)
+        return max(slot[1], x_end + dur)
 
     # ------------------------------------------------------------------ idle moves
     def push_idle(self, die: int, lpn: int, src: int, dest: int, t: int) -> None:
