@@ -17,9 +17,11 @@ ideal mapping table, no suspension.  flashrr models MQSim's static CWDP plane al
 (``page_placement.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``) with its
 GC frontier block taken at start (``gc.reserve_gc_frontier``), its pool of erased blocks
 (``gc.free_pool = "erased"``) and its refusal of writes to a plane whose pool is short
-(``gc.write_stall``).  Every run of flashrr is made twice, without and with
-``timing.read_priority`` (MQSim's order of a chip's reads before its writes), except with a
-cache, which read priority does not take.
+(``gc.write_stall``).  Every run of flashrr is made three times: without
+``timing.read_priority`` (MQSim's order of a chip's reads before its writes), with it ("rp"),
+and with it and ``timing.join_writes`` (MQSim's user writes programmed in the multi-plane
+command of a background program of the chip, "rpj"); with a cache only the first, since read
+priority does not take one.
 
 The trace: ``--n`` one-page (8 KiB) requests, Poisson arrivals with a ``--gap-us`` mean gap,
 over a ``--footprint-gib`` footprint starting at LBA 0, uniform or Zipf-skewed.  MQSim's trace
@@ -180,10 +182,11 @@ def latency_stats(is_write: np.ndarray, lat_ns: np.ndarray) -> dict:
 
 
 def flashrr_side(case: Case, blocks: int, mode: str, tr: flashrr.Trace, warmup_ratio: float,
-                 read_priority: bool = False) -> dict:
+                 read_priority: bool = False, join_writes: bool = False) -> dict:
     t = time.perf_counter()
     cfg = device(blocks, case.cache_bytes, mode).replace(
-        fill_ratio=0.0, warmup_random_writes_ratio=warmup_ratio if case.aged else 0.0, read_priority=read_priority)
+        fill_ratio=0.0, warmup_random_writes_ratio=warmup_ratio if case.aged else 0.0, read_priority=read_priority,
+        join_writes=join_writes)
     s = flashrr.simulate(cfg, tr).summary
     out = {k: s[k] for k in ("io_latency_mean_ns", "read_latency_mean_ns", "write_latency_mean_ns",
                              "io_latency_p99_ns", "gc_count", "gc_page_moves", "requests")}
@@ -262,7 +265,10 @@ def _ratio(a, b) -> str:
     return f"{a / b:.2f}"
 
 
-SIDES = ("flashrr", "flashrr rp")  # flashrr with timing.read_priority off and on
+#: flashrr without timing.read_priority, with it, and with it and timing.join_writes
+SIDES = ("flashrr", "flashrr rp", "flashrr rpj")
+SIDE_CHANGES = {"flashrr": {}, "flashrr rp": {"read_priority": True},
+                "flashrr rpj": {"read_priority": True, "join_writes": True}}
 
 
 def _within(f: float, q: float, limit: float) -> str:
@@ -270,9 +276,9 @@ def _within(f: float, q: float, limit: float) -> str:
 
 
 def print_case(name: str, case: Case, runs: dict, n: int) -> None:
-    """``runs``: {(mode, blocks): {"flashrr": stats, "flashrr rp": stats or None (read
-    priority needs no cache), "MQSim": stats or None}}.  One table per mode: each run's
-    flashrr without and with read priority, MQSim, and the two ratios to MQSim."""
+    """``runs``: {(mode, blocks): {side: stats for side in SIDES (None for "flashrr rp" and
+    "flashrr rpj" with a cache), "MQSim": stats or None}}.  One table per mode: each run's
+    flashrr sides, MQSim, and each side's ratio to MQSim."""
     gap = f", mean gap {case.gap_us:g} us" if case.gap_us else ""
     print(f"\n## {name}: {case.read_share:.0%} reads, "
           f"{'Zipf %g' % case.zipf if case.zipf else 'uniform'}, cache {case.cache_bytes >> 20} MiB{gap}, "
@@ -280,7 +286,7 @@ def print_case(name: str, case: Case, runs: dict, n: int) -> None:
     for mode in case.modes:
         cols = [b for m, b in runs if m == mode]
         head = ["measure"] + [f"{b}b {who}" for b in cols
-                              for who in ("flashrr", "flashrr rp", "MQSim", "ratio", "ratio rp")]
+                              for who in SIDES + ("MQSim", "ratio", "ratio rp", "ratio rpj")]
         print(f"\n{mode}:\n\n| " + " | ".join(head) + " |")
         print("|---" + "|---:" * (len(head) - 1) + "|")
         for label, key, div in ROWS:
@@ -300,8 +306,8 @@ def print_case(name: str, case: Case, runs: dict, n: int) -> None:
                   "completed (its latencies above are over those it finished)")
     light = max(case.blocks)
     if all(runs[(m, light)]["MQSim"] for m in case.modes):
-        print(f"\nWithout GC ({light} blocks per plane), flashrr / flashrr rp against MQSim (mean within 15%, "
-              "p99 within 25%?):")
+        print(f"\nWithout GC ({light} blocks per plane), flashrr / flashrr rp / flashrr rpj against MQSim (mean "
+              "within 15%, p99 within 25%?):")
         for mode in case.modes:
             r = runs[(mode, light)]
             q = r["MQSim"]
@@ -311,8 +317,8 @@ def print_case(name: str, case: Case, runs: dict, n: int) -> None:
             print(f"- {mode}: " + "; ".join(parts))
     if len(case.blocks) == 2:
         heavy, light = case.blocks
-        print(f"\nGC interference, {heavy} over {light} blocks per plane (flashrr, flashrr rp / MQSim; each "
-              "within 25%, p99 50%?):")
+        print(f"\nGC interference, {heavy} over {light} blocks per plane (flashrr, flashrr rp, flashrr rpj / "
+              "MQSim; each within 25%, p99 50%?):")
         for mode in case.modes:
             parts = []
             for label, key, _ in ROWS[:4]:
@@ -358,9 +364,10 @@ def main(argv=None) -> None:
         for mode in case.modes:
             for b in case.blocks:
                 q = mqsim_side_run(a, name, case, b, mode, traces) if a.mqsim else None
-                runs[(mode, b)] = {"flashrr": flashrr_side(case, b, mode, tr, a.warmup_ratio), "MQSim": q,
-                                   "flashrr rp": None if case.cache_bytes else
-                                   flashrr_side(case, b, mode, tr, a.warmup_ratio, read_priority=True)}
+                runs[(mode, b)] = {"MQSim": q}
+                for side, changes in SIDE_CHANGES.items():
+                    runs[(mode, b)][side] = (None if case.cache_bytes and changes else
+                                             flashrr_side(case, b, mode, tr, a.warmup_ratio, **changes))
         print_case(name, case, runs, a.n)
         sys.stdout.flush()
 

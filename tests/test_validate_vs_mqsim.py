@@ -126,5 +126,6 @@ def test_flashrr_side_runs_alone_and_prints_every_case(capsys):
     vm.main(["--n", "2000", "--footprint-gib", "0.05", "--case", "70/30", "--case", "GC 50/50"])
     out = capsys.readouterr().out
     assert "## 70/30" in out and "## GC 50/50" in out and "GC interference, 32 over 128" in out
-    assert "| requests measured | 2,000 | 2,000 | - |" in out  # flashrr without and with read priority; no MQSim
-    assert "32b flashrr rp" in out and "GC interference, 32 over 128 blocks per plane (flashrr, flashrr rp" in out
+    assert "| requests measured | 2,000 | 2,000 | 2,000 | - |" in out  # the three flashrr sides; no MQSim
+    assert "32b flashrr rp" in out and "32b flashrr rpj" in out
+    assert "GC interference, 32 over 128 blocks per plane (flashrr, flashrr rp, flashrr rpj" in out
