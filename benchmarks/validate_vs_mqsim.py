@@ -16,8 +16,8 @@ MQSim's over-provisioning (12.7%) and GC thresholds (0.05, hard 0.005), greedy v
 ideal mapping table, no suspension.  flashrr models MQSim's static CWDP plane allocation
 (``page_placement.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``) with its
 GC frontier block taken at start (``gc.reserve_gc_frontier``), its pool of erased blocks
-(``gc.free_pool = "erased"``) and its refusal of writes to a plane whose pool is short
-(``gc.write_stall``).  Every run of flashrr is made three times: without
+(``gc.free_pool = "erased"``), its refusal of writes to a plane whose pool is short
+(``gc.write_stall``) and its GC page moves through the controller (``gc.copyback = false``).  Every run of flashrr is made three times: without
 ``timing.read_priority`` (MQSim's order of a chip's reads before its writes), with it ("rp"),
 and with it and ``timing.join_writes`` (MQSim's user writes programmed in the multi-plane
 command of a background program of the chip, "rpj"); with a cache only the first, since read
@@ -130,6 +130,7 @@ def device(blocks_per_plane: int, cache_bytes: int = 0, scheduler: str = "gc-fir
         read_reclaim=ReadReclaimConfig(rr_enabled=False),
         superblock=SuperblockConfig(sb_planes=1),
     ).replace(scheduler=scheduler, placement="static_lane", free_pool="erased", reserve_gc_frontier=True,
+              copyback=False,  # MQSim's Use_Copyback_for_GC = false: moved pages cross the channel
               write_stall=cache_bytes == 0)  # with a cache, the destage buffer throttles writes instead
 
 

@@ -223,6 +223,13 @@ class GCConfig:
     manager takes a plane's user, GC and mapping frontier blocks at start.  Off (the
     default), a lane opens its GC/RR frontier at its first migration, so on a device
     never collected its first GC comes one superblock of writes later.
+
+    ``copyback``: a GC or RR migration (or a policy's idle move) moves a page within
+    its die without a channel transfer (on, the default), as a die's copyback command
+    does.  Off, every moved page crosses its channel twice: out to the controller after
+    its read and back before its program, as MQSim moves pages with
+    ``Use_Copyback_for_GC`` false (its default).  Pages moved to another die cross it
+    either way.
     """
 
     _section = "gc"
@@ -233,6 +240,7 @@ class GCConfig:
     max_victims_in_flight: int = 10
     write_stall: bool = False
     reserve_gc_frontier: bool = False
+    copyback: bool = True
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -245,6 +253,7 @@ class GCConfig:
                  "needs gc.free_pool = 'erased' (a write waits for an erase to end)", self.write_stall)
         _require(isinstance(self.reserve_gc_frontier, bool), "gc.reserve_gc_frontier", "must be true or false",
                  self.reserve_gc_frontier)
+        _require(isinstance(self.copyback, bool), "gc.copyback", "must be true or false", self.copyback)
 
 
 @dataclass(frozen=True)

@@ -607,6 +607,13 @@ MUTATIONS = (
               "if sl.off == off and not (sl.pmask & pmask):",
               "if sl.off == off:")),
         (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",)),
+    # gc.copyback
+    Mutation(
+        "cb1", "with gc.copyback off, a page moved within its die still does not cross the channel",
+        (Edit("flashrr/_core/layout.py",
+              "gc_copyback=config.gc.copyback,",
+              "gc_copyback=True,"),),
+        (SCHED + "test_without_copyback_a_moved_page_crosses_the_channel_twice",)),
     Mutation(
         "rgf", "with gc.reserve_gc_frontier on, a lane still opens its GC frontier at its first migration",
         (Edit(CORE + "engine_py.py",

@@ -60,6 +60,7 @@ def test_shuffler_preset_is_table_1():
     ({"read_priority": True, "capacity_bytes": 0, "scheduler": "fcfs"}, "timing.read_priority", "'gc-first' or"),
     ({"join_writes": "yes"}, "timing.join_writes", "true or false"),
     ({"join_writes": True}, "timing.join_writes", "read_priority = true"),
+    ({"copyback": 1}, "gc.copyback", "true or false"),
 ])
 def test_impossible_configs_name_field_and_rule(changes, field, rule):
     with pytest.raises(ConfigError, match=rule) as err:

@@ -38,6 +38,19 @@ def test_user_first_read_waits_only_for_the_running_transaction(engine):
     assert res.summary["user_wait_behind_bg_ns"] == 700
 
 
+@pytest.mark.parametrize("copyback, erase_end", [(True, 40_110 + 22_600), (False, 40_110 + 22_920)])
+def test_without_copyback_a_moved_page_crosses_the_channel_twice(engine, copyback, erase_end):
+    """The RR of _rr_then_read under "gc-first", with 10 ns page transfers: each user read
+    takes 110 ns, so the fifth ends at 40_110 and decides the RR, booked at once.  With
+    copyback its 16 moves stay on the die: 16 reads of 100 ns, 16 programs of 1_000 ns and
+    the erase, 22_600 ns.  Without, each page goes out after its read (110 ns) and back
+    before its program (1_010 ns): 22_920 ns, all of it die time."""
+    res = _rr_then_read(engine, "gc-first", t_xfer=10, copyback=copyback)
+    assert res.summary["rr_count"] == 1 and res.summary["rr_page_moves"] == 16
+    assert res.rr_events["erase_end_ns"].tolist() == [erase_end]
+    assert res.summary["busy_rr_ns"] == erase_end - 40_110
+
+
 @pytest.mark.parametrize("hard_ratio, erase_end, latency, wait", [
     (0.4, 62_700, 12_800, 12_700),  # urgent: the RR is booked whole at 40_100
     (0.005, 62_800, 800, 700),      # the default (1 superblock): queued, as in the test above

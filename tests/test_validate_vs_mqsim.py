@@ -69,6 +69,7 @@ def test_filled_cases_skip_the_random_writes_and_take_their_own_load():
     assert (far.gap_us, near.gap_us) == (100.0, 15.0) and far.footprint_gib == near.footprint_gib == 3.5
     cfg = vm.device(32)
     assert cfg.gc.reserve_gc_frontier and cfg.gc.write_stall and cfg.gc.free_pool == "erased"
+    assert not cfg.gc.copyback  # MQSim's Use_Copyback_for_GC = false
 
 
 def test_device_xml_sets_what_the_comparison_needs():
@@ -80,6 +81,7 @@ def test_device_xml_sets_what_the_comparison_needs():
     assert get("Die_No_Per_Chip") == "1" and get("Plane_No_Per_Die") == "4"
     assert get("Data_Cache_Capacity") == str(64 << 20)
     assert get("Queue_Fetch_Size") == "65535"  # no window on requests in flight, as in flashrr
+    assert get("Use_Copyback_for_GC") == "false" and not vm.device(32).gc.copyback  # both move GC pages out and in
     wl = ET.fromstring(ms.workload_xml(Path("/x/t.trace"), cached=False))
     assert wl.find(".//Device_Level_Data_Caching_Mode").text == "TURNED_OFF"
     assert wl.find(".//File_Path").text == "/x/t.trace" and wl.find(".//Initial_Occupancy_Percentage").text == "0"

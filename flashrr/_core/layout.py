@@ -84,6 +84,7 @@ class Layout:
     read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
     join_writes: bool = False  # timing.join_writes: a die programs its waiting writes of other planes at one offset together
     gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
+    gc_copyback: bool = True  # gc.copyback: a page moved within its die does not cross the channel
     # the error model's tables when error_model.enabled (errors_py.py reads them), else None
     error_tables: object = None
 
@@ -185,6 +186,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
         read_priority=config.timing.read_priority,
         join_writes=config.timing.join_writes,
         gc_reserve_frontier=config.gc.reserve_gc_frontier,
+        gc_copyback=config.gc.copyback,
         error_tables=error_tables,
     )
 

@@ -18,6 +18,7 @@ cdef class MigrationTxns:
     cdef Ftl ftl
     cdef object _keep                  # NumPy arrays that own the memory below (and the reclaim layer's)
     cdef int32_t k, N
+    cdef bint copyback                 # gc.copyback: a page moved within its die does not cross the channel
     cdef int64_t t_read, t_prog, t_erase
     cdef int32_t* comp_die             # the reclaim layer's arrays (borrowed): die and channel of component c
     cdef int32_t* comp_chan            # of lane l, extra read time after 0..steps retries,

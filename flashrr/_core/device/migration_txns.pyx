@@ -145,6 +145,7 @@ cdef class MigrationTxns:
         self.ftl = ftl
         self.k = L.k
         self.N = L.pages_per_block
+        self.copyback = L.gc_copyback
         self.t_read = L.t_read_ns
         self.t_prog = L.t_program_ns
         self.t_erase = L.t_erase_ns
@@ -204,7 +205,7 @@ cdef class MigrationTxns:
                 if cretry[c] > r_extra[r]:
                     r_extra[r] = cretry[c]
                 r_chan[r] = self.comp_chan[base + c]
-                if cdie[self.m_dest[q]] != cdie[c]:
+                if cdie[self.m_dest[q]] != cdie[c] or not self.copyback:
                     r_xfer[r] += 1
                 q += 1
             for o in range(nd):
@@ -339,7 +340,7 @@ cdef class MigrationTxns:
                         if q >= 0:
                             if drank[self.m_dest[q]] != r:
                                 break
-                            if self.comp_die[base + self.m_comp[q]] != d:
+                            if self.comp_die[base + self.m_comp[q]] != d or not self.copyback:
                                 xfer += 1
                             cmask |= (<uint64_t>1) << self.m_dest[q]
                             rowp[j] = -1
@@ -383,7 +384,7 @@ cdef class MigrationTxns:
             d = self.comp_die[base + self.m_dest[ki[q0].idx]]
             while q1 < n and ki[q1].key == key:
                 q = <int32_t>ki[q1].idx
-                if self.comp_die[base + self.m_comp[q]] != d:
+                if self.comp_die[base + self.m_comp[q]] != d or not self.copyback:
                     xfer += 1
                 cmask |= (<uint64_t>1) << self.m_dest[q]
                 q1 += 1

@@ -311,9 +311,10 @@ cdef class Reclaim:
         # then run back to back, so only their counts and total times matter, and no
         # transaction is written down.  Under "user-first" one that is queued after all goes
         # as runs of transactions (MigrationTxns.read_runs, prog_runs).  timing.join_writes
-        # needs each program's offset when it is booked, so it takes the queue every time.
+        # needs each program's offset when it is booked, and with gc.copyback off every
+        # transaction moves data over the channel: either way the queue is taken every time.
         one_die = (plain and not placed and self.pv is None and not self.untimed
-                   and self.sched.group_len[lane] == 1 and not self.sched.join_on)
+                   and self.sched.group_len[lane] == 1 and not self.sched.join_on and self.tx.copyback)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
         # writes in source order, then one program per (dest superblock, offset, die); the
@@ -657,7 +658,7 @@ cdef class Reclaim:
             self.em.programmed(self.ftl.div_N(ppn), start)
         self.cnt[C_PROGRAMMED] += 1
         ddie = self.die_of(ppn)
-        cross = 1 if ddie != die else 0
+        cross = 1 if ddie != die or not self.tx.copyback else 0
         extra = self.retry_extra[self.retries(src // N)]
         r_end = self.sched.op(die, self.comp_chan[lane * k + (src // N) % k], PH_READ, cross, start,
                       self.t_read + extra, cause)

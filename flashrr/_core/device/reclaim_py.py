@@ -207,7 +207,7 @@ class Reclaim:
                     if int(L.comp_die[base + comps[q]]) == d:
                         extra = max(extra, self.retries(victim * k + comps[q]))
                         chan = int(L.comp_chan[base + comps[q]])
-                        if int(L.comp_die[base + int(dest[q])]) != d:
+                        if int(L.comp_die[base + int(dest[q])]) != d or not L.gc_copyback:
                             xfer += 1
                 txns.append((PH_READ, d, chan, xfer, L.t_read_ns + int(L.retry_extra_ns[extra]), ()))
             i = j
@@ -221,7 +221,7 @@ class Reclaim:
                 xfer = 0
                 while q1 < n and key[order[q1]] == key[order[q0]]:
                     q = order[q1]
-                    if int(L.comp_die[base + comps[q]]) != int(ddie[q]):
+                    if int(L.comp_die[base + comps[q]]) != int(ddie[q]) or not L.gc_copyback:
                         xfer += 1
                     q1 += 1
                 dsts = tuple(int(new_ppns[order[q]]) for q in range(q0, q1))
@@ -383,7 +383,7 @@ class Reclaim:
             self.em.programmed(ppn // N, start)
         self.c["flash_pages_programmed"] += 1
         ddie = self.die_of(ppn)
-        cross = 1 if ddie != die else 0
+        cross = 1 if ddie != die or not L.gc_copyback else 0
         extra = int(L.retry_extra_ns[self.retries(src // N)])
         r_end = sc.op(die, int(L.comp_chan[lane * k + (src // N) % k]), PH_READ, cross, start,
                       L.t_read_ns + extra, cause)
