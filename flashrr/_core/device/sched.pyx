@@ -793,6 +793,9 @@ cdef class Scheduler:
         for c in range(self.k):
             if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
                 pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
+        while self.ps_len[die] and self.ps[die][self.ps_head[die]].start < self.horizon:
+            self.ps_head[die] = _wrap(self.ps_head[die] + 1, self.ps_cap[die])   # no arrival can join it now
+            self.ps_len[die] -= 1
         for x in range(m):
             sl = <ProgSlot*>_ring_push(<void**>&self.ps[die], &self.ps_head[die], &self.ps_len[die],
                                        &self.ps_cap[die], sizeof(ProgSlot))

@@ -313,6 +313,9 @@ class Scheduler:
             idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
             pmask |= 1 << int(L.comp_plane_in_die[idx])
         slot = [end - tx.dur, end, off, pmask]
+        q = self.slots[die]
+        while q and q[0][0] < self.horizon:  # no arrival can join it now
+            q.popleft()
         keep = deque()
         for w in self.uq[die]:
             ready, chan, n_xfer, dur, req, w_off, w_mask = w
