@@ -121,6 +121,13 @@ class TimingConfig:
     ``TSU_Base::issue_command_to_chip``: same die, a plane not yet taken, the same
     page in the block as the queue's first).  Off, only the pages of one request
     are programmed together.  Needs ``read_priority``.
+
+    ``join_reads``: a user read that arrives before a booked background (GC, RR) read
+    of its die starts, at the same page offset on another plane, senses with it in
+    one multi-plane command (MQSim joins a chip's user reads to its GC read commands
+    the same way): it ends when its pages have crossed the channel after that read's
+    sensing.  Only when its own sensing time (retries included) is no longer than
+    the background read's.  Off, every user read is booked on its own.
     """
 
     _section = "timing"
@@ -133,6 +140,7 @@ class TimingConfig:
     channel_model: str = "gap-fill"
     read_priority: bool = False
     join_writes: bool = False
+    join_reads: bool = False
 
     def __post_init__(self):
         for name in ("t_read_ns", "t_program_ns", "t_erase_ns"):
@@ -149,6 +157,8 @@ class TimingConfig:
                  "decided)", self.read_priority)
         _require(isinstance(self.join_writes, bool), "timing.join_writes", "must be true or false",
                  self.join_writes)
+        _require(isinstance(self.join_reads, bool), "timing.join_reads", "must be true or false",
+                 self.join_reads)
         _require(not self.join_writes or self.read_priority, "timing.join_writes",
                  "joins the user writes that wait in a die's queue; it needs timing.read_priority = true",
                  self.join_writes)

@@ -607,6 +607,25 @@ MUTATIONS = (
               "if sl.off == off and not (sl.pmask & pmask):",
               "if sl.off == off:")),
         (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",)),
+    # timing.join_reads
+    Mutation(
+        "jr1", "with join_reads on, a user read joins a background read at any page offset",
+        (Edit(CORE + "device/sched_py.py",
+              "if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:",
+              "if not slot[3] & pmask and slot[1] - slot[0] >= dur:"),
+         Edit(CORE + "device/sched.pyx",
+              "if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:",
+              "if not (sl.pmask & pmask) and sl.end - sl.start >= dur:")),
+        (SCHED + "test_join_reads_senses_a_user_read_with_a_background_read",)),
+    Mutation(
+        "jr2", "with join_reads on, a user read joins a background read of its own plane",
+        (Edit(CORE + "device/sched_py.py",
+              "if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:",
+              "if slot[2] == off and slot[1] - slot[0] >= dur:"),
+         Edit(CORE + "device/sched.pyx",
+              "if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:",
+              "if sl.off == off and sl.end - sl.start >= dur:")),
+        (SCHED + "test_join_reads_senses_a_user_read_with_a_background_read",)),
     # gc.copyback
     Mutation(
         "cb1", "with gc.copyback off, a page moved within its die still does not cross the channel",

@@ -122,7 +122,8 @@ def any_device_case(draw):
         cfg = cfg.replace(read_priority=draw(st.booleans()))
         if cfg.timing.read_priority:
             cfg = cfg.replace(join_writes=draw(st.booleans()))
-    cfg = cfg.replace(reserve_gc_frontier=draw(st.booleans()), copyback=draw(st.booleans()))
+    cfg = cfg.replace(reserve_gc_frontier=draw(st.booleans()), copyback=draw(st.booleans()),
+                      join_reads=draw(st.booleans()))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)

@@ -61,6 +61,7 @@ def test_shuffler_preset_is_table_1():
     ({"join_writes": "yes"}, "timing.join_writes", "true or false"),
     ({"join_writes": True}, "timing.join_writes", "read_priority = true"),
     ({"copyback": 1}, "gc.copyback", "true or false"),
+    ({"join_reads": "no"}, "timing.join_reads", "true or false"),
 ])
 def test_impossible_configs_name_field_and_rule(changes, field, rule):
     with pytest.raises(ConfigError, match=rule) as err:

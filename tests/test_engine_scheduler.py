@@ -169,6 +169,27 @@ def test_join_writes_programs_a_user_write_with_a_background_program(engine, joi
     assert s["write_latency_p99_ns"] == pytest.approx(max(write_latencies), rel=1 / 128)
 
 
+@pytest.mark.parametrize("join, read_latencies", [(False, (100, 190, 9_450, 9_540)), (True, (100, 190, 250, 9_440))])
+def test_join_reads_senses_a_user_read_with_a_background_read(engine, join, read_latencies):
+    """The device of the join_writes test, with LPNs 0-6 filled (LPN 5 at offset 2 of plane
+    1's first block).  The RR of plane 0's first block (LPNs 0, 2, 4, 6) is decided at 200
+    and booked at once: reads of offsets 0-3 at 200, 300, 400 and 500, then its programs to
+    offsets 0-3 of a fresh block and the erase (to 9_600).
+
+    A read of LPN 5 at 250 (plane 1, offset 2) senses with the RR's third read (400-500) and
+    ends at 500 (latency 250); without the join it waits for the erase (9_600-9_700, 9_450).
+    A read of LPN 6 at 260 (now at offset 3 of plane 0) is on the plane the RR's reads
+    hold: it waits either way (9_600-9_700, or after LPN 5's read 9_700-9_800)."""
+    cfg = tiny_config(planes=2, pages=4, blocks=16, rr=2, t_read=100, t_prog=1000, t_erase=5000).replace(
+        scheduler="gc-first", join_reads=join, placement="static_lane")
+    res = flashrr.simulate(cfg, page_trace([0, 0, 5, 6], times=[0, 10, 250, 260]), engine=engine,
+                           check_invariants=True)
+    s = res.summary
+    assert s["rr_count"] == 1 and res.rr_events["erase_end_ns"].tolist() == [9_600]
+    assert s["read_latency_mean_ns"] == pytest.approx(sum(read_latencies) / 4)
+    assert s["read_latency_p99_ns"] == pytest.approx(max(read_latencies), rel=1 / 128)
+
+
 def test_read_priority_refuses_policies_that_need_a_writes_end_on_arrival(engine):
     """Early moves (RL-RR) need each write's completion on arrival, and Rails books its own
     programs on arrival: neither runs with read priority."""

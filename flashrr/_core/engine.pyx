@@ -267,7 +267,7 @@ cdef class CompiledEngine:
 
     cdef int _read(self, int64_t t, int64_t lpn0, int64_t lpn1) except -1 nogil:
         cdef int32_t nm = 0, ntx, i, s, np_ = 0, n_ev = 0, nm0, j
-        cdef int64_t lpn, done = t + self.t_dram, blk, ppn
+        cdef int64_t lpn, done = t + self.t_dram, blk, ppn, end
         cdef int32_t sb
         cdef bint blocked = False, seen
         cdef int64_t hits = 0
@@ -310,8 +310,14 @@ cdef class CompiledEngine:
             for i in range(ntx):
                 if self.sched.die_prog_end[self.tx_die[i]] > t or self.sched.die_q_progs[self.tx_die[i]] > 0:
                     blocked = True
-                done = imax(done, self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_READ, self.tx_n[i], t,
-                                             self.t_read + self.tx_extra[i], CAUSE_USER))
+                end = -1
+                if self.sched.jr_on:  # timing.join_reads: with a background read booked to start later
+                    end = self.sched.join_read(self.tx_die[i], self.tx_chan[i], self.tx_n[i], t,
+                                               self.t_read + self.tx_extra[i], self.tx_off[i], self.tx_mask[i])
+                if end < 0:
+                    end = self.sched.user_op(self.tx_die[i], self.tx_chan[i], PH_READ, self.tx_n[i], t,
+                                             self.t_read + self.tx_extra[i], CAUSE_USER)
+                done = imax(done, end)
                 self.cnt[C_RETRY_NS] += self.tx_extra[i]
                 self.cnt[C_READ_FLASH_NS] += self.t_read + self.tx_extra[i]
                 self.cnt[C_USER_TXNS] += 1

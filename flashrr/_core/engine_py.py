@@ -178,10 +178,15 @@ class ReferenceEngine:
                 misses, ppns, where, extras = self.redirector.redirect(misses, ppns, where, extras, t)
                 done = max(done, self.redirector.redirect_end)
                 blocked = self.redirector.redirect_blocked
-            for die, chan, n, extra, _, _ in self._group(where, extras):
+            for die, chan, n, extra, off, pmask in self._group(where, extras):
                 if sc.die_prog_end[die] > t or sc.die_q_progs[die] > 0:
                     blocked = True
-                done = max(done, sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER))
+                end = -1
+                if L.join_reads:  # timing.join_reads: with a background read booked to start later
+                    end = sc.join_read(die, chan, n, t, L.t_read_ns + extra, off, pmask)
+                if end < 0:
+                    end = sc.user_op(die, chan, PH_READ, n, t, L.t_read_ns + extra, CAUSE_USER)
+                done = max(done, end)
                 c["retry_time_ns"] += extra
                 c["user_read_flash_ns"] += L.t_read_ns + extra
                 c["user_flash_transactions"] += 1

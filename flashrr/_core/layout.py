@@ -83,6 +83,7 @@ class Layout:
     gc_write_stall: bool = False  # gc.write_stall: uncached user pages wait while their lane's pool is short
     read_priority: bool = False  # timing.read_priority: a die serves its waiting user reads before its user writes
     join_writes: bool = False  # timing.join_writes: a die programs its waiting writes of other planes at one offset together
+    join_reads: bool = False  # timing.join_reads: a user read senses with a later background read of its die
     gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
     gc_copyback: bool = True  # gc.copyback: a page moved within its die does not cross the channel
     # the error model's tables when error_model.enabled (errors_py.py reads them), else None
@@ -185,6 +186,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
         gc_write_stall=config.gc.write_stall,
         read_priority=config.timing.read_priority,
         join_writes=config.timing.join_writes,
+        join_reads=config.timing.join_reads,
         gc_reserve_frontier=config.gc.reserve_gc_frontier,
         gc_copyback=config.gc.copyback,
         error_tables=error_tables,

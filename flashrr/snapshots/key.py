@@ -28,7 +28,7 @@ FORMAT = 1
 _NOT_READ = frozenset({"cache_pages", "read_allocate", "write_ack_insert", "destage_pages", "scheduler",
                        "channel_gapfill", "t_read_ns", "t_program_ns", "t_erase_ns", "t_xfer_page_ns", "t_dram_ns",
                        "t_retry_ns", "retry_extra_ns", "gc_write_stall", "read_priority", "join_writes",
-                       "gc_copyback", "pv", "error_tables"})
+                       "join_reads", "gc_copyback", "pv", "error_tables"})
 #: Layout fields the engine acts on when it is built, before preconditioning: the digest of
 #: its initial state (the key's ``initial_state``) holds their effect.
 _IN_INITIAL_STATE = frozenset({"gc_reserve_frontier"})

@@ -43,8 +43,8 @@ cdef class MigrationTxns:
     cdef uint64_t* x_cmask
     cdef int32_t* x_count              # transactions an entry stands for (runs)
 
-    cdef int32_t reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
-                       const int32_t* drank) noexcept nogil             # one per (source row, die)
+    cdef int32_t reads(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* cdie,
+                       const int64_t* cretry, const int32_t* drank) noexcept nogil  # one per (source row, die)
     cdef int64_t read_time(self, int32_t n, const int64_t* cretry, int32_t* n_rows) noexcept nogil
     cdef int32_t _source_row(self, int32_t q, int32_t n, const int64_t* cretry, int64_t* worst) noexcept nogil
     cdef int32_t read_runs(self, int32_t n, int32_t d, int32_t chan, const int64_t* cretry) noexcept nogil

@@ -175,18 +175,21 @@ cdef class MigrationTxns:
         a = arr("x_cmask", nx, np.uint64); self.x_cmask = <uint64_t*>a.data
         a = arr("x_count", nx, np.int32); self.x_count = <int32_t*>a.data
 
-    cdef int32_t reads(self, int32_t n, int32_t nt, int32_t base, const int32_t* cdie, const int64_t* cretry,
-                        const int32_t* drank) noexcept nogil:
+    cdef int32_t reads(self, int32_t victim, int32_t n, int32_t nt, int32_t base, const int32_t* cdie,
+                        const int64_t* cretry, const int32_t* drank) noexcept nogil:
         """The reads of migrated pages 0..n-1 (source order) as transactions nt, nt+1, ...: one
         per (source row, die), the dies of a row in the order its pages meet them; returns the
         new count.  A transaction takes its slowest page's retries, and counts its pages bound
-        for another die (channel transfers).  A die's slots are its rank's (``drank``)."""
+        for another die (channel transfers).  A die's slots are its rank's (``drank``).  Each
+        carries the victim superblock, the row's offset and its source components on the die
+        (x_dsb, x_off, x_cmask: what timing.join_reads matches a user read against)."""
         cdef int32_t q = 0, c, r, nd, o, off
         cdef int32_t order[64]
         cdef int32_t r_xfer[64]
         cdef int32_t r_chan[64]
         cdef int32_t r_die[64]
         cdef int64_t r_extra[64]
+        cdef uint64_t r_cmask[64]
         while q < n:
             off = self.m_off[q]
             nd = 0
@@ -201,16 +204,21 @@ cdef class MigrationTxns:
                     nd += 1
                     r_extra[r] = 0
                     r_xfer[r] = 0
+                    r_cmask[r] = 0
                     r_die[r] = cdie[c]
                 if cretry[c] > r_extra[r]:
                     r_extra[r] = cretry[c]
                 r_chan[r] = self.comp_chan[base + c]
+                r_cmask[r] |= (<uint64_t>1) << c
                 if cdie[self.m_dest[q]] != cdie[c] or not self.copyback:
                     r_xfer[r] += 1
                 q += 1
             for o in range(nd):
                 r = order[o]
                 self.emit(nt, PH_READ, r_die[r], r_chan[r], r_xfer[r], self.t_read + self.retry_extra[r_extra[r]])
+                self.x_dsb[nt] = victim
+                self.x_off[nt] = off
+                self.x_cmask[nt] = r_cmask[r]
                 nt += 1
         return nt
 

@@ -311,10 +311,12 @@ cdef class Reclaim:
         # then run back to back, so only their counts and total times matter, and no
         # transaction is written down.  Under "user-first" one that is queued after all goes
         # as runs of transactions (MigrationTxns.read_runs, prog_runs).  timing.join_writes
-        # needs each program's offset when it is booked, and with gc.copyback off every
-        # transaction moves data over the channel: either way the queue is taken every time.
+        # (join_reads) needs each program's (read's) offset when it is booked, and with
+        # gc.copyback off every transaction moves data over the channel: the queue is then
+        # taken every time.
         one_die = (plain and not placed and self.pv is None and not self.untimed
-                   and self.sched.group_len[lane] == 1 and not self.sched.join_on and self.tx.copyback)
+                   and self.sched.group_len[lane] == 1 and not self.sched.join_on and not self.sched.jr_on
+                   and self.tx.copyback)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
         # writes in source order, then one program per (dest superblock, offset, die); the
@@ -349,7 +351,7 @@ cdef class Reclaim:
             self.ftl.remap(self.m_lpn[q], ppn)
             self.m_newppn[q] = ppn
         if not direct:
-            nt = self.tx.reads(n, nt, base, cdie, cretry, drank)
+            nt = self.tx.reads(victim, n, nt, base, cdie, cretry, drank)
             nt = self.tx.progs_erases(victim, n, nt, base, drank, n_ranks, self.pv)
         self.cnt[C_PROGRAMMED] += n
         for c in range(k):
@@ -521,7 +523,8 @@ cdef class Reclaim:
             return 0
         urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard
         d = self.sched.group_dies[self.sched.group_first[lane]]
-        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0 and not self.sched.join_on:
+        if (urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0 and not self.sched.join_on
+                and not self.sched.jr_on):
             # one die with nothing queued: booking in order with the phase barriers is exactly what
             # queueing and forcing would do, without the queue (the common gc-first case)
             phase_end[0] = t

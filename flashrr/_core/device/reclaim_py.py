@@ -202,14 +202,15 @@ class Reclaim:
                 if d not in dies_seen:
                     dies_seen.append(d)
             for d in dies_seen:
-                extra, xfer, chan = 0, 0, 0
+                extra, xfer, chan, srcs = 0, 0, 0, []
                 for q in range(i, j):
                     if int(L.comp_die[base + comps[q]]) == d:
                         extra = max(extra, self.retries(victim * k + comps[q]))
                         chan = int(L.comp_chan[base + comps[q]])
+                        srcs.append((victim * k + int(comps[q])) * N + int(offs[q]))
                         if int(L.comp_die[base + int(dest[q])]) != d or not L.gc_copyback:
                             xfer += 1
-                txns.append((PH_READ, d, chan, xfer, L.t_read_ns + int(L.retry_extra_ns[extra]), ()))
+                txns.append((PH_READ, d, chan, xfer, L.t_read_ns + int(L.retry_extra_ns[extra]), tuple(srcs)))
             i = j
         if n:
             ddie = L.comp_die[base + dest]

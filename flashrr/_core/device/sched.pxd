@@ -56,8 +56,8 @@ ctypedef struct UserWrite:             # timing.read_priority: a user program wa
     int32_t req                        # its write request's slot in wreq
     int32_t off                        # its page offset in the block
 
-ctypedef struct ProgSlot:              # timing.join_writes: one booked background program of a die
-    int64_t start, end                 # when it starts and ends (ns)
+ctypedef struct ProgSlot:              # timing.join_writes (join_reads): one booked background program
+    int64_t start, end                 # (read) of a die: when it starts and ends (a read: its sensing) (ns)
     uint64_t pmask                     # the die's planes it programs, user pages joined to it included
     int32_t off                        # its page offset in the block
 
@@ -160,6 +160,12 @@ cdef class Scheduler:
     cdef int32_t* ps_head
     cdef int32_t* ps_len
     cdef int32_t* ps_cap
+    # ---- background reads user reads may join (timing.join_reads)
+    cdef bint jr_on
+    cdef ProgSlot** rs                 # [n_dies] ring buffers, in start order
+    cdef int32_t* rs_head
+    cdef int32_t* rs_len
+    cdef int32_t* rs_cap
     # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
     cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
@@ -309,6 +315,10 @@ cdef class Scheduler:
                               int32_t off, uint64_t pmask) except -2 nogil
     cdef int64_t ride(self, ProgSlot* s, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready,
                       int64_t dur) except -1 nogil
+    # ---- background reads user reads join (timing.join_reads)
+    cdef int add_read_slots(self, int32_t die, const Txn* tx, int64_t start, int64_t m) except -1 nogil
+    cdef int64_t join_read(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
+                           int32_t off, uint64_t pmask) except -2 nogil
     # ---- idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil
     cdef IdleMove pop_idle(self, int32_t die) noexcept nogil

@@ -234,6 +234,14 @@ cdef class Scheduler:
         for d in range(self.n_dies):
             self.ps_cap[d] = 64 if self.join_on else 1
             self.ps[d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.ps_cap[d])
+        self.jr_on = L.join_reads
+        self.rs = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
+        self.rs_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.rs_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        self.rs_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+        for d in range(self.n_dies):
+            self.rs_cap[d] = 64 if self.jr_on else 1
+            self.rs[d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.rs_cap[d])
         self.reset()
 
     def __dealloc__(self):
@@ -256,6 +264,9 @@ cdef class Scheduler:
         if self.ps != NULL:
             for i in range(self.n_dies):
                 free(self.ps[i])
+        if self.rs != NULL:
+            for i in range(self.n_dies):
+                free(self.rs[i])
         if self.ivc_spare != NULL:
             for i in range(self.ivc_spare_n):
                 free(self.ivc_spare[i])
@@ -269,6 +280,7 @@ cdef class Scheduler:
         free(self.uq); free(self.uq_head); free(self.uq_len); free(self.uq_cap)
         free(self.wreq); free(self.wreq_free); free(self.wdone)
         free(self.ps); free(self.ps_head); free(self.ps_len); free(self.ps_cap)
+        free(self.rs); free(self.rs_head); free(self.rs_len); free(self.rs_cap)
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -287,6 +299,8 @@ cdef class Scheduler:
             self.uq_len[i] = 0
             self.ps_head[i] = 0
             self.ps_len[i] = 0
+            self.rs_head[i] = 0
+            self.rs_len[i] = 0
             self.die_finger[i] = 0
             self.die_finger_ii[i] = 0
             self.hs_stale[i] = 1
@@ -515,7 +529,7 @@ cdef class Scheduler:
         cdef Txn* ring = self.q[die]
         cdef Txn* tx
         cdef bint joined = False
-        if ln and n_xfer == 0 and phase != PH_ERASE:
+        if ln and n_xfer == 0 and phase != PH_ERASE and not (phase == PH_READ and self.jr_on):
             tx = &ring[_wrap(h + ln - 1, cap)]
             joined = (tx.job == job and tx.phase == phase and tx.n_xfer == 0 and tx.dur == dur and tx.chan == chan
                       and (phase == PH_READ or (tx.dsb == dsb and tx.cmask == cmask and tx.off + tx.count == off)))
@@ -603,7 +617,7 @@ cdef class Scheduler:
         cdef Txn* head = &self.q[die][self.q_head[die]]
         cdef Txn tx = head[0]
         cdef Job* job = &self.jobs[tx.job]
-        cdef int64_t end, ppn, m = 1
+        cdef int64_t end, ppn, m = 1, s0 = imax(start, self.die_free[die])
         cdef int32_t c, o
         if tx.count > 1:
             if tx.dur <= 0:
@@ -620,6 +634,8 @@ cdef class Scheduler:
         self.changed(die)
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, m * tx.dur,
                       CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
+        if tx.phase == PH_READ and self.jr_on:
+            self.add_read_slots(die, &tx, s0, m)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= m
             if self.join_on:
@@ -847,6 +863,49 @@ cdef class Scheduler:
         cdef int64_t x_end = self.xfer(chan, imax(imax(ready, s.start - n_xfer * self.t_xfer), self.horizon),
                                        n_xfer, die)
         return imax(s.end, x_end + dur)
+
+    # ================================================================ joined reads (timing.join_reads)
+    cdef int add_read_slots(self, int32_t die, const Txn* tx, int64_t start, int64_t m) except -1 nogil:
+        """The m background reads of ``tx`` just booked on ``die`` from ``start`` (ns; a run,
+        each after the one before) become slots for the user reads that arrive before they
+        start (join_read): each read's sensing interval, source page offset and planes.
+        Slots that start before the horizon are dropped first (no arrival can join them)."""
+        cdef int32_t lane = tx.dsb // self.S, c
+        cdef uint64_t pmask = 0
+        cdef int64_t x
+        cdef ProgSlot* sl
+        for c in range(self.k):
+            if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
+                pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
+        while self.rs_len[die] and self.rs[die][self.rs_head[die]].start < self.horizon:
+            self.rs_head[die] = _wrap(self.rs_head[die] + 1, self.rs_cap[die])
+            self.rs_len[die] -= 1
+        for x in range(m):
+            sl = <ProgSlot*>_ring_push(<void**>&self.rs[die], &self.rs_head[die], &self.rs_len[die],
+                                       &self.rs_cap[die], sizeof(ProgSlot))
+            sl.start = start + x * tx.dur
+            sl.end = sl.start + tx.dur
+            sl.off = tx.off
+            sl.pmask = pmask
+        return 0
+
+    cdef int64_t join_read(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
+                           int32_t off, uint64_t pmask) except -2 nogil:
+        """A user read arriving at ``t`` (ns), sensing for ``dur``, joins the first read slot of
+        ``die`` that starts at or after ``t``, at page offset ``off``, with none of the planes
+        ``pmask`` and a sensing time of at least ``dur``: its pages cross the channel after
+        that sensing; returns when they have (ns), or -1 if no slot takes it."""
+        cdef int32_t i
+        cdef ProgSlot* sl
+        while self.rs_len[die] and self.rs[die][self.rs_head[die]].start < t:
+            self.rs_head[die] = _wrap(self.rs_head[die] + 1, self.rs_cap[die])
+            self.rs_len[die] -= 1
+        for i in range(self.rs_len[die]):
+            sl = &self.rs[die][_wrap(self.rs_head[die] + i, self.rs_cap[die])]
+            if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:
+                sl.pmask |= pmask
+                return self.xfer(chan, sl.end, n_xfer, die)
+        return -1
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:

@@ -39,7 +39,8 @@ def erase_tag(job: Job) -> int:
 
 
 class Txn:
-    """One queued background transaction on one die.  ``dsts``: the ppns a program writes."""
+    """One queued background transaction on one die.  ``dsts``: the ppns a program writes, or
+    the ppns a read senses."""
 
     __slots__ = ("job", "phase", "die", "chan", "n_xfer", "dur", "dsts")
 
@@ -86,6 +87,9 @@ class Scheduler:
         # timing.join_writes: booked background programs per die, in start order:
         # [start ns, end ns, page offset, plane mask (joined user pages included)]
         self.slots = [deque() for _ in range(L.n_dies)]
+        # timing.join_reads: booked background reads per die, in start order:
+        # [start ns, sensing end ns, page offset, plane mask (joined user pages included)]
+        self.read_slots = [deque() for _ in range(L.n_dies)]
         self.uw_pending = 0
         self.wreq: dict = {}  # request slot -> [arrival ns, latest end booked so far ns, programs not booked]
         self.next_wreq = 0
@@ -216,7 +220,10 @@ class Scheduler:
         tx = self.q[die].popleft()
         job = tx.job
         self.bg_pending -= 1
+        s0 = max(start, int(self.die_free[die]))
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
+        if tx.phase == PH_READ and self.L.join_reads:
+            self.add_read_slot(die, tx, s0)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= 1
             for d in tx.dsts:
@@ -305,13 +312,7 @@ class Scheduler:
         the user programs waiting on the die that are ready by its start, at its page offset,
         on planes it does not program yet, in queue order; then it is kept for the user
         writes that arrive before it starts (:meth:`join_arrival`)."""
-        L = self.L
-        off = tx.dsts[0] % L.pages_per_block
-        pmask = 0
-        for ppn in tx.dsts:
-            blk = ppn // L.pages_per_block
-            idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
-            pmask |= 1 << int(L.comp_plane_in_die[idx])
+        off, pmask = self._planes(tx.dsts)
         slot = [end - tx.dur, end, off, pmask]
         q = self.slots[die]
         while q and q[0][0] < self.horizon:  # no arrival can join it now
@@ -339,6 +340,40 @@ class Scheduler:
             if slot[2] == off and not slot[3] & pmask:
                 slot[3] |= pmask
                 return self.ride(slot, chan, n_xfer, t, dur)
+        return -1
+
+    def _planes(self, ppns) -> tuple:
+        """(page offset of the first, mask of the planes within their die) of ``ppns``."""
+        L = self.L
+        pmask = 0
+        for ppn in ppns:
+            blk = ppn // L.pages_per_block
+            idx = (blk // L.k // L.sb_per_lane) * L.k + blk % L.k
+            pmask |= 1 << int(L.comp_plane_in_die[idx])
+        return ppns[0] % L.pages_per_block, pmask
+
+    # ------------------------------------------------------------------ joined reads (timing.join_reads)
+    def add_read_slot(self, die: int, tx: Txn, start: int) -> None:
+        """The background read ``tx`` (``dsts``: its source pages) just booked on ``die`` from
+        ``start`` (ns) becomes a slot for the user reads that arrive before it starts."""
+        q = self.read_slots[die]
+        while q and q[0][0] < self.horizon:  # no arrival can join it now
+            q.popleft()
+        off, pmask = self._planes(tx.dsts)
+        q.append([start, start + tx.dur, off, pmask])
+
+    def join_read(self, die: int, chan: int, n_xfer: int, t: int, dur: int, off: int, pmask: int) -> int:
+        """A user read arriving at ``t`` (ns), sensing for ``dur``, joins the first read slot of
+        ``die`` that starts at or after ``t``, at page offset ``off``, with none of the planes
+        ``pmask`` and a sensing time of at least ``dur``: returns when its pages have crossed
+        the channel after that sensing (ns), or -1."""
+        q = self.read_slots[die]
+        while q and q[0][0] < t:
+            q.popleft()
+        for slot in q:
+            if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:
+                slot[3] |= pmask
+                return self.xfer(chan, slot[1], n_xfer)
         return -1
 
     def ride(self, slot: list, chan: int, n_xfer: int, ready: int, dur: int) -> int:
