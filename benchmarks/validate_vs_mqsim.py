@@ -19,9 +19,9 @@ GC frontier block taken at start (``gc.reserve_gc_frontier``), its pool of erase
 (``gc.free_pool = "erased"``), its refusal of writes to a plane whose pool is short
 (``gc.write_stall``) and its GC page moves through the controller (``gc.copyback = false``).  Every run of flashrr is made three times: without
 ``timing.read_priority`` (MQSim's order of a chip's reads before its writes), with it ("rp"),
-and with it and ``timing.join_writes`` (MQSim's user writes programmed in the multi-plane
-command of a background program of the chip, "rpj"); with a cache only the first, since read
-priority does not take one.
+and with it and MQSim's joins of user transactions into GC commands, ``timing.join_writes``
+and ``timing.join_reads`` ("rpj"); with a cache only the first, since read priority does not
+take one.
 
 The trace: ``--n`` one-page (8 KiB) requests, Poisson arrivals with a ``--gap-us`` mean gap,
 over a ``--footprint-gib`` footprint starting at LBA 0, uniform or Zipf-skewed.  MQSim's trace
@@ -183,11 +183,11 @@ def latency_stats(is_write: np.ndarray, lat_ns: np.ndarray) -> dict:
 
 
 def flashrr_side(case: Case, blocks: int, mode: str, tr: flashrr.Trace, warmup_ratio: float,
-                 read_priority: bool = False, join_writes: bool = False) -> dict:
+                 read_priority: bool = False, join_writes: bool = False, join_reads: bool = False) -> dict:
     t = time.perf_counter()
     cfg = device(blocks, case.cache_bytes, mode).replace(
         fill_ratio=0.0, warmup_random_writes_ratio=warmup_ratio if case.aged else 0.0, read_priority=read_priority,
-        join_writes=join_writes)
+        join_writes=join_writes, join_reads=join_reads)
     s = flashrr.simulate(cfg, tr).summary
     out = {k: s[k] for k in ("io_latency_mean_ns", "read_latency_mean_ns", "write_latency_mean_ns",
                              "io_latency_p99_ns", "gc_count", "gc_page_moves", "requests")}
@@ -266,10 +266,10 @@ def _ratio(a, b) -> str:
     return f"{a / b:.2f}"
 
 
-#: flashrr without timing.read_priority, with it, and with it and timing.join_writes
+#: flashrr without timing.read_priority, with it, and with it and MQSim's joins (join_writes, join_reads)
 SIDES = ("flashrr", "flashrr rp", "flashrr rpj")
 SIDE_CHANGES = {"flashrr": {}, "flashrr rp": {"read_priority": True},
-                "flashrr rpj": {"read_priority": True, "join_writes": True}}
+                "flashrr rpj": {"read_priority": True, "join_writes": True, "join_reads": True}}
 
 
 def _within(f: float, q: float, limit: float) -> str:
