@@ -17,8 +17,9 @@ ideal mapping table, no suspension.  flashrr models MQSim's static CWDP plane al
 (``page_placement.placement = "static_lane"``), its GC room (``mqsim_gc_threshold_ratio``) with its
 GC frontier block taken at start (``gc.reserve_gc_frontier``), its pool of erased blocks
 (``gc.free_pool = "erased"``), its refusal of writes to a plane whose pool is short
-(``gc.write_stall``) and its GC page moves through the controller (``gc.copyback = false``).  Every run of flashrr is made three times: without
-``timing.read_priority`` (MQSim's order of a chip's reads before its writes), with it ("rp"),
+(``gc.write_stall``) and its GC page moves through the controller (``gc.copyback = false``).
+Every run of flashrr is made three times: without ``timing.read_priority`` (MQSim's order of
+a chip's reads before its writes), with it ("rp"),
 and with it and MQSim's joins of user transactions into GC commands, ``timing.join_writes``
 and ``timing.join_reads`` ("rpj"); with a cache only the first, since read priority does not
 take one.

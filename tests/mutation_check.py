@@ -575,19 +575,13 @@ MUTATIONS = (
         (SCHED + "test_read_priority_serves_a_dies_reads_before_its_writes",)),
     # timing.join_writes
     Mutation(
-        "jw1", "with join_writes on, a user write joins a background program at any page offset",
+        "jw1", "with join_writes on, a booked background program takes waiting user writes at any page offset",
         (Edit(CORE + "device/sched_py.py",
               "if ready > slot[0] or w_off != off or w_mask & slot[3]:",
               "if ready > slot[0] or w_mask & slot[3]:"),
-         Edit(CORE + "device/sched_py.py",
-              "if slot[2] == off and not slot[3] & pmask:",
-              "if not slot[3] & pmask:"),
          Edit(CORE + "device/sched.pyx",
               "if w.ready > sl.start or w.off != sl.off or (w.pmask & sl.pmask):",
-              "if w.ready > sl.start or (w.pmask & sl.pmask):"),
-         Edit(CORE + "device/sched.pyx",
-              "if sl.off == off and not (sl.pmask & pmask):",
-              "if not (sl.pmask & pmask):")),
+              "if w.ready > sl.start or (w.pmask & sl.pmask):")),
         (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",)),
     Mutation(
         "jw2", "with join_writes on, a booked background program takes none of the user writes waiting on its die",
@@ -599,32 +593,35 @@ MUTATIONS = (
               "if True or w.ready > sl.start or w.off != sl.off or (w.pmask & sl.pmask):")),
         (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",)),
     Mutation(
-        "jw3", "with join_writes on, a user write joins a background program of its own plane",
-        (Edit(CORE + "device/sched_py.py",
-              "if slot[2] == off and not slot[3] & pmask:",
-              "if slot[2] == off:"),
-         Edit(CORE + "device/sched.pyx",
-              "if sl.off == off and not (sl.pmask & pmask):",
-              "if sl.off == off:")),
-        (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",)),
-    # timing.join_reads
-    Mutation(
-        "jr1", "with join_reads on, a user read joins a background read at any page offset",
-        (Edit(CORE + "device/sched_py.py",
-              "if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:",
-              "if not slot[3] & pmask and slot[1] - slot[0] >= dur:"),
-         Edit(CORE + "device/sched.pyx",
-              "if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:",
-              "if not (sl.pmask & pmask) and sl.end - sl.start >= dur:")),
-        (SCHED + "test_join_reads_senses_a_user_read_with_a_background_read",)),
-    Mutation(
-        "jr2", "with join_reads on, a user read joins a background read of its own plane",
+        "jw3", "with join_writes or join_reads on, an arriving user transaction joins a slot of its own plane",
         (Edit(CORE + "device/sched_py.py",
               "if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:",
               "if slot[2] == off and slot[1] - slot[0] >= dur:"),
          Edit(CORE + "device/sched.pyx",
               "if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:",
               "if sl.off == off and sl.end - sl.start >= dur:")),
+        (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",
+         SCHED + "test_join_reads_senses_a_user_read_with_a_background_read")),
+    # timing.join_reads
+    Mutation(
+        "jr1", "with join_writes or join_reads on, an arriving user transaction joins a slot at any page offset",
+        (Edit(CORE + "device/sched_py.py",
+              "if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:",
+              "if not slot[3] & pmask and slot[1] - slot[0] >= dur:"),
+         Edit(CORE + "device/sched.pyx",
+              "if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:",
+              "if not (sl.pmask & pmask) and sl.end - sl.start >= dur:")),
+        (SCHED + "test_join_writes_programs_a_user_write_with_a_background_program",
+         SCHED + "test_join_reads_senses_a_user_read_with_a_background_read")),
+    Mutation(
+        "jr2", "with join_reads on, a joined read's pages cross the channel from the background read's start, "
+               "not from the end of its sensing",
+        (Edit(CORE + "device/sched_py.py",
+              "return self.xfer(chan, slot[1], n_xfer)",
+              "return self.xfer(chan, slot[0], n_xfer)"),
+         Edit(CORE + "device/sched.pyx",
+              "return self.xfer(chan, sl.end, n_xfer, die)",
+              "return self.xfer(chan, sl.start, n_xfer, die)")),
         (SCHED + "test_join_reads_senses_a_user_read_with_a_background_read",)),
     # gc.copyback
     Mutation(

@@ -417,17 +417,10 @@ cdef class CompiledEngine:
         that arrived at t, on their dies; ``done``: its completion so far (ns); ``n_held``:
         its pages held by gc.write_stall.  Returns the request's slot in the scheduler."""
         cdef int32_t i, req = self.sched.write_req(t, done, ntx + n_held)
-        cdef int64_t end
         for i in range(ntx):
+            self.sched.take_write(self.tx_die[i], self.tx_chan[i], self.tx_n[i], t, self.t_prog + self.tx_extra[i],
+                                  req, self.tx_off[i], self.tx_mask[i])
             self.cnt[C_USER_TXNS] += 1
-            if self.sched.join_on:  # timing.join_writes: into a background program booked to start later
-                end = self.sched.join_arrival(self.tx_die[i], self.tx_chan[i], self.tx_n[i], t,
-                                              self.t_prog + self.tx_extra[i], self.tx_off[i], self.tx_mask[i])
-                if end >= 0:
-                    self.sched.write_part_done(req, end)
-                    continue
-            self.sched.queue_write(self.tx_die[i], self.tx_chan[i], self.tx_n[i], t, self.t_prog + self.tx_extra[i],
-                                   req, self.tx_off[i], self.tx_mask[i])
         return req
 
     cdef int _take_writes(self) except -1 nogil:
@@ -500,18 +493,11 @@ cdef class CompiledEngine:
             if self.pv_on:
                 self.pv.program_extra(self.buf_loc, self.buf_extra, 1)
             self._group(1)                                 # one page: one transaction, on its die
-            if self.read_prio:                             # it waits for its die's reads
+            if self.read_prio:                             # it waits for its die's reads (or joins, join_writes)
                 self.cnt[C_USER_TXNS] += 1
-                add_wide(self.cnt, C_WRITE_STALL, e - self.sched.wreq[p.req].t)
-                end = -1
-                if self.sched.join_on:                     # or joins a background program (join_writes)
-                    end = self.sched.join_arrival(self.tx_die[0], self.tx_chan[0], 1, e,
-                                                  self.t_prog + self.tx_extra[0], self.tx_off[0], self.tx_mask[0])
-                if end >= 0:
-                    self.sched.write_part_done(p.req, end)
-                else:
-                    self.sched.queue_write(self.tx_die[0], self.tx_chan[0], 1, e, self.t_prog + self.tx_extra[0],
-                                           p.req, self.tx_off[0], self.tx_mask[0])
+                add_wide(self.cnt, C_WRITE_STALL, e - self.sched.wreq[p.req].t)  # before its request may end
+                self.sched.take_write(self.tx_die[0], self.tx_chan[0], 1, e, self.t_prog + self.tx_extra[0], p.req,
+                                      self.tx_off[0], self.tx_mask[0])
                 continue
             end = self.sched.user_op(self.tx_die[0], self.tx_chan[0], PH_PROG, 1, e, self.t_prog + self.tx_extra[0],
                                      CAUSE_USER)

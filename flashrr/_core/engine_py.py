@@ -282,16 +282,10 @@ class ReferenceEngine:
         """timing.read_priority: queue the program transactions ``txns`` of a user write that
         arrived at ``t`` on their dies; ``done``: its completion so far (ns); ``n_held``: its
         pages held by gc.write_stall.  Returns the request's slot in the scheduler."""
-        sc = self.sched
-        req = sc.write_req(t, done, len(txns) + n_held)
+        req = self.sched.write_req(t, done, len(txns) + n_held)
         for die, chan, n, extra, off, pmask in txns:
+            self.sched.take_write(die, chan, n, t, self.L.t_program_ns + extra, req, off, pmask)
             self.c["user_flash_transactions"] += 1
-            if self.L.join_writes:  # timing.join_writes: into a background program booked to start later
-                end = sc.join_arrival(die, chan, n, t, self.L.t_program_ns + extra, off, pmask)
-                if end >= 0:
-                    sc.write_part_done(req, end)
-                    continue
-            sc.queue_write(die, chan, n, t, self.L.t_program_ns + extra, req, off, pmask)
         return req
 
     def _take_writes(self) -> None:
@@ -344,16 +338,10 @@ class ReferenceEngine:
                 continue
             extras = [self.pv.page_ns(ppn) - L.t_program_ns] if self.pv is not None else None
             (die, chan, _, extra, off, pmask), = self._group([ppn], extras)  # one page: one transaction
-            if L.read_priority:  # it waits for its die's reads, or joins a background program (join_writes)
+            if L.read_priority:  # it waits for its die's reads (or joins, join_writes)
                 self.c["user_flash_transactions"] += 1
-                self.c["write_stall_ns"] += e - self.sched.wreq[req][0]
-                end = -1
-                if L.join_writes:
-                    end = self.sched.join_arrival(die, chan, 1, e, L.t_program_ns + extra, off, pmask)
-                if end >= 0:
-                    self.sched.write_part_done(req, end)
-                else:
-                    self.sched.queue_write(die, chan, 1, e, L.t_program_ns + extra, req, off, pmask)
+                self.c["write_stall_ns"] += e - self.sched.wreq[req][0]  # before its request may end
+                self.sched.take_write(die, chan, 1, e, L.t_program_ns + extra, req, off, pmask)
                 continue
             end = self.sched.user_op(die, chan, PH_PROG, 1, e, L.t_program_ns + extra, CAUSE_USER)
             self.c["user_flash_transactions"] += 1

@@ -33,6 +33,8 @@ ctypedef struct Job:                   # one decided migration
 
 cdef enum:
     IVC = 64                           # busy intervals per channel chunk
+    SLOT_PROG = 0                      # slot rings: booked background programs (timing.join_writes) ...
+    SLOT_READ = 1                      # ... and reads (timing.join_reads)
     IVC_SPARE = 1024                   # dropped chunks kept for reuse, at most (1 MB)
 
 ctypedef struct IvChunk:               # a run of a channel's busy intervals, sorted, disjoint
@@ -153,19 +155,14 @@ cdef class Scheduler:
     cdef int32_t wreq_cap, n_wreq_free
     cdef int64_t* wdone                # latencies (ns) of the write requests completed since the engine took them
     cdef int32_t n_wdone, wdone_cap
-    # ---- background programs user writes may join (timing.join_writes)
-    cdef bint join_on
+    # ---- background programs and reads user transactions may join (timing.join_writes, join_reads)
+    cdef bint join_on                  # timing.join_writes
+    cdef bint jr_on                    # timing.join_reads
     cdef int32_t* comp_plane           # [n_lanes*k] plane within its die of component c of lane l (borrowed)
-    cdef ProgSlot** ps                 # [n_dies] ring buffers, in start order
-    cdef int32_t* ps_head
-    cdef int32_t* ps_len
-    cdef int32_t* ps_cap
-    # ---- background reads user reads may join (timing.join_reads)
-    cdef bint jr_on
-    cdef ProgSlot** rs                 # [n_dies] ring buffers, in start order
-    cdef int32_t* rs_head
-    cdef int32_t* rs_len
-    cdef int32_t* rs_cap
+    cdef ProgSlot** slots[2]           # [SLOT_PROG or SLOT_READ][n_dies] ring buffers, in start order
+    cdef int32_t* sl_head[2]
+    cdef int32_t* sl_len[2]
+    cdef int32_t* sl_cap[2]
     # ---- destage buffer: min-heap of flush program ends, one entry per flush transaction
     cdef FlushEnt* heap                # [heap_cap] (the reference keeps one entry per page)
     cdef int32_t heap_len, heap_cap
@@ -309,13 +306,17 @@ cdef class Scheduler:
                          int32_t req, int32_t off, uint64_t pmask) except -1 nogil
     cdef int book_write(self, int32_t die) except -1 nogil                  # the die's first queued user program
     cdef int write_part_done(self, int32_t req, int64_t end) except -1 nogil  # one of a request's programs ends
-    # ---- background programs user writes join (timing.join_writes)
+    cdef int take_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
+                        int32_t req, int32_t off, uint64_t pmask) except -1 nogil  # join (join_writes) or queue
+    # ---- background programs and reads user transactions join (timing.join_writes, join_reads)
+    cdef uint64_t tx_planes(self, int32_t die, const Txn* tx) noexcept nogil  # tx's planes of die
+    cdef ProgSlot* new_slot(self, int32_t kind, int32_t die) except NULL nogil
+    cdef void drop_slots_before(self, int32_t kind, int32_t die, int64_t t) noexcept nogil
+    cdef ProgSlot* find_slot(self, int32_t kind, int32_t die, int64_t t, int32_t off, uint64_t pmask,
+                             int64_t dur) noexcept nogil
     cdef int add_slots(self, int32_t die, const Txn* tx, int64_t end, int64_t m) except -1 nogil
-    cdef int64_t join_arrival(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
-                              int32_t off, uint64_t pmask) except -2 nogil
     cdef int64_t ride(self, ProgSlot* s, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready,
                       int64_t dur) except -1 nogil
-    # ---- background reads user reads join (timing.join_reads)
     cdef int add_read_slots(self, int32_t die, const Txn* tx, int64_t start, int64_t m) except -1 nogil
     cdef int64_t join_read(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
                            int32_t off, uint64_t pmask) except -2 nogil

@@ -227,21 +227,15 @@ cdef class Scheduler:
         self.wdone_cap = 64
         self.wdone = <int64_t*>_grow(NULL, sizeof(int64_t) * self.wdone_cap)
         self.join_on = L.join_writes
-        self.ps = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
-        self.ps_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        self.ps_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        self.ps_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        for d in range(self.n_dies):
-            self.ps_cap[d] = 64 if self.join_on else 1
-            self.ps[d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.ps_cap[d])
         self.jr_on = L.join_reads
-        self.rs = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
-        self.rs_head = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        self.rs_len = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        self.rs_cap = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
-        for d in range(self.n_dies):
-            self.rs_cap[d] = 64 if self.jr_on else 1
-            self.rs[d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.rs_cap[d])
+        for kind in range(2):
+            self.slots[kind] = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
+            self.sl_head[kind] = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+            self.sl_len[kind] = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+            self.sl_cap[kind] = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
+            for d in range(self.n_dies):
+                self.sl_cap[kind][d] = 64 if (self.join_on if kind == SLOT_PROG else self.jr_on) else 1
+                self.slots[kind][d] = <ProgSlot*>_grow(NULL, sizeof(ProgSlot) * self.sl_cap[kind][d])
         self.reset()
 
     def __dealloc__(self):
@@ -261,12 +255,10 @@ cdef class Scheduler:
         if self.uq != NULL:
             for i in range(self.n_dies):
                 free(self.uq[i])
-        if self.ps != NULL:
-            for i in range(self.n_dies):
-                free(self.ps[i])
-        if self.rs != NULL:
-            for i in range(self.n_dies):
-                free(self.rs[i])
+        for j in range(2):
+            if self.slots[j] != NULL:
+                for i in range(self.n_dies):
+                    free(self.slots[j][i])
         if self.ivc_spare != NULL:
             for i in range(self.ivc_spare_n):
                 free(self.ivc_spare[i])
@@ -279,8 +271,8 @@ cdef class Scheduler:
         free(self.ev)
         free(self.uq); free(self.uq_head); free(self.uq_len); free(self.uq_cap)
         free(self.wreq); free(self.wreq_free); free(self.wdone)
-        free(self.ps); free(self.ps_head); free(self.ps_len); free(self.ps_cap)
-        free(self.rs); free(self.rs_head); free(self.rs_len); free(self.rs_cap)
+        for j in range(2):
+            free(self.slots[j]); free(self.sl_head[j]); free(self.sl_len[j]); free(self.sl_cap[j])
 
     cdef void reset(self) noexcept nogil:
         cdef int64_t i, j
@@ -297,10 +289,9 @@ cdef class Scheduler:
             self.iq_len[i] = 0
             self.uq_head[i] = 0
             self.uq_len[i] = 0
-            self.ps_head[i] = 0
-            self.ps_len[i] = 0
-            self.rs_head[i] = 0
-            self.rs_len[i] = 0
+            for j in range(2):
+                self.sl_head[j][i] = 0
+                self.sl_len[j][i] = 0
             self.die_finger[i] = 0
             self.die_finger_ii[i] = 0
             self.hs_stale[i] = 1
@@ -617,7 +608,7 @@ cdef class Scheduler:
         cdef Txn* head = &self.q[die][self.q_head[die]]
         cdef Txn tx = head[0]
         cdef Job* job = &self.jobs[tx.job]
-        cdef int64_t end, ppn, m = 1, s0 = imax(start, self.die_free[die])
+        cdef int64_t end, ppn, m = 1
         cdef int32_t c, o
         if tx.count > 1:
             if tx.dur <= 0:
@@ -632,10 +623,10 @@ cdef class Scheduler:
             self.q_len[die] -= 1
         self.bg_pending -= m
         self.changed(die)
+        if tx.phase == PH_READ and self.jr_on:           # sensing from when op() below starts it
+            self.add_read_slots(die, &tx, imax(start, self.die_free[die]), m)
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, m * tx.dur,
                       CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
-        if tx.phase == PH_READ and self.jr_on:
-            self.add_read_slots(die, &tx, s0, m)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= m
             if self.join_on:
@@ -793,28 +784,72 @@ cdef class Scheduler:
             self.n_wreq_free += 1
         return 0
 
-    # ================================================================ joined writes (timing.join_writes)
+    cdef int take_write(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready, int64_t dur,
+                        int32_t req, int32_t off, uint64_t pmask) except -1 nogil:
+        """A user program of request slot ``req`` ready at ``ready`` (ns), of the planes ``pmask``
+        at page offset ``off``: with timing.join_writes it joins the first background program
+        slot of ``die`` that starts at or after ``ready`` at that offset with none of those planes
+        (:meth:`ride`); otherwise it waits in the die's queue (:meth:`queue_write`)."""
+        cdef ProgSlot* sl
+        if self.join_on:
+            sl = self.find_slot(SLOT_PROG, die, ready, off, pmask, 0)
+            if sl != NULL:
+                sl.pmask |= pmask
+                return self.write_part_done(req, self.ride(sl, die, chan, n_xfer, ready, dur))
+        return self.queue_write(die, chan, n_xfer, ready, dur, req, off, pmask)
+
+    # ================================================================ joined transactions (join_writes, join_reads)
+    cdef uint64_t tx_planes(self, int32_t die, const Txn* tx) noexcept nogil:
+        """The planes of ``die`` that the components of ``tx`` (``cmask`` of superblock ``dsb``)
+        lie on, as a mask."""
+        cdef int32_t lane = tx.dsb // self.S, c
+        cdef uint64_t pmask = 0
+        for c in range(self.k):
+            if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
+                pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
+        return pmask
+
+    cdef ProgSlot* new_slot(self, int32_t kind, int32_t die) except NULL nogil:
+        """A new last slot of ``die``'s ring of ``kind``, after the slots that start before the
+        horizon are dropped (no arrival can join them any more); the caller fills it."""
+        self.drop_slots_before(kind, die, self.horizon)
+        return <ProgSlot*>_ring_push(<void**>&self.slots[kind][die], &self.sl_head[kind][die], &self.sl_len[kind][die],
+                                     &self.sl_cap[kind][die], sizeof(ProgSlot))
+
+    cdef void drop_slots_before(self, int32_t kind, int32_t die, int64_t t) noexcept nogil:
+        """Drop the slots of ``die``'s ring of ``kind`` that start before ``t`` (ns)."""
+        while self.sl_len[kind][die] and self.slots[kind][die][self.sl_head[kind][die]].start < t:
+            self.sl_head[kind][die] = _wrap(self.sl_head[kind][die] + 1, self.sl_cap[kind][die])
+            self.sl_len[kind][die] -= 1
+
+    cdef ProgSlot* find_slot(self, int32_t kind, int32_t die, int64_t t, int32_t off, uint64_t pmask,
+                             int64_t dur) noexcept nogil:
+        """The first slot of ``die``'s ring of ``kind`` that starts at or after ``t`` (ns), at page
+        offset ``off``, with none of the planes ``pmask`` and lasting at least ``dur`` (ns); NULL if
+        none.  The slots that start before ``t`` are dropped."""
+        cdef int32_t i
+        cdef ProgSlot* sl
+        self.drop_slots_before(kind, die, t)
+        for i in range(self.sl_len[kind][die]):
+            sl = &self.slots[kind][die][_wrap(self.sl_head[kind][die] + i, self.sl_cap[kind][die])]
+            if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:
+                return sl
+        return NULL
+
     cdef int add_slots(self, int32_t die, const Txn* tx, int64_t end, int64_t m) except -1 nogil:
         """The m background programs of ``tx`` just booked on ``die`` (a run, each after the one
         before, the last ending at ``end``) become slots, in start order.  Each first takes
         the user programs waiting on the die that are ready by its start, at its page offset,
         on planes it does not program yet, in queue order; then it is kept for the user
-        writes that arrive before it starts (join_arrival)."""
-        cdef int32_t lane = tx.dsb // self.S, c, i, j, h, cap
-        cdef uint64_t pmask = 0
+        writes that arrive before it starts (take_write)."""
+        cdef int32_t i, j, h, cap
+        cdef uint64_t pmask = self.tx_planes(die, tx)
         cdef int64_t x
         cdef ProgSlot* sl
         cdef UserWrite* ring
         cdef UserWrite w
-        for c in range(self.k):
-            if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
-                pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
-        while self.ps_len[die] and self.ps[die][self.ps_head[die]].start < self.horizon:
-            self.ps_head[die] = _wrap(self.ps_head[die] + 1, self.ps_cap[die])   # no arrival can join it now
-            self.ps_len[die] -= 1
         for x in range(m):
-            sl = <ProgSlot*>_ring_push(<void**>&self.ps[die], &self.ps_head[die], &self.ps_len[die],
-                                       &self.ps_cap[die], sizeof(ProgSlot))
+            sl = self.new_slot(SLOT_PROG, die)
             sl.end = end - (m - 1 - x) * tx.dur
             sl.start = sl.end - tx.dur
             sl.off = tx.off + <int32_t>x
@@ -837,23 +872,6 @@ cdef class Scheduler:
                 self.write_part_done(w.req, self.ride(sl, die, w.chan, w.n_xfer, w.ready, w.dur))
         return 0
 
-    cdef int64_t join_arrival(self, int32_t die, int32_t chan, int32_t n_xfer, int64_t t, int64_t dur,
-                              int32_t off, uint64_t pmask) except -2 nogil:
-        """A user program arriving at ``t`` (ns) joins the first slot of ``die`` that starts at or
-        after ``t``, at page offset ``off``, with none of the planes ``pmask``: returns when it
-        ends (ns), or -1 if none.  Slots that started before ``t`` are dropped."""
-        cdef int32_t i
-        cdef ProgSlot* sl
-        while self.ps_len[die] and self.ps[die][self.ps_head[die]].start < t:
-            self.ps_head[die] = _wrap(self.ps_head[die] + 1, self.ps_cap[die])
-            self.ps_len[die] -= 1
-        for i in range(self.ps_len[die]):
-            sl = &self.ps[die][_wrap(self.ps_head[die] + i, self.ps_cap[die])]
-            if sl.off == off and not (sl.pmask & pmask):
-                sl.pmask |= pmask
-                return self.ride(sl, die, chan, n_xfer, t, dur)
-        return -1
-
     cdef int64_t ride(self, ProgSlot* s, int32_t die, int32_t chan, int32_t n_xfer, int64_t ready,
                       int64_t dur) except -1 nogil:
         """A user program joined to slot ``s``: its pages cross the channel in the first free
@@ -864,25 +882,15 @@ cdef class Scheduler:
                                        n_xfer, die)
         return imax(s.end, x_end + dur)
 
-    # ================================================================ joined reads (timing.join_reads)
     cdef int add_read_slots(self, int32_t die, const Txn* tx, int64_t start, int64_t m) except -1 nogil:
         """The m background reads of ``tx`` just booked on ``die`` from ``start`` (ns; a run,
         each after the one before) become slots for the user reads that arrive before they
-        start (join_read): each read's sensing interval, source page offset and planes.
-        Slots that start before the horizon are dropped first (no arrival can join them)."""
-        cdef int32_t lane = tx.dsb // self.S, c
-        cdef uint64_t pmask = 0
+        start (join_read): each read's sensing interval, source page offset and planes."""
+        cdef uint64_t pmask = self.tx_planes(die, tx)
         cdef int64_t x
         cdef ProgSlot* sl
-        for c in range(self.k):
-            if (tx.cmask >> c) & 1 and self.comp_die[lane * self.k + c] == die:
-                pmask |= (<uint64_t>1) << self.comp_plane[lane * self.k + c]
-        while self.rs_len[die] and self.rs[die][self.rs_head[die]].start < self.horizon:
-            self.rs_head[die] = _wrap(self.rs_head[die] + 1, self.rs_cap[die])
-            self.rs_len[die] -= 1
         for x in range(m):
-            sl = <ProgSlot*>_ring_push(<void**>&self.rs[die], &self.rs_head[die], &self.rs_len[die],
-                                       &self.rs_cap[die], sizeof(ProgSlot))
+            sl = self.new_slot(SLOT_READ, die)
             sl.start = start + x * tx.dur
             sl.end = sl.start + tx.dur
             sl.off = tx.off
@@ -895,17 +903,11 @@ cdef class Scheduler:
         ``die`` that starts at or after ``t``, at page offset ``off``, with none of the planes
         ``pmask`` and a sensing time of at least ``dur``: its pages cross the channel after
         that sensing; returns when they have (ns), or -1 if no slot takes it."""
-        cdef int32_t i
-        cdef ProgSlot* sl
-        while self.rs_len[die] and self.rs[die][self.rs_head[die]].start < t:
-            self.rs_head[die] = _wrap(self.rs_head[die] + 1, self.rs_cap[die])
-            self.rs_len[die] -= 1
-        for i in range(self.rs_len[die]):
-            sl = &self.rs[die][_wrap(self.rs_head[die] + i, self.rs_cap[die])]
-            if sl.off == off and not (sl.pmask & pmask) and sl.end - sl.start >= dur:
-                sl.pmask |= pmask
-                return self.xfer(chan, sl.end, n_xfer, die)
-        return -1
+        cdef ProgSlot* sl = self.find_slot(SLOT_READ, die, t, off, pmask, dur)
+        if sl == NULL:
+            return -1
+        sl.pmask |= pmask
+        return self.xfer(chan, sl.end, n_xfer, die)
 
     # ================================================================ idle moves
     cdef int push_idle(self, int32_t die, int32_t lpn, int32_t src, int32_t dest, int64_t t) except -1 nogil:

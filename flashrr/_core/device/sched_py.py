@@ -220,10 +220,9 @@ class Scheduler:
         tx = self.q[die].popleft()
         job = tx.job
         self.bg_pending -= 1
-        s0 = max(start, int(self.die_free[die]))
+        if tx.phase == PH_READ and self.L.join_reads:  # sensing from when op() below starts it
+            self.add_read_slot(die, tx, max(start, int(self.die_free[die])))
         end = self.op(die, tx.chan, tx.phase, tx.n_xfer, start, tx.dur, CAUSE_RR if job.kind == KIND_RR else CAUSE_GC)
-        if tx.phase == PH_READ and self.L.join_reads:
-            self.add_read_slot(die, tx, s0)
         if tx.phase == PH_PROG:
             self.die_q_progs[die] -= 1
             for d in tx.dsts:
@@ -306,42 +305,21 @@ class Scheduler:
             self.wdone.append(r[1] - r[0])
             del self.wreq[req]
 
-    # ------------------------------------------------------------------ joined writes (timing.join_writes)
-    def add_slot(self, die: int, tx: Txn, end: int) -> None:
-        """The background program ``tx`` just booked on ``die``, ending at ``end`` (ns), takes
-        the user programs waiting on the die that are ready by its start, at its page offset,
-        on planes it does not program yet, in queue order; then it is kept for the user
-        writes that arrive before it starts (:meth:`join_arrival`)."""
-        off, pmask = self._planes(tx.dsts)
-        slot = [end - tx.dur, end, off, pmask]
-        q = self.slots[die]
-        while q and q[0][0] < self.horizon:  # no arrival can join it now
-            q.popleft()
-        keep = deque()
-        for w in self.uq[die]:
-            ready, chan, n_xfer, dur, req, w_off, w_mask = w
-            if ready > slot[0] or w_off != off or w_mask & slot[3]:
-                keep.append(w)
-                continue
-            self.uw_pending -= 1
-            slot[3] |= w_mask
-            self.write_part_done(req, self.ride(slot, chan, n_xfer, ready, dur))
-        self.uq[die] = keep
-        self.slots[die].append(slot)
-
-    def join_arrival(self, die: int, chan: int, n_xfer: int, t: int, dur: int, off: int, pmask: int) -> int:
-        """A user program arriving at ``t`` (ns) joins the first slot of ``die`` that starts at
-        or after ``t``, at page offset ``off``, with none of the planes ``pmask``: returns
-        when it ends (ns), or -1 if none."""
-        q = self.slots[die]
-        while q and q[0][0] < t:
-            q.popleft()
-        for slot in q:
-            if slot[2] == off and not slot[3] & pmask:
+    def take_write(self, die: int, chan: int, n_xfer: int, ready: int, dur: int, req: int, off: int,
+                   pmask: int) -> None:
+        """A user program of request slot ``req`` ready at ``ready`` (ns), of the planes ``pmask``
+        at page offset ``off``: with timing.join_writes it joins the first background program
+        slot of ``die`` that starts at or after ``ready`` at that offset with none of those planes
+        (:meth:`ride`); otherwise it waits in the die's queue (:meth:`queue_write`)."""
+        if self.L.join_writes:
+            slot = self._find_slot(self.slots[die], ready, off, pmask, 0)
+            if slot is not None:
                 slot[3] |= pmask
-                return self.ride(slot, chan, n_xfer, t, dur)
-        return -1
+                self.write_part_done(req, self.ride(slot, chan, n_xfer, ready, dur))
+                return
+        self.queue_write(die, chan, n_xfer, ready, dur, req, off, pmask)
 
+    # ------------------------------------------------------------------ joined transactions (join_writes, join_reads)
     def _planes(self, ppns) -> tuple:
         """(page offset of the first, mask of the planes within their die) of ``ppns``."""
         L = self.L
@@ -352,29 +330,45 @@ class Scheduler:
             pmask |= 1 << int(L.comp_plane_in_die[idx])
         return ppns[0] % L.pages_per_block, pmask
 
-    # ------------------------------------------------------------------ joined reads (timing.join_reads)
-    def add_read_slot(self, die: int, tx: Txn, start: int) -> None:
-        """The background read ``tx`` (``dsts``: its source pages) just booked on ``die`` from
-        ``start`` (ns) becomes a slot for the user reads that arrive before it starts."""
-        q = self.read_slots[die]
-        while q and q[0][0] < self.horizon:  # no arrival can join it now
-            q.popleft()
-        off, pmask = self._planes(tx.dsts)
-        q.append([start, start + tx.dur, off, pmask])
+    def _new_slot(self, q: deque, slot: list) -> list:
+        """Append ``slot`` to the ring ``q`` after the slots that start before the horizon are
+        dropped (no arrival can join them any more); returns it."""
+        self._drop_slots_before(q, self.horizon)
+        q.append(slot)
+        return slot
 
-    def join_read(self, die: int, chan: int, n_xfer: int, t: int, dur: int, off: int, pmask: int) -> int:
-        """A user read arriving at ``t`` (ns), sensing for ``dur``, joins the first read slot of
-        ``die`` that starts at or after ``t``, at page offset ``off``, with none of the planes
-        ``pmask`` and a sensing time of at least ``dur``: returns when its pages have crossed
-        the channel after that sensing (ns), or -1."""
-        q = self.read_slots[die]
+    @staticmethod
+    def _drop_slots_before(q: deque, t: int) -> None:
         while q and q[0][0] < t:
             q.popleft()
+
+    def _find_slot(self, q: deque, t: int, off: int, pmask: int, dur: int):
+        """The first slot of ``q`` that starts at or after ``t`` (ns), at page offset ``off``, with
+        none of the planes ``pmask`` and lasting at least ``dur`` (ns); None if none.  The slots
+        that start before ``t`` are dropped."""
+        self._drop_slots_before(q, t)
         for slot in q:
             if slot[2] == off and not slot[3] & pmask and slot[1] - slot[0] >= dur:
-                slot[3] |= pmask
-                return self.xfer(chan, slot[1], n_xfer)
-        return -1
+                return slot
+        return None
+
+    def add_slot(self, die: int, tx: Txn, end: int) -> None:
+        """The background program ``tx`` just booked on ``die``, ending at ``end`` (ns), takes
+        the user programs waiting on the die that are ready by its start, at its page offset,
+        on planes it does not program yet, in queue order; then it is kept for the user
+        writes that arrive before it starts (:meth:`take_write`)."""
+        off, pmask = self._planes(tx.dsts)
+        slot = self._new_slot(self.slots[die], [end - tx.dur, end, off, pmask])
+        keep = deque()
+        for w in self.uq[die]:
+            ready, chan, n_xfer, dur, req, w_off, w_mask = w
+            if ready > slot[0] or w_off != off or w_mask & slot[3]:
+                keep.append(w)
+                continue
+            self.uw_pending -= 1
+            slot[3] |= w_mask
+            self.write_part_done(req, self.ride(slot, chan, n_xfer, ready, dur))
+        self.uq[die] = keep
 
     def ride(self, slot: list, chan: int, n_xfer: int, ready: int, dur: int) -> int:
         """A user program joined to ``slot``: its pages cross the channel in the first free
@@ -383,6 +377,23 @@ class Scheduler:
         transfer if that is later (ns)."""
         x_end = self.xfer(chan, max(ready, slot[0] - n_xfer * self.L.t_xfer_page_ns, self.horizon), n_xfer)
         return max(slot[1], x_end + dur)
+
+    def add_read_slot(self, die: int, tx: Txn, start: int) -> None:
+        """The background read ``tx`` (``dsts``: its source pages) about to be booked on ``die``
+        from ``start`` (ns) becomes a slot for the user reads that arrive before it starts."""
+        off, pmask = self._planes(tx.dsts)
+        self._new_slot(self.read_slots[die], [start, start + tx.dur, off, pmask])
+
+    def join_read(self, die: int, chan: int, n_xfer: int, t: int, dur: int, off: int, pmask: int) -> int:
+        """A user read arriving at ``t`` (ns), sensing for ``dur``, joins the first read slot of
+        ``die`` that starts at or after ``t``, at page offset ``off``, with none of the planes
+        ``pmask`` and a sensing time of at least ``dur``: returns when its pages have crossed
+        the channel after that sensing (ns), or -1."""
+        slot = self._find_slot(self.read_slots[die], t, off, pmask, dur)
+        if slot is None:
+            return -1
+        slot[3] |= pmask
+        return self.xfer(chan, slot[1], n_xfer)
 
     # ------------------------------------------------------------------ idle moves
     def push_idle(self, die: int, lpn: int, src: int, dest: int, t: int) -> None:
