@@ -32,7 +32,9 @@ def _shuffler() -> SimConfig:
             t_dram_ns=1_000, scheduler="gc-first",
         ),
         cache=CacheConfig(capacity_bytes=64 << 20),
-        gc=GCConfig(gc_threshold_ratio=0.10, overprovisioning_ratio=0.127),  # OP 12.7%: MQSim's default, assumed
+        # OP 12.7%: MQSim's default, assumed.  MQSim's shipped ssdconfig.xml has Use_Copyback_for_GC false: a
+        # moved page crosses the channel out and back
+        gc=GCConfig(gc_threshold_ratio=0.10, overprovisioning_ratio=0.127, copyback=False),
         read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000),
         read_retry=ReadRetryConfig(),
         superblock=SuperblockConfig(sb_planes=4),
@@ -90,7 +92,8 @@ def _cocktail() -> SimConfig:
         cache=CacheConfig(capacity_bytes=256 << 20, read_allocate=False),
         # GC while free blocks < 28% of a plane (Table I); OP assumed: must exceed the 0.28 GC threshold to make
         # progress (MQSim's 0.07 would keep a filled device below the GC line, docs/cocktail.md)
-        gc=GCConfig(gc_threshold_ratio=0.28, overprovisioning_ratio=0.30),
+        # GC and RR move pages through the controller: MQSim's shipped ssdconfig.xml has Use_Copyback_for_GC false
+        gc=GCConfig(gc_threshold_ratio=0.28, overprovisioning_ratio=0.30, copyback=False),
         read_reclaim=ReadReclaimConfig(rr_threshold_reads=40 * 256),  # 40 x pages per block = 10,240 reads
         read_retry=ReadRetryConfig.cocktail(t_retry_ns=95_000),
         superblock=SuperblockConfig(sb_planes=1),

@@ -43,6 +43,14 @@ def test_shuffler_preset_is_table_1():
     assert SimConfig.preset("shuffler-32").k == 32
 
 
+@pytest.mark.parametrize("name, copyback", [("shuffler", False), ("shuffler-32", False), ("cocktail", False),
+                                            ("phasedrr", True), ("hotr", True)])
+def test_the_mqsim_papers_presets_move_gc_and_rr_pages_through_the_controller(name, copyback):
+    # Shuffler and Cocktail ran MQSim, whose shipped ssdconfig.xml has Use_Copyback_for_GC false; PhasedRR (SSDsim)
+    # and HotR (the MSR SSD model) keep the default copyback
+    assert SimConfig.preset(name).gc.copyback is copyback
+
+
 @pytest.mark.parametrize("changes, field, rule", [
     ({"sb_planes": 3}, "superblock.sb_planes", "must divide geometry.planes_per_die"),
     ({"sb_channels": 3}, "superblock.sb_channels", "must divide geometry.channels"),
