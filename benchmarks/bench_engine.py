@@ -3,7 +3,7 @@
     python benchmarks/bench_engine.py [--n 1000000] [--reference-n 20000] [--scheduler S]
 
 Workload (the engine issue's): the ``shuffler`` device preset with ``gc.copyback``
-on (the stress's workload before the preset took MQSim's page moves) and the Baseline
+on (the workload of the stress figures in docs/model.md) and the Baseline
 policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
 8 GiB footprint (the synthetic generator touches every extent of its footprint, and 1M requests of 4-32 KiB cannot cover 16 GiB).  Reported:
 
@@ -46,7 +46,7 @@ trace = synth_trace(None, n_requests=n, seed=1, read_ratio=0.7, read_size_mean_b
 trace = trace.slice(0, n_use)
 rss_trace = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 cfg = flashrr.SimConfig.preset("shuffler")
-if hasattr(cfg.gc, "copyback"):  # the stress keeps moving pages by copyback, as before the preset took MQSim's rule
+if hasattr(cfg.gc, "copyback"):  # copyback moves: the workload of the stress figures in docs/model.md
     cfg = cfg.replace(copyback=True)
 if scheduler != "preset":  # engines before 0.2 have no scheduler setting
     cfg = cfg.replace(scheduler=scheduler)

@@ -17,8 +17,8 @@ nor RR runs.  ``--reproduction`` runs the setting of ``flashrr reproduce shuffle
 ``main`` group instead: the reproduction's trace parameters (extents aligned to
 superpages) and ``DEFAULT_REPEAT`` (16) replays, under which every trace triggers
 hundreds to thousands of RRs and GCs.  ``--replays`` sets the replays alone.
-``--copyback`` moves GC and RR pages within their die (``gc.copyback = true``), as the
-preset did before it took MQSim's moves through the controller.
+``--copyback`` moves GC and RR pages within their die (``gc.copyback = true``) in place of
+the preset's MQSim moves through the controller.
 
 The engine issue's floor is 4M requests/s per core on this preset.
 """
