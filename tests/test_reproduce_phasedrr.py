@@ -257,9 +257,6 @@ def test_cli_rejects_an_unknown_figure_before_writing_anything(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="on the model workloads no read-intensive quick trace reaches the quick "
-                   "threshold (H/4 = 6,250): Baseline at the quick scale makes RRs on usr_0 only (1,553), "
-                   "0 on ws_1, web_0, lun1-lun4 and ali; the quick plan still assumes ali reaches it")
 def test_quick_reproduction_end_to_end(tmp_path):
     """``--quick`` through the CLI: every figure, and RR work on the traces whose
     blocks reach the (scaled) threshold, none on ws_1, which fits in the cache."""
