@@ -2,6 +2,8 @@
 the flags that keep a trace out of the claims, the regime and occupancy tables."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,8 +12,8 @@ from engine_helpers import page_trace, tiny_config
 import flashrr
 from flashrr.reproduce.calibration import baseline_rr_times
 from flashrr.reproduce.regime import (BUSY_LIMIT, FLAG_FAILED, FLAG_NO_RR, FLAG_OVERLOADED, Regime, claims_runs,
-                                      flag_columns, flag_traces, occupancy_devices, regime_table, replays_for_rr,
-                                      scaled_target)
+                                      flag_columns, flag_traces, occupancy_devices, regime_markdown, regime_table,
+                                      replays_for_rr, scaled_target)
 from flashrr.reproduce.regime_report import occupancy_claims
 from flashrr.reproduce.sweep_runs import SweepRuns
 
@@ -91,8 +93,22 @@ def test_flags_on_constructed_runs():
     assert (ok["replays"], ok["rr_target"], ok["rr_count"], ok["flag"]) == (4, 10, 50, "")
     assert ok["busiest_die_busy"] == pytest.approx(0.5) and ok["read_latency_mean_us"] == 100.0
     assert table.set_index("trace").loc["quiet", "rr_target"] == 0
+    assert math.isnan(ok["rr_per_m_reads"])  # the frame has no read requests to count against
     marked = flag_columns(pd.DataFrame({"claim": ["a"]}), flags)
     assert marked["n_flagged"].iloc[0] == 4 and "busy: Baseline overloaded" in marked["flagged"].iloc[0]
+
+
+def test_rrs_per_million_reads_counted_by_hand():
+    base = frame([("a", "Baseline", 50, 0.5, 0, 1.0, 1e5, 0.7), ("z", "Baseline", 3, 0.5, 0, 1.0, 1e5, 0.7)])
+    base["reads"] = [2_500_000, 0]
+    table = regime_table(base, [("a", "a"), ("z", "z")], {}, {}, {},
+                         paper={"a": {"rr_count": 7, "rr_per_m_reads": 10.18}}).set_index("trace")
+    assert table.loc["a", "rr_per_m_reads"] == 20.0  # 50 RRs in 2.5 M read requests
+    assert table.loc["a", "paper_rr_per_m_reads"] == 10.18 and table.loc["a", "paper_rr_count"] == 7
+    assert math.isnan(table.loc["z", "rr_per_m_reads"])  # no read request: no ratio
+    assert math.isnan(table.loc["z", "paper_rr_per_m_reads"])
+    md = regime_markdown(table.reset_index())
+    assert "| a |" in md and "| 20.0 | 10.2 |" in md
 
 
 def test_flagged_traces_are_kept_out_of_the_claims_runs_only():

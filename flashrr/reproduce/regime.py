@@ -179,16 +179,19 @@ def flag_traces(baseline, names, regime: Regime, failed=()) -> dict:
 
 
 #: the regime table's columns: trace, then Baseline's measures (and the paper's, where it gives them)
-REGIME_COLUMNS = ["trace", "replays", "occupancy", "rr_count", "rr_target", "paper_rr_count", "gc_count", "waf",
-                  "busiest_die_busy", "read_latency_mean_us", "paper_read_latency_us", "flag"]
+REGIME_COLUMNS = ["trace", "replays", "occupancy", "rr_count", "rr_target", "paper_rr_count", "rr_per_m_reads",
+                  "paper_rr_per_m_reads", "gc_count", "waf", "busiest_die_busy", "read_latency_mean_us",
+                  "paper_read_latency_us", "flag"]
 
 
 def regime_table(baseline, names, targets: dict, replays: dict, flags: dict, paper: dict | None = None):
     """Each trace's Baseline regime (columns :data:`REGIME_COLUMNS`): the replays it ran,
-    the share of the logical space filled, its RR and GC counts, WAF, busiest-die busy
-    share and mean read latency (µs), the RR target of its length (``targets``) and the
-    paper's figure where it gives one (``paper``: ``{trace: {"rr_count": ..,
-    "read_latency_us": ..}}``), and the trace's flag (empty when it is inside the regime).
+    the share of the logical space filled, its RR and GC counts, its RRs per million read
+    requests (``rr_per_m_reads``: how much of the reads end in an RR, a measure that does not
+    depend on the device's size), WAF, busiest-die busy share and mean read latency (µs), the
+    RR target of its length (``targets``) and the paper's figure where it gives one (``paper``:
+    ``{trace: {"rr_count": .., "rr_per_m_reads": .., "read_latency_us": ..}}``), and the
+    trace's flag (empty when it is inside the regime).
     ``names``: ``(trace, label)`` pairs as for :func:`flag_traces`; the table's rows are
     labelled; ``targets``, ``replays`` and ``paper`` are keyed by trace name."""
     import pandas as pd
@@ -199,9 +202,13 @@ def regime_table(baseline, names, targets: dict, replays: dict, flags: dict, pap
         b = _rows(baseline, label)
         got = (lambda c: float(b[c].mean()) if len(b) and c in b.columns else math.nan)
         p = paper.get(name, {})
+        reads = got("reads")
         rows.append({"trace": label, "replays": replays.get(name, math.nan), "occupancy": got("occupancy"),
                      "rr_count": got("rr_count"), "rr_target": targets.get(name, math.nan),
-                     "paper_rr_count": p.get("rr_count", math.nan), "gc_count": got("gc_count"), "waf": got("waf"),
+                     "paper_rr_count": p.get("rr_count", math.nan),
+                     "rr_per_m_reads": got("rr_count") * 1e6 / reads if reads > 0 else math.nan,
+                     "paper_rr_per_m_reads": p.get("rr_per_m_reads", math.nan),
+                     "gc_count": got("gc_count"), "waf": got("waf"),
                      "busiest_die_busy": 1.0 - got("die_idle_fraction_min"),
                      "read_latency_mean_us": got("read_latency_mean_ns") / 1000.0,
                      "paper_read_latency_us": p.get("read_latency_us", math.nan), "flag": flags.get(label, "")})
@@ -217,7 +224,7 @@ def regime_markdown(table) -> str:
             return "-"
         if c in ("occupancy", "busiest_die_busy", "waf"):
             return f"{v:.3f}"
-        if c == "read_latency_mean_us" or c == "paper_read_latency_us":
+        if c in ("read_latency_mean_us", "paper_read_latency_us", "rr_per_m_reads", "paper_rr_per_m_reads"):
             return f"{v:,.1f}"
         return f"{int(round(v)):,}"
 

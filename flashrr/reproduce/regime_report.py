@@ -8,7 +8,7 @@ flag columns to ``claims.csv``, writes ``regime.csv`` and ``occupancy.csv``, and
 tables under the claims in ``claims.md``.
 
 A plan with a regime gives ``traces``, ``regime``, ``replays_of(trace)`` and
-``rr_target(trace)``; it may give ``paper_regime()`` (``{trace: {"rr_count": ..,
+``rr_target(trace)``; it may give ``paper_regime()`` (``{trace: {"rr_count": .., "rr_per_m_reads": ..,
 "read_latency_us": ..}}``, the paper's own figures) and ``headline_claims()`` (tuples
 ``(claim, metric, scheme, ref, paper %)`` the occupancy group reports).
 """
@@ -59,6 +59,7 @@ class RegimeReport:
         """The regime table, the flags and the occupancy table, as ``claims.md`` sections."""
         lines = ["## Regime: Baseline on each trace", "",
                  "replays: the calibrated length; occupancy: share of the logical space filled before the replay; "
+                 "rr_per_m_reads: RRs per million read requests (after RAF and replays); "
                  "busiest_die_busy: share of the run the busiest die is busy; flag: why a trace is kept out of the "
                  "claims.", "", regime_markdown(self.table), ""]
         if self.flags:
