@@ -249,3 +249,75 @@ def test_lengths_ali206_by_its_rr_count_the_others_by_the_same_amount_of_data(tm
     k = m["nexus5"]
     assert k * 10 * per["nexus5"] >= ali and (k == 1 or (k - 1) * 10 * per["nexus5"] < ali)
     assert pd.read_csv(tmp_path / "lengths.csv")["trace"].tolist() == ["alibaba_206"]
+
+
+def test_read_count_group_plays_the_paper_reads_on_a_twin_of_the_calibrated_size():
+    plan = Plan()
+    # §IV-B: 2.8 billion read requests on 128 planes -> 175 M on 8; ali206 reads 0.8648 x RAF 2 per request
+    assert plan.read_target("alibaba_206") == 175_000_000 and plan.read_target("nexus5") == 0
+    assert plan.plays_for("alibaba_206", 5_000_000) == 21  # 175 M / 8.648 M = 20.2 plays
+    assert plan.plays_for("alibaba_206", 200_000_000) == 1
+    assert plan.reads_spec("alibaba_206", 5_000_000) == (
+        "model:cocktail-alibaba_206?n_requests=5000000&mean_gap_ns=200000.0&pack=stripe&amplify_reads=2"
+        "&amplify_spacing=spread&scale_time=16.0&repeat=21")
+    # the fixed stretch even when the main group's arrivals are calibrated
+    cal = replace(plan, scales=(("alibaba_206", 512.0),), read_lengths=(("alibaba_206", 5_000_000),))
+    assert cal.reads_spec("alibaba_206") == plan.reads_spec("alibaba_206", 5_000_000)
+    s = specs(cal)
+    assert s["reads"]["traces"] == [cal.reads_spec("alibaba_206")]
+    assert s["reads"]["policies"] == s["main"]["policies"] and s["reads"]["devices"] == s["main"]["devices"]
+    assert "reads" not in specs(plan)  # before its calibration
+    assert PAPER.make_plan(quick=True).reads_traces == () == PAPER.make_plan(paper_scale=True).reads_traces
+
+
+def test_read_lengths_calibrated_on_baseline_alone_and_resumed(tmp_path, monkeypatch):
+    import flashrr
+    from flashrr.reproduce.calibration import cached_trace
+
+    # 8 planes: a stated 320 RRs on 128 planes is 20 here, and 320,000 read requests 20,000
+    reg = replace(repro.REGIME, rr_targets=(("alibaba_206", 320),))
+    plan = PAPER.make_plan(traces=("alibaba_206",), regime=reg, target_busy=None,
+                           device_overrides=(("rr_threshold_reads", 400),), read_targets=(("alibaba_206", 320_000),),
+                           reads_range=(200.0, 3200.0), reads_steps=3, reads_tol=0.05)
+    assert plan.read_target("alibaba_206") == 20_000
+    done = repro.read_lengthened(plan, tmp_path, progress=False, jobs=0)
+    n = dict(done.read_lengths)["alibaba_206"]
+    assert 200 <= n <= 3200
+    row = pd.read_csv(tmp_path / "read_lengths.csv").iloc[0]
+    assert (row["trace"], int(row["n_requests"])) == ("alibaba_206", n)
+    # the recorded ratio is Baseline's own RR count at that size over the target, and the plays give the reads
+    cfg = plan.device_config()
+    s = flashrr.simulate(cfg, cached_trace(done.reads_spec("alibaba_206"), cfg)).summary
+    assert row["baseline_rr_ratio"] == pytest.approx(s["rr_count"] / 20)
+    plays = done.plays_for("alibaba_206", n)
+    assert done.reads_spec("alibaba_206").endswith(f"&repeat={plays}") and plays > 1
+    assert abs(s["reads"] - 20_000) <= s["reads"] / plays  # within one play's reads of the target
+    # resumed: read_lengths.csv answers, no Baseline runs
+    monkeypatch.setattr(repro, "reads_ratio", lambda *a, **k: pytest.fail("recalibrated"))
+    assert repro.read_lengthened(plan, tmp_path, progress=False, jobs=0).read_lengths == done.read_lengths
+    # a plan without ali206 in its traces has no read-count group to calibrate
+    assert repro.read_lengthened(replace(plan, traces=("nexus5",)), tmp_path, progress=False, jobs=0).read_lengths == ()
+
+
+def test_read_count_claims_counted_by_hand():
+    from flashrr.papers.cocktail.claims import read_count_claims, to_markdown
+
+    rows = [("ali206", "Baseline", 1000, 200, 20.0, 100_000_000), ("ali206", "redFTL", 800, 180, 10.0, 100_000_000),
+            ("ali206", "IPR", 500, 220, 40.0, 100_000_000), ("ali206", "Cocktail", 600, 210, 10.0, 100_000_000)]
+    frame = pd.DataFrame(rows, columns=["trace", "scheme", "rr_count", "gc_count", "pages_moved_per_erase", "reads"])
+    plan = replace(Plan(), read_lengths=(("alibaba_206", 5_000_000),))
+    runs = CocktailRuns({"main": frame.iloc[:0], "reads": frame}, None, plan)
+    t = read_count_claims(runs).set_index("claim")
+    # 600/1000 - 1 = -40%; 600/800 - 1 = -25%; 600/500 - 1 = +20% (the wrong way); GC 210/200 - 1 = +5%
+    assert t.loc["RR count, Cocktail vs Baseline", "flashrr_value"] == pytest.approx(-40.0)
+    assert t.loc["RR count, Cocktail vs redFTL", "flashrr_value"] == pytest.approx(-25.0)
+    assert t.loc["RR count, Cocktail vs IPR", "flashrr_value"] == pytest.approx(20.0)
+    assert t.loc["RR count, Cocktail vs IPR", "holds"] is False
+    assert t.loc["GC count, Cocktail vs Baseline", "flashrr_value"] == pytest.approx(5.0)
+    assert t.loc["write amplification (pages moved per erase), Cocktail vs Baseline", "flashrr_value"] == \
+        pytest.approx(-50.0)
+    assert not any("ratio of sums" in c or "response" in c for c in t.index)  # counts only, per trace
+    md = to_markdown(claims(runs), runs)
+    assert "## Count claims at the paper's read count" in md and "1,000 RRs in 100,000,000 read requests" in md
+    assert "ali206 5,000,000 requests x 21 plays" in md
+    assert read_count_claims(_runs(frame.iloc[:0])).empty  # the group did not run

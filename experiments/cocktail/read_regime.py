@@ -9,7 +9,9 @@ million reads.  This script runs Baseline, redFTL, IPR and Cocktail (both A1 rea
 default plan's device with the twin generated at N requests and played R times (defaults
 5,000,000 and 20: about 2.8 billion x 8 / 128 = 175 M read requests after RAF), and prints
 each scheme's RR count, RRs per million read requests, GC count and pages moved per erase,
-with its change against Baseline.  RR counts do not depend on arrival times, so the arrivals
+with its change against Baseline.  ``flashrr reproduce cocktail`` runs the same five in its read-count
+group (``reads``) at the size its bisection finds; this script runs a size of your choosing.  RR counts do not
+depend on arrival times, so the arrivals
 are the plan's fixed stretch (128 / 8).  Writes DIR/read_regime.csv (default
 out/cocktail-read-regime); the aged device is kept in DIR/snapshots for the next call.
 """

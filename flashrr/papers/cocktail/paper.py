@@ -8,9 +8,10 @@ from .plan import GROUPS, PAPER_SCALE, QUICK, Plan, run
 
 
 def calibrated_scales(runs) -> dict:
-    """``reproduce.json``'s record of the calibrations: each trace's arrival time factor and its
-    multiple of Table II's repeat count."""
-    return {"scale_time": dict(runs.plan.scales), "replays": dict(runs.plan.replays)}
+    """``reproduce.json``'s record of the calibrations: each trace's arrival time factor, its
+    multiple of Table II's repeat count, and the read-count group's generated request counts."""
+    return {"scale_time": dict(runs.plan.scales), "replays": dict(runs.plan.replays),
+            "read_lengths": dict(runs.plan.read_lengths)}
 
 
 PAPER = Paper(

@@ -11,6 +11,8 @@ group      runs                                                              fig
 ``share``  Cocktail, fixed RR share 1/n, n = 2, 4, 8, 16, 32, 64             9
 ``real``   ``main``'s schemes on the real sample of a row's family            10 (beside the
            (:data:`REAL_SAMPLES`: MQSim's web search excerpt for websearch)  traces)
+``reads``  ``main``'s schemes on ali206 at the paper's read count            claims.md table
+           (:data:`READS_TRACES`; below)
 =========  ================================================================  ==============
 
 Fig. 4 (request popularity) is a statistic of the traces; Fig. 5 (read counts of one
@@ -56,6 +58,18 @@ does not depend on the arrival times), then the arrival factors at those lengths
 go to ``OUT/lengths.csv`` and ``OUT/calibration.csv`` (reused on resume) and
 ``reproduce.json``.  ``Plan(target_busy=None)`` keeps the fixed ``128 / planes``.
 
+The read-count group (``reads``): the paper's Baseline made its 28,507 RRs on ali206 in "more than
+2.8 billion read requests" (§IV-B), at most 10.2 RRs per million reads, where the default
+length replays a short twin until Baseline makes the RR count, at about six times that.  The
+group runs ``main``'s schemes on ali206 with both of the paper's figures scaled to the plan's
+planes: the twin generated at ``n`` requests is played until it has the paper's read requests
+(after RAF; :meth:`Plan.plays_for`), and ``n`` (so the twin's footprint and spread) is bisected on
+its log in :data:`READS_N_RANGE` until Baseline makes the paper's RR count (within
+:data:`READS_TOL`, at most :data:`READS_STEPS` Baseline runs; ``OUT/read_lengths.csv``).  Arrivals
+are the fixed stretch (RR counts do not depend on them), so the group reports only the count
+claims (:func:`flashrr.papers.cocktail.claims.read_count_claims`).  ``--quick`` and ``--paper-scale``
+leave it out (its cost; :data:`PAPER_SCALE`).
+
 The wait rule: Baseline's mean read latency is ``1 + W`` times its mean read latency at the
 top of ``scale_range`` (arrivals so sparse that a read waits for no other request; one more
 Baseline run per trace), W = ``target_read_wait``.  ``Plan(target_read_wait=None)`` selects the
@@ -90,7 +104,8 @@ SCHEMES = {"baseline": "Baseline", "redftl": "redFTL", "ipr": "IPR", "cocktail":
 MAIN = ["Baseline", "redFTL", "IPR", "Cocktail"]
 RATIOS = (1.0, 0.75, 0.5, 0.25, 0.0)
 SHARES = (2, 4, 8, 16, 32, 64)
-GROUPS = ("main", "ratio", "share", "occupancy", REAL_GROUP)
+READS_GROUP = "reads"
+GROUPS = ("main", "ratio", "share", "occupancy", REAL_GROUP, READS_GROUP)
 # the shipped real sample of a row's family (flashrr.trace.samples), run in group "real" beside Fig. 10's traces:
 # MQSim's web search excerpt for websearch; the MSR and SYSTOR excerpts are too short to ship
 REAL_SAMPLES = (("websearch", "websearch"),)
@@ -104,6 +119,13 @@ PAPER_ALI206_RRS = 28_507
 # ... in "more than 2.8 billion read requests" (§IV-B), read as the requests of the run (after RAF; the trace before
 # RAF would halve the RRs per read): at most 28,507 / 2,800 = 10.2 RRs per million read requests
 PAPER_ALI206_READS = 2_800_000_000
+# the read-count group (module docstring): its traces, the paper's read requests of each (on 128 planes), and the
+# bisection of the generated request count: range, most Baseline runs, tolerance on the RR count (relative)
+READS_TRACES = ("alibaba_206",)
+PAPER_READS = {"alibaba_206": PAPER_ALI206_READS}
+READS_N_RANGE = (1_000_000, 16_000_000)
+READS_STEPS = 6
+READS_TOL = 0.10
 # MQSim's shipped workload.xml: Initial_Occupancy_Percentage 70 for its trace-based flow
 OCCUPANCY = 0.70
 # random rewrites of this share of the filled pages before the replay: MQSim preconditions to an aged steady state
@@ -122,10 +144,13 @@ TARGET_RETRY_SHARE = 0.5
 OCCUPANCY_TRACES = ("alibaba_206", "systor1")
 # the quick plan: three traces, three ratios and three shares
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64),
-             occupancy_traces=("alibaba_206",))
+             occupancy_traces=("alibaba_206",), reads_traces=())
 # the paper-scale plan: Table I's 8 channels x 4 chips (128 planes, so the full 256 MiB cache) and the ten Table II
-# traces; the request count is not in the paper and stays the default
-PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS)
+# traces; the request count is not in the paper and stays the default.  No read-count group: at 128 planes each of
+# its runs plays the paper's whole 2.8 billion read requests (about 13 min a run at the default plan's speed, and up
+# to READS_STEPS of them to size the twin); PAPER.make_plan(paper_scale=True, reads_traces=READS_TRACES) adds it
+PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS,
+                   reads_traces=())
 # the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
 # the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
 TARGET_BUSY = 0.5
@@ -162,7 +187,10 @@ class Plan:
     row's RAF and repeats, with its own calibrated arrival factor); ``regime``: placement,
     occupancy and the length rule (module docstring); ``replays``: ``(trace, multiple)``
     pairs, each trace's Table II repeat count is multiplied by, filled by :func:`calibrated`;
-    ``occupancy_traces``: the occupancy group's traces."""
+    ``occupancy_traces``: the occupancy group's traces; ``reads_traces``: the read-count group's
+    traces (module docstring), ``read_targets`` their ``(trace, read requests on the paper's 128 planes)``,
+    ``reads_range``, ``reads_steps`` and ``reads_tol`` the bisection of their generated request counts, and
+    ``read_lengths`` the ``(trace, requests generated)`` pairs it found, filled by :func:`read_lengthened`."""
 
     traces: tuple = TRACES
     n_requests: int = DEFAULT_N_REQUESTS
@@ -188,6 +216,12 @@ class Plan:
     regime: Regime = REGIME
     replays: tuple = ()
     occupancy_traces: tuple = OCCUPANCY_TRACES
+    reads_traces: tuple = READS_TRACES
+    read_targets: tuple = tuple(PAPER_READS.items())
+    reads_range: tuple = READS_N_RANGE
+    reads_steps: int = READS_STEPS
+    reads_tol: float = READS_TOL
+    read_lengths: tuple = ()
 
     def raf_repeat(self, trace: str) -> tuple:
         from ...trace.synth_presets import SYNTH_PRESETS
@@ -248,6 +282,28 @@ class Plan:
         return {"alibaba_206": {"rr_count": scaled_target(PAPER_ALI206_RRS, PAPER_PLANES, self.planes()),
                                 "rr_per_m_reads": PAPER_ALI206_RRS * 1e6 / PAPER_ALI206_READS}}
 
+    def read_target(self, trace: str) -> int:
+        """The paper's read requests of ``trace`` (after RAF) scaled to the plan's planes (0: none given)."""
+        n = dict(self.read_targets).get(trace, 0)
+        return scaled_target(n, PAPER_PLANES, self.planes()) if n else 0
+
+    def plays_for(self, trace: str, n_requests: int) -> int:
+        """Plays of ``trace`` generated at ``n_requests`` requests that give it :meth:`read_target` read
+        requests after RAF: its row's read ratio times RAF read requests per generated request (the
+        twin's read ratio is calibrated to the row's)."""
+        from ...trace.synth_presets import SYNTH_PRESETS
+
+        raf, _ = self.raf_repeat(trace)
+        per_play = n_requests * SYNTH_PRESETS[f"cocktail-{trace}"].row.read_ratio * raf
+        return max(1, math.ceil(self.read_target(trace) / per_play))
+
+    def reads_spec(self, trace: str, n_requests: int | None = None) -> str:
+        """The read-count group's trace: ``trace`` generated at ``n_requests`` (default: its calibrated
+        ``read_lengths``), at the fixed arrival factor, played :meth:`plays_for` times."""
+        n = int(n_requests if n_requests is not None else dict(self.read_lengths)[trace])
+        base = replace(self, n_requests=n, scales=()).base_spec(trace, self.stretch())
+        return with_replays(base, self.plays_for(trace, n))
+
     def stretch(self) -> float:
         """The fixed arrival factor ``128 / planes``: each plane sees the paper's request rate."""
         g = self.device_config().geometry
@@ -288,6 +344,9 @@ def specs(plan: Plan) -> dict:
     }
     occ = occupancy_group(common, [plan.trace_spec(t) for t in plan.occupancy_traces if t in plan.traces],
                           plan.device_fields(), plan.regime, {"baseline": {}, "cocktail": {}})
+    if plan.read_lengths:
+        out[READS_GROUP] = {**common, "traces": [plan.reads_spec(t) for t, _ in plan.read_lengths],
+                            "policies": main}
     return {**out, **occ, **real_group_spec(plan, common, main)}
 
 
@@ -304,7 +363,11 @@ def _scheme(group: str, row) -> str:
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """Add ``group``, ``trace`` (short label) and ``scheme`` columns to a sweep's rows."""
-    return tidy_rows(group, df, plan, _scheme, label)
+    df = tidy_rows(group, df, plan, _scheme, label)
+    if group == READS_GROUP and not df.empty:
+        names = {plan.reads_spec(t): label(t) for t, _ in plan.read_lengths}
+        df["trace"] = [names.get(s, s) for s in df["trace_source"]]
+    return df
 
 
 class CocktailRuns(SweepRuns):
@@ -387,6 +450,8 @@ def lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
     fixed = replace(plan, scales=())
     key = {k: v for k, v in asdict(fixed).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                   "paper_scale", "real_samples", "occupancy_traces",
+                                                                  "reads_traces", "read_targets", "reads_range",
+                                                                  "reads_steps", "reads_tol", "read_lengths",
                                                                   "target_busy", "target_read_wait", "calibration_tol",
                                                                   "calibration_steps", "scale_range")}
     m = calibrated_lengths(fixed, out, [anchor], key, progress, jobs, scheduler, snapshot)[anchor]
@@ -418,7 +483,9 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                  "paper_scale", "scales", "real_samples",
-                                                                 "occupancy_traces")}
+                                                                 "occupancy_traces", "reads_traces", "read_targets",
+                                                                 "reads_range", "reads_steps", "reads_tol",
+                                                                 "read_lengths")}
     if plan.target_read_wait is None:  # the busy rule: tables made before the wait rule existed still match
         del key["target_read_wait"]
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
@@ -427,14 +494,55 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
     return replace(plan, scales=tuple(scales.items()))
 
 
+def reads_ratio(plan: Plan, trace: str, n_requests: int, snapshot=None) -> float:
+    """Baseline's RR count on the read-count group's ``trace`` generated at ``n_requests`` requests
+    (:meth:`Plan.reads_spec`) over the plan's RR target for it: falls as ``n_requests`` grows (the
+    same reads over a larger footprint)."""
+    from ...reproduce.calibration import baseline_summary
+
+    s = baseline_summary(plan.device_config(), plan.reads_spec(trace, n_requests), snapshot)
+    return float(s["rr_count"]) / plan.rr_target(trace)
+
+
+def calibrate_reads(plan: Plan, trace: str, snapshot=None) -> tuple[int, float]:
+    """``(n_requests, ratio)``: the generated request count at which Baseline, at the paper's read count,
+    makes the paper's RR count (:func:`reads_ratio` within ``plan.reads_tol`` of 1, or nearest it after
+    ``plan.reads_steps`` runs; a bisection on the log of the count in ``plan.reads_range``)."""
+    n, ratio = bisect_time_scale(lambda f: reads_ratio(plan, trace, int(round(f)), snapshot), 1.0,
+                                 plan.reads_range, plan.reads_steps, plan.reads_tol)
+    return int(round(n)), ratio
+
+
+def read_lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
+                    snapshot=None) -> Plan:
+    """``plan`` with ``read_lengths`` filled for its ``reads_traces`` that have a paper read count, from and
+    into ``OUT/read_lengths.csv`` (:func:`calibrate_reads`; Baseline only).  Unchanged when the plan has them
+    already or fixes its replays."""
+    names = [t for t in plan.reads_traces if plan.read_target(t) and t in plan.traces]
+    if plan.read_lengths or plan.repeat is not None or not names:
+        return plan
+    key = {"device": plan.device_fields(), "workload": plan.workload, "spacing": plan.spacing,
+           "trace_params": plan.trace_params, "stretch": plan.stretch(), "range": plan.reads_range,
+           "steps": plan.reads_steps, "tol": plan.reads_tol,
+           "targets": [(t, plan.rr_target(t), plan.read_target(t)) for t in names]}
+    found = calibration_table(Path(out) / "read_lengths.csv", key, names,
+                              partial(calibrate_reads, plan, snapshot=snapshot), "baseline_rr_ratio", progress, jobs,
+                              scheduler, factor="n_requests")
+    return replace(plan, read_lengths=tuple((t, int(n)) for t, n in found.items()))
+
+
 # ------------------------------------------------------------------------------ sweeps
 def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
-    """Calibrate the arrival factors (:func:`calibrated`), then run (or resume) the sweeps
+    """Calibrate the lengths and arrival factors (:func:`calibrated`) and, when ``groups`` has the read-count
+    group, its request counts (:func:`read_lengthened`), then run (or resume) the sweeps
     of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler, snapshots); the runs keep the
     calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
     t0 = time.perf_counter()
     plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
                       kw.get("snapshots", True))
+    if READS_GROUP in groups:
+        plan = read_lengthened(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
+                               snapshot_dir(out) if kw.get("snapshots", True) else None)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
