@@ -1,13 +1,14 @@
-"""Cocktail's schemes on ali206 at the paper's read count: how much of the reads end in an RR.
+"""Cocktail's schemes on one Table II trace at a chosen size: how much of the reads end in an RR.
 
-    python experiments/cocktail/read_regime.py [--requests N] [--replays R] [--jobs J] [--out DIR]
+    python experiments/cocktail/read_regime.py [--trace T] [--requests N] [--replays R] [--jobs J] [--out DIR]
 
 The paper's Baseline made 28,507 RRs on ali206, a trace of "more than 2.8 billion read
 requests" (§IV-B): at most 10.2 RRs per million read requests.  The default plan replays a
 50,000-request twin until Baseline makes the RR count (scaled to its 8 planes), at 63 RRs per
 million reads.  This script runs Baseline, redFTL, IPR and Cocktail (both A1 readings) on the
-default plan's device with the twin generated at N requests and played R times (defaults
-5,000,000 and 20: about 2.8 billion x 8 / 128 = 175 M read requests after RAF), and prints
+default plan's device with the twin of trace T (default alibaba_206) generated at N requests and
+played R times its Table II repeat count (defaults 5,000,000 and 20: for ali206 about 2.8 billion
+x 8 / 128 = 175 M read requests after RAF), and prints
 each scheme's RR count, RRs per million read requests, GC count and pages moved per erase,
 with its change against Baseline.  ``flashrr reproduce cocktail`` runs the same five in its read-count
 group (``reads``) at the size its bisection finds; this script runs a size of your choosing.  RR counts do not
@@ -28,10 +29,9 @@ def run(args):
     import flashrr
     from flashrr.papers.cocktail.plan import Plan
 
-    n, replays, policy, params, snapshots = args
-    plan = Plan(n_requests=n, replays=(("alibaba_206", replays),))
-    r = flashrr.simulate(plan.device_config(), plan.trace_spec("alibaba_206"), policy=policy, snapshot=snapshots,
-                         **params)
+    trace, n, replays, policy, params, snapshots = args
+    plan = Plan(n_requests=n, replays=((trace, replays),))
+    r = flashrr.simulate(plan.device_config(), plan.trace_spec(trace), policy=policy, snapshot=snapshots, **params)
     return {c: r.summary[c] for c in COLUMNS}
 
 
@@ -39,6 +39,7 @@ def main(argv=None):
     import pandas as pd
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trace", default="alibaba_206", help="a Table II trace (alibaba_206, systor1, ...)")
     ap.add_argument("--requests", type=int, default=5_000_000, help="requests generated before RAF and replays")
     ap.add_argument("--replays", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=2)
@@ -47,7 +48,7 @@ def main(argv=None):
     out = Path(a.out)
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     # Baseline first, alone: it makes the aged device's snapshot the other runs start from
-    jobs = [(a.requests, a.replays, policy, params, str(out / "snapshots")) for _, policy, params in SCHEMES]
+    jobs = [(a.trace, a.requests, a.replays, policy, params, str(out / "snapshots")) for _, policy, params in SCHEMES]
     rows = [run(jobs[0])]
     with ProcessPoolExecutor(max(1, a.jobs)) as pool:
         rows += list(pool.map(run, jobs[1:]))
@@ -56,8 +57,8 @@ def main(argv=None):
     for c in ("rr_count", "gc_count", "pages_moved_per_erase"):
         df[f"{c}_vs_baseline_pct"] = (df[c] / df.loc["Baseline", c] - 1) * 100
     df.to_csv(out / "read_regime.csv")
-    print(f"ali206 twin, {a.requests:,} requests x {a.replays} plays on the default plan's device "
-          "(paper: Baseline 28,507 RRs on 128 planes = 1,782 on 8, at most 10.2 per million reads)")
+    print(f"{a.trace} twin, {a.requests:,} requests x {a.replays} x its Table II repeats on the default plan's device "
+          "(paper, ali206: Baseline 28,507 RRs on 128 planes = 1,782 on 8, at most 10.2 per million reads)")
     print(df.round(1).to_string())
     print(f"wrote {out / 'read_regime.csv'}")
 
