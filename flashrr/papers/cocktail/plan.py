@@ -126,6 +126,8 @@ PAPER_READS = {"alibaba_206": PAPER_ALI206_READS}
 READS_N_RANGE = (1_000_000, 16_000_000)
 READS_STEPS = 6
 READS_TOL = 0.10
+# the Plan fields of the read-count group: the main lengths and arrival factors do not depend on them
+READS_FIELDS = ("reads_traces", "read_targets", "reads_range", "reads_steps", "reads_tol", "read_lengths")
 # MQSim's shipped workload.xml: Initial_Occupancy_Percentage 70 for its trace-based flow
 OCCUPANCY = 0.70
 # random rewrites of this share of the filled pages before the replay: MQSim preconditions to an aged steady state
@@ -450,10 +452,8 @@ def lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
     fixed = replace(plan, scales=())
     key = {k: v for k, v in asdict(fixed).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                   "paper_scale", "real_samples", "occupancy_traces",
-                                                                  "reads_traces", "read_targets", "reads_range",
-                                                                  "reads_steps", "reads_tol", "read_lengths",
                                                                   "target_busy", "target_read_wait", "calibration_tol",
-                                                                  "calibration_steps", "scale_range")}
+                                                                  "calibration_steps", "scale_range") + READS_FIELDS}
     m = calibrated_lengths(fixed, out, [anchor], key, progress, jobs, scheduler, snapshot)[anchor]
     target = m * fixed.length_unit(anchor) * _requests_per_play(fixed, anchor)
     names = list(plan.traces) + real_labels(plan)
@@ -483,9 +483,7 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
         return plan
     key = {k: v for k, v in asdict(plan).items() if k not in ("traces", "seeds", "ratios", "shares", "quick",
                                                                  "paper_scale", "scales", "real_samples",
-                                                                 "occupancy_traces", "reads_traces", "read_targets",
-                                                                 "reads_range", "reads_steps", "reads_tol",
-                                                                 "read_lengths")}
+                                                                 "occupancy_traces") + READS_FIELDS}
     if plan.target_read_wait is None:  # the busy rule: tables made before the wait rule existed still match
         del key["target_read_wait"]
     scales = calibration_table(Path(out) / "calibration.csv", key, list(plan.traces) + real_labels(plan),
@@ -497,7 +495,7 @@ def calibrated(plan: Plan, out, progress: bool = True, jobs: int | None = 1, sch
 def reads_ratio(plan: Plan, trace: str, n_requests: int, snapshot=None) -> float:
     """Baseline's RR count on the read-count group's ``trace`` generated at ``n_requests`` requests
     (:meth:`Plan.reads_spec`) over the plan's RR target for it: falls as ``n_requests`` grows (the
-    same reads over a larger footprint)."""
+    same read count spread over a longer twin, so fewer of its blocks reach the threshold)."""
     from ...reproduce.calibration import baseline_summary
 
     s = baseline_summary(plan.device_config(), plan.reads_spec(trace, n_requests), snapshot)
