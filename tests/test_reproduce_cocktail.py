@@ -321,3 +321,22 @@ def test_read_count_claims_counted_by_hand():
     assert "## Count claims at the paper's read count" in md and "1,000 RRs in 100,000,000 read requests" in md
     assert "ali206 5,000,000 requests x 21 plays" in md
     assert read_count_claims(_runs(frame.iloc[:0])).empty  # the group did not run
+
+
+def test_read_count_group_runs_end_to_end_on_a_tiny_device(tmp_path):
+    from flashrr.papers.cocktail.claims import to_markdown
+
+    reg = replace(repro.REGIME, rr_targets=(("alibaba_206", 320),), max_replays=64)
+    plan = PAPER.make_plan(traces=("alibaba_206",), n_requests=400, regime=reg, target_busy=None,
+                           device_overrides=(("rr_threshold_reads", 400),), read_targets=(("alibaba_206", 320_000),),
+                           reads_range=(200.0, 3200.0), reads_steps=3, reads_tol=0.05)
+    runs = repro.run(plan, tmp_path, groups=("main", "reads"), jobs=0, progress=False)
+    reads = runs.frame("reads")
+    n = dict(runs.plan.read_lengths)["alibaba_206"]
+    assert sorted(reads["scheme"]) == sorted(repro.SCHEMES.values())
+    assert set(reads["trace"]) == {"ali206"} and set(reads["trace_source"]) == {runs.plan.reads_spec("alibaba_206")}
+    assert f"n_requests={n}&" in reads["trace_source"].iloc[0]
+    base = reads[reads["scheme"] == "Baseline"].iloc[0]
+    assert base["rr_count"] / 20 == pytest.approx(pd.read_csv(tmp_path / "read_lengths.csv")["baseline_rr_ratio"][0])
+    assert "## Count claims at the paper's read count" in to_markdown(claims(runs), runs)
+    assert "reads" not in set(runs.frame("main")["group"])  # the main group's rows are its own
