@@ -267,7 +267,7 @@ def test_read_count_group_plays_the_paper_reads_on_a_twin_of_the_calibrated_size
     assert s["reads"]["traces"] == [cal.reads_spec("alibaba_206")]
     assert s["reads"]["policies"] == s["main"]["policies"] and s["reads"]["devices"] == s["main"]["devices"]
     assert "reads" not in specs(plan)  # before its calibration
-    assert PAPER.make_plan(quick=True).reads_traces == () == PAPER.make_plan(paper_scale=True).reads_traces
+    assert PAPER.make_plan(quick=True).read_targets == () == PAPER.make_plan(paper_scale=True).read_targets
 
 
 def test_read_lengths_calibrated_on_baseline_alone_and_resumed(tmp_path, monkeypatch):

@@ -89,7 +89,7 @@ def read_count_claims(runs) -> pd.DataFrame:
     claims table's columns; empty when the group did not run."""
     import copy
 
-    frame = runs.frame(READS_GROUP) if hasattr(runs, "frame") else pd.DataFrame()
+    frame = runs.frame(READS_GROUP)
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS)
     reads = copy.copy(runs)

@@ -12,7 +12,7 @@ group      runs                                                              fig
 ``real``   ``main``'s schemes on the real sample of a row's family            10 (beside the
            (:data:`REAL_SAMPLES`: MQSim's web search excerpt for websearch)  traces)
 ``reads``  ``main``'s schemes on ali206 at the paper's read count            claims.md table
-           (:data:`READS_TRACES`; below)
+           (:data:`PAPER_READS`; below)
 =========  ================================================================  ==============
 
 Fig. 4 (request popularity) is a statistic of the traces; Fig. 5 (read counts of one
@@ -119,15 +119,14 @@ PAPER_ALI206_RRS = 28_507
 # ... in "more than 2.8 billion read requests" (§IV-B), read as the requests of the run (after RAF; the trace before
 # RAF would halve the RRs per read): at most 28,507 / 2,800 = 10.2 RRs per million read requests
 PAPER_ALI206_READS = 2_800_000_000
-# the read-count group (module docstring): its traces, the paper's read requests of each (on 128 planes), and the
-# bisection of the generated request count: range, most Baseline runs, tolerance on the RR count (relative)
-READS_TRACES = ("alibaba_206",)
+# the read-count group (module docstring): its traces, with the paper's read requests of each (on 128 planes), and
+# the bisection of the generated request count: range, most Baseline runs, tolerance on the RR count (relative)
 PAPER_READS = {"alibaba_206": PAPER_ALI206_READS}
 READS_N_RANGE = (1_000_000, 16_000_000)
 READS_STEPS = 6
 READS_TOL = 0.10
 # the Plan fields of the read-count group: the main lengths and arrival factors do not depend on them
-READS_FIELDS = ("reads_traces", "read_targets", "reads_range", "reads_steps", "reads_tol", "read_lengths")
+READS_FIELDS = ("read_targets", "reads_range", "reads_steps", "reads_tol", "read_lengths")
 # MQSim's shipped workload.xml: Initial_Occupancy_Percentage 70 for its trace-based flow
 OCCUPANCY = 0.70
 # random rewrites of this share of the filled pages before the replay: MQSim preconditions to an aged steady state
@@ -146,13 +145,13 @@ TARGET_RETRY_SHARE = 0.5
 OCCUPANCY_TRACES = ("alibaba_206", "systor1")
 # the quick plan: three traces, three ratios and three shares
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5, 0.0), shares=(2, 16, 64),
-             occupancy_traces=("alibaba_206",), reads_traces=())
+             occupancy_traces=("alibaba_206",), read_targets=())
 # the paper-scale plan: Table I's 8 channels x 4 chips (128 planes, so the full 256 MiB cache) and the ten Table II
 # traces; the request count is not in the paper and stays the default.  No read-count group: at 128 planes each of
 # its runs plays the paper's whole 2.8 billion read requests (about 13 min a run at the default plan's speed, and up
-# to READS_STEPS of them to size the twin); PAPER.make_plan(paper_scale=True, reads_traces=READS_TRACES) adds it
+# to READS_STEPS of them to size the twin); PAPER.make_plan(paper_scale=True, read_targets=tuple(PAPER_READS.items())) adds it
 PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS,
-                   reads_traces=())
+                   read_targets=())
 # the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
 # the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
 TARGET_BUSY = 0.5
@@ -189,8 +188,8 @@ class Plan:
     row's RAF and repeats, with its own calibrated arrival factor); ``regime``: placement,
     occupancy and the length rule (module docstring); ``replays``: ``(trace, multiple)``
     pairs, each trace's Table II repeat count is multiplied by, filled by :func:`calibrated`;
-    ``occupancy_traces``: the occupancy group's traces; ``reads_traces``: the read-count group's
-    traces (module docstring), ``read_targets`` their ``(trace, read requests on the paper's 128 planes)``,
+    ``occupancy_traces``: the occupancy group's traces; ``read_targets``: the read-count group's
+    traces (module docstring) as ``(trace, read requests on the paper's 128 planes)`` pairs (empty: no group),
     ``reads_range``, ``reads_steps`` and ``reads_tol`` the bisection of their generated request counts, and
     ``read_lengths`` the ``(trace, requests generated)`` pairs it found, filled by :func:`read_lengthened`."""
 
@@ -218,7 +217,6 @@ class Plan:
     regime: Regime = REGIME
     replays: tuple = ()
     occupancy_traces: tuple = OCCUPANCY_TRACES
-    reads_traces: tuple = READS_TRACES
     read_targets: tuple = tuple(PAPER_READS.items())
     reads_range: tuple = READS_N_RANGE
     reads_steps: int = READS_STEPS
@@ -513,10 +511,10 @@ def calibrate_reads(plan: Plan, trace: str, snapshot=None) -> tuple[int, float]:
 
 def read_lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
                     snapshot=None) -> Plan:
-    """``plan`` with ``read_lengths`` filled for its ``reads_traces`` that have a paper read count, from and
+    """``plan`` with ``read_lengths`` filled for the traces of its ``read_targets`` that it runs, from and
     into ``OUT/read_lengths.csv`` (:func:`calibrate_reads`; Baseline only).  Unchanged when the plan has them
     already or fixes its replays."""
-    names = [t for t in plan.reads_traces if plan.read_target(t) and t in plan.traces]
+    names = [t for t, n in plan.read_targets if n and t in plan.traces]
     if plan.read_lengths or plan.repeat is not None or not names:
         return plan
     key = {"device": plan.device_fields(), "workload": plan.workload, "spacing": plan.spacing,
