@@ -552,4 +552,6 @@ def hand_built_models(draw, max_window: int = 40):
                                             label="address_scale"),
                          overlap_window_requests=draw(st.integers(1, window), label="overlap window"),
                          time_phases=time_phases,
-                         near_margin_bytes=draw(st.sampled_from([0, unit, 3 * unit]), label="near margin"))
+                         near_margin_bytes=draw(st.sampled_from([0, unit, 3 * unit]), label="near margin"),
+                         fresh_avoid_window_requests=draw(st.sampled_from([0, 1, window // 2, window]),
+                                                          label="fresh avoid window"))

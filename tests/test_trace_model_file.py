@@ -63,7 +63,7 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 8
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 9
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
     # one probability per kind of the previous request of the op
@@ -252,8 +252,15 @@ BROKEN = {
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 1), "version: expected 8"),
-    "the previous version": (_set("version", 7), "version: expected 8"),
+    "other version": (_set("version", 1), "version: expected 8 or 9"),
+    "an older version": (_set("version", 7), "version: expected 8 or 9"),
+    "a later version": (_set("version", 10), "version: expected 8 or 9"),
+    "negative fresh avoid window": (_set("fresh_avoid_window_requests", -1),
+                                    "fresh_avoid_window_requests: expected an integer >= 0"),
+    "fresh avoid window beyond the re-access window": (_set("fresh_avoid_window_requests", 1 << 30),
+                                                       "fresh_avoid_window_requests: expected at most"),
+    "no fresh avoid window in a version 9 file": (_delete("fresh_avoid_window_requests"),
+                                                  "fresh_avoid_window_requests"),
 }
 
 
@@ -302,6 +309,22 @@ def test_the_unbroken_dict_loads(tmp_path, good_dict):
     path.write_text(tomli_w.dumps(good_dict))
     model = load_model(path)
     assert model.phases == 2 and len(model.time_phases) == 2 and model.read.heads is not None
+
+
+def test_a_version_8_file_reads_as_a_model_that_avoids_only_recent_starts(tmp_path, good_dict):
+    """Version 8 files (the shipped templates among them) have no fresh_avoid_window_requests; they read as
+    0 and generate what they generated before."""
+    d = copy.deepcopy(good_dict)
+    d["version"] = 8
+    del d["fresh_avoid_window_requests"]
+    path = tmp_path / "v8.toml"
+    path.write_text(tomli_w.dumps(d))
+    old = load_model(path)
+    assert old.fresh_avoid_window_requests == 0
+    path.write_text(tomli_w.dumps({**good_dict, "fresh_avoid_window_requests": 0}))
+    assert_models_equal(old, load_model(path))
+    assert generate_trace(old, 3000, seed=2).offset.tolist() == \
+        generate_trace(load_model(path), 3000, seed=2).offset.tolist()
 
 
 @pytest.mark.parametrize("content,fragment", [

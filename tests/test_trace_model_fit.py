@@ -550,6 +550,7 @@ BAD_SETTINGS = [
     ("time_phases", 4097),
     ("max_segments", 0), ("cascade_bins", 1), ("cascade_bins", 1002), ("size_knots", 0), ("distance_knots", 0),
     ("distance_knots", 4097), ("gap_states", 0), ("gap_states", 257), ("gap_knots", 0), ("phases", "2"),
+    ("fresh_avoids_near", 1), ("fresh_avoids_near", "false"),
 ]
 
 
@@ -601,3 +602,14 @@ def test_start_alignment_of_the_web_search_sample_is_its_8_kib_page():
 
     trace = read_trace(Path(__file__).parent / "data" / "wsrch-small.mqsim.txt", cache=False)
     assert start_alignment(trace) == 8192 and np.all(np.asarray(trace.offset) % 8192 == 0)
+
+
+def test_fresh_requests_avoid_the_near_window_the_fit_calls_fresh_by():
+    """A request is fresh in the fit only when it is near none of the last near_window_requests requests, so
+    the model's fresh requests avoid the units those covered: its window is the near window (capped at the
+    re-access window), and 0 when near requests are off or the setting is False."""
+    trace = Trace(np.arange(600) * 1000, np.arange(600) * 4096, np.full(600, 4096), np.zeros(600, dtype=bool))
+    assert fit_model(trace, reuse_window_requests=100).fresh_avoid_window_requests == 100
+    assert fit_model(trace, reuse_window_requests=100, near_window_requests=30).fresh_avoid_window_requests == 30
+    assert fit_model(trace, near_window_requests=0).fresh_avoid_window_requests == 0
+    assert fit_model(trace, fresh_avoids_near=False).fresh_avoid_window_requests == 0

@@ -305,6 +305,38 @@ def test_fresh_requests_avoid_units_the_window_covered_unless_q_overlap_lets_the
     assert covered_collisions(free.offset, free.size, 4096, window) >= 100
 
 
+def starts_in_covered(offset: np.ndarray, size: np.ndarray, unit: int, window: int) -> int:
+    """Requests that start in a unit one of the previous ``window`` requests covered."""
+    covered: Counter = Counter()
+    spans = [range(o // unit, (o + s - 1) // unit + 1) for o, s in zip(offset.tolist(), size.tolist())]
+    hits = 0
+    for i, span in enumerate(spans):
+        hits += covered[span.start] > 0
+        for u in span:
+            covered[u] += 1
+        if i >= window:
+            for u in spans[i - window]:
+                covered[u] -= 1
+    return hits
+
+
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
+def test_fresh_requests_avoid_starting_in_units_the_avoid_window_covered(engine):
+    """Requests of two units drawn uniformly over 4,096 units, windows of 64, fresh requests free to overlap
+    (q_overlap 1): at most 128 units are covered, so a draw starts in one with probability <= 1/32, and with
+    16 retries all 17 draws do with probability (1/32) ** 17 ~ 4e-26 per request: none of 20,000.  Avoiding
+    only recent starts (fresh_avoid_window_requests 0), a request starts in the second unit of one of the
+    last 64 requests with probability about 64/4096, some 300 of 20,000 (fewer as the window holds
+    repeats): 100 is a loose floor."""
+    n, window = 20_000, 64
+    base = uniform_model(levels=6, regions=64, window=window, fresh_retries=16, size=8192)
+    avoiding = generate_trace(base.replace(fresh_avoid_window_requests=window), n, seed=5, engine=engine)
+    assert starts_in_covered(avoiding.offset, avoiding.size, 4096, window) == 0
+    plain = generate_trace(base, n, seed=5, engine=engine)
+    assert recent_collisions(plain.offset // 4096, window) == 0
+    assert starts_in_covered(plain.offset, plain.size, 4096, window) >= 100
+
+
 def test_fresh_retries_give_up_when_every_unit_is_recent():
     """Two units and a window of 8: every unit is recent after two requests, so a request keeps its last draw
     (retries never loop forever) and the trace still uses both units."""
@@ -804,15 +836,16 @@ def test_twins_agree_on_hand_built_models(model, n, seed):
        window=st.sampled_from([1, 16, 256, 4096]), overlap=st.sampled_from([1, 16, 256, 4096]),
        phases=st.integers(1, 3), retries=st.integers(0, 8),
        unit=st.sampled_from([512, 4096]), region=st.sampled_from([1 << 16, 1 << 20]), n=st.integers(1, 3000),
-       seed=st.integers(0, 2**32))
+       seed=st.integers(0, 2**32), near=st.sampled_from([0, 8, 65536]), avoid=st.booleans())
 def test_twins_agree_on_models_fitted_to_slices_of_real_traces(name, start, length, window, overlap, phases, retries,
-                                                                unit, region, n, seed):
+                                                                unit, region, n, seed, near, avoid):
     real = sample(name)
     length = min(length, len(real))
     a = int(start * (len(real) - length))
     part = Trace(*(c[a:a + length] for c in columns(real)), name=name)
     model = fit_model(part, unit_bytes=unit, region_bytes=region, reuse_window_requests=window, phases=phases,
-                      fresh_retries=retries, overlap_window_requests=min(overlap, window))
+                      fresh_retries=retries, overlap_window_requests=min(overlap, window),
+                      near_window_requests=near, fresh_avoids_near=avoid)
     assert_twins_agree(model, n, seed)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport expm1, floor
-from libc.stdint cimport int64_t, uint16_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 cnp.import_array()
@@ -22,6 +22,7 @@ cdef uint64_t HASH_NODE = 0x165667B19E3779F9ULL
 cdef uint64_t HASH_RETRY_G = 0xA24BAED4963EE407ULL
 cdef uint64_t HASH_RETRY_A = 0x9FB21C651E98DF25ULL
 cdef double INV_2_53 = 1.0 / 9007199254740992.0
+cdef int64_t STAMP_LIMIT = 0xFFFFFFFF  # UnitStamps: the largest 32-bit stamp
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -203,13 +204,135 @@ cdef class CellCounts:
             self.cells[i].key = -1
 
 
+ctypedef struct StampCell:
+    int64_t key       # unit >> 3 (-1: an empty slot)
+    uint32_t seen[8]  # per unit of the cell: the latest request that covered it, as g + 1 - base (0: none)
+
+
+cdef class UnitStamps:
+    """The latest request that covered each unit, for the last ``window`` requests: an open-addressing table
+    (linear probing) of eight-unit cells.  "One of the last w <= window requests covered a unit" is one
+    comparison, and a request leaving the window costs nothing: when the table would be more than half full
+    it is rebuilt with only the cells the window still covers (twice as large when those fill more than a
+    quarter), so its size follows the window, not the trace.  Stamps count from ``base``, moved up at each
+    rebuild, so they fit 32 bits."""
+
+    cdef StampCell* cells
+    cdef uint64_t mask
+    cdef int64_t filled, window, base
+
+    def __cinit__(self, int64_t window):
+        cdef int64_t cap = 16
+        while cap < 4 * window:
+            cap *= 2
+        self.window = window
+        self.base = 0
+        self._alloc(cap)
+
+    def __dealloc__(self):
+        free(self.cells)
+
+    cdef int _alloc(self, int64_t cap) except -1:
+        cdef int64_t i
+        self.cells = <StampCell*>calloc(cap, sizeof(StampCell))
+        if self.cells == NULL:
+            raise MemoryError("model generator: no memory for a unit table")
+        for i in range(cap):
+            self.cells[i].key = -1
+        self.mask = <uint64_t>(cap - 1)
+        self.filled = 0
+        return 0
+
+    cdef inline int64_t find(self, int64_t key) noexcept nogil:
+        cdef uint64_t h = _mix(<uint64_t>key) & self.mask
+        while self.cells[h].key != -1:
+            if self.cells[h].key == key:
+                return <int64_t>h
+            h = (h + 1) & self.mask
+        return -1 - <int64_t>h
+
+    cdef int _rebuild(self, int64_t g) except -1:
+        """Before request ``g`` is marked: keep the units the last ``window`` requests covered, restamped
+        from a new base."""
+        cdef StampCell* old = self.cells
+        cdef int64_t old_cap = <int64_t>(self.mask + 1), i, h, u, live = 0
+        cdef int64_t keep = g - self.window + 1 - self.base  # old stamps of the requests g - window .. g - 1
+        cdef int64_t new_base = g - self.window if g > self.window else 0
+        cdef bint any_live
+        for i in range(old_cap):
+            if old[i].key != -1:
+                for u in range(8):
+                    if old[i].seen[u] and <int64_t>old[i].seen[u] >= keep:
+                        live += 1
+                        break
+        self._alloc(2 * old_cap if 4 * (live + 1) > old_cap else old_cap)
+        for i in range(old_cap):
+            if old[i].key == -1:
+                continue
+            any_live = False
+            for u in range(8):
+                if old[i].seen[u] and <int64_t>old[i].seen[u] >= keep:
+                    old[i].seen[u] = <uint32_t>(old[i].seen[u] + self.base - new_base)
+                    any_live = True
+                else:
+                    old[i].seen[u] = 0
+            if any_live:
+                h = -1 - self.find(old[i].key)
+                self.cells[h] = old[i]
+                self.filled += 1
+        self.base = new_base
+        free(old)
+        return 0
+
+    cdef void mark(self, int64_t first, int64_t last, int64_t g) noexcept nogil:
+        """Request ``g`` covers units ``first .. last``."""
+        cdef int64_t key, h, u, lo, hi
+        if g + 1 - self.base >= STAMP_LIMIT:
+            with gil:
+                self._rebuild(g)
+        for key in range(first >> 3, (last >> 3) + 1):
+            h = self.find(key)
+            if h < 0:
+                if 2 * (self.filled + 1) > <int64_t>(self.mask + 1):
+                    with gil:
+                        self._rebuild(g)
+                    h = self.find(key)
+                h = -1 - h
+                self.cells[h].key = key
+                for u in range(8):
+                    self.cells[h].seen[u] = 0
+                self.filled += 1
+            lo = first - (key << 3) if first > (key << 3) else 0
+            hi = last - (key << 3) if last < (key << 3) + 7 else 7
+            for u in range(lo, hi + 1):
+                self.cells[h].seen[u] = <uint32_t>(g + 1 - self.base)
+
+    cdef bint covers(self, int64_t first, int64_t last, int64_t g, int64_t w) noexcept nogil:
+        """Whether one of the ``w`` (at most ``window``) requests before request ``g`` covered one of the
+        units ``first .. last``."""
+        cdef int64_t key, h, u, lo, hi
+        cdef int64_t keep = g - w + 1 - self.base
+        for key in range(first >> 3, (last >> 3) + 1):
+            h = self.find(key)
+            if h < 0:
+                continue
+            lo = first - (key << 3) if first > (key << 3) else 0
+            hi = last - (key << 3) if last < (key << 3) + 7 else 7
+            for u in range(lo, hi + 1):
+                if self.cells[h].seen[u] and <int64_t>self.cells[h].seen[u] >= keep:
+                    return True
+        return False
+
+
 cdef class Kernel:
     """Generator state over a Prepared model: op, kinds and run lengths of each op's last request, gap
-    state, clock, the re-access ring of the last ``window`` requests, and two unit tables over the ring:
-    ``recent`` (units its requests start in) and ``touched`` (units they cover)."""
+    state, clock, the re-access ring of the last ``window`` requests, and unit tables over the ring:
+    ``recent`` (units its requests start in) and, for the units the last ``overlap_window`` requests cover,
+    ``touched`` (counts) or, when the model avoids the units of the last ``avoid_window`` (> 0), ``stamps``
+    (the latest request covering each unit, which answers both)."""
 
     cdef object prep
-    cdef int64_t n_requests, window, overlap_window, phases, levels, unit_bytes, first_state, fresh_retries
+    cdef int64_t n_requests, window, overlap_window, avoid_window, phases, levels, unit_bytes, first_state, fresh_retries
     cdef int64_t span_end
     cdef double p_write_first, p_same, address_scale
     cdef uint64_t salt
@@ -232,6 +355,7 @@ cdef class Kernel:
     cdef int64_t[:, :] op_off, op_size
     cdef int64_t op_count[2]
     cdef CellCounts recent, touched
+    cdef UnitStamps stamps
     cdef double[:] q_overlap
     cdef double[:, :] p_seq
     cdef int64_t last_end[2]
@@ -252,6 +376,7 @@ cdef class Kernel:
         self.n_requests = prep.n_requests
         self.window = prep.window
         self.overlap_window = prep.overlap_window
+        self.avoid_window = prep.avoid_window
         self.span_end = prep.span_end
         self.phases = prep.phases
         self.levels = prep.levels
@@ -314,7 +439,10 @@ cdef class Kernel:
         self.op_count[0] = 0
         self.op_count[1] = 0
         self.recent = CellCounts(2 * prep.window)
-        self.touched = CellCounts(4 * prep.overlap_window)
+        if prep.avoid_window:
+            self.stamps = UnitStamps(max(prep.avoid_window, prep.overlap_window))
+        else:
+            self.touched = CellCounts(4 * prep.overlap_window)
         self.q_overlap = prep.q_overlap
         self.prev_op = 0
         self.state = prep.first_state
@@ -411,12 +539,15 @@ cdef class Kernel:
             if g >= self.window:
                 k = self.ring_off[j] // self.unit_bytes
                 self.recent.remove(k, k)
-            if g >= self.overlap_window:
-                k = (g - self.overlap_window) % self.window
-                d = self.ring_off[k]
-                self.touched.remove(d // self.unit_bytes, (d + self.ring_size[k] - 1) // self.unit_bytes)
+            if self.avoid_window:
+                self.stamps.mark(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes, g)
+            else:
+                if g >= self.overlap_window:
+                    k = (g - self.overlap_window) % self.window
+                    d = self.ring_off[k]
+                    self.touched.remove(d // self.unit_bytes, (d + self.ring_size[k] - 1) // self.unit_bytes)
+                self.touched.add(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes)
             self.recent.add(off // self.unit_bytes, off // self.unit_bytes)
-            self.touched.add(off // self.unit_bytes, (off + sz - 1) // self.unit_bytes)
             self.ring_off[j] = off
             self.ring_size[j] = sz
             k = self.op_count[op] % self.window
@@ -500,18 +631,26 @@ cdef class Kernel:
                     lo = mid
             unit = (region << lv) + (node - (<int64_t>1 << lv))
             off = unit * self.unit_bytes + sector * SECTOR
-            t = 1 + head * self.size_levels + heat
-            sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
             if attempt >= self.fresh_retries:
                 break
-            if not self.recent.has(unit):
-                if may_overlap or not self.touched.covers(unit, (off + sz - 1) // self.unit_bytes):
+            # the start unit first: it needs no size, and most redraws are decided by it
+            if not self.recent.has(unit) and (self.avoid_window == 0
+                                              or not self.stamps.covers(unit, unit, g, self.avoid_window)):
+                if may_overlap:
+                    break
+                t = 1 + head * self.size_levels + heat
+                sz = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
+                if self.avoid_window:
+                    if not self.stamps.covers(unit, (off + sz - 1) // self.unit_bytes, g, self.overlap_window):
+                        break
+                elif not self.touched.covers(unit, (off + sz - 1) // self.unit_bytes):
                     break
             attempt += 1
             key = self.salt ^ (<uint64_t>g * HASH_RETRY_G) ^ (<uint64_t>attempt * HASH_RETRY_A)
             u_seg = (_mix(key) >> 11) * INV_2_53
             u_region = (_mix(key ^ 1) >> 11) * INV_2_53
             u_cascade = (_mix(key ^ 2) >> 11) * INV_2_53
+        t = 1 + head * self.size_levels + heat
         off_out[0] = off
-        size_out[0] = sz
+        size_out[0] = _round_size(_draw(&self.size_log[op, t, 0], self.size_len[op, t] - 1, u_size))
         return heat

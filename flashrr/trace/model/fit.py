@@ -36,7 +36,9 @@
    its halves, pooled per heat level and depth over nodes with at least two
    requests, weighted by their requests, with the binomial noise of small
    counts taken out), the start sector within the unit, and the sizes per heat
-   level;
+   level; a fresh request neither starts in nor is near a recent request, so
+   the generator's fresh requests avoid the units the near window covered
+   (``fresh_avoids_near``);
 6. the arrival process: gaps between arrivals in ``gap_states`` states
    (quantiles of the gap), a transition matrix between the states of
    consecutive gaps, and each state's gap distribution;
@@ -94,6 +96,10 @@ class FitSettings:
     near_margin_bytes: int = 0
     """A request that is neither a re-access nor a continuation is near a recent request when it starts inside
     that request's extent or at most this many bytes before or after it (0: inside only)."""
+    fresh_avoids_near: bool = True
+    """Generated fresh requests avoid starting in a unit one of the last near_window_requests requests covered
+    (the model's ``fresh_avoid_window_requests``), since the fit calls a request fresh only when it is near
+    none of them; False: they avoid only the units the re-access window's requests started in."""
     hot_units: int = 1024
     """Most hot units per op (0: none): the units an op's requests start in most often, each at least
     hot_min_count times and in at least hot_min_share of the op's requests."""
@@ -135,6 +141,8 @@ class FitSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 bad(name, f"an integer in [{lo}, {hi}]")
+        if not isinstance(self.fresh_avoids_near, bool):
+            bad("fresh_avoids_near", "True or False")
         v = self.hot_min_share
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
             bad("hot_min_share", "a share in [0, 1]")
@@ -262,7 +270,10 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
     return WorkloadModel(label, s.unit_bytes, region_bytes, s.reuse_window_requests, p_write_first, p_write_after,
                          same, parts[0], parts[1], arrivals, fresh_retries=s.fresh_retries,
                          overlap_window_requests=overlap_window, time_phases=time_phases,
-                         near_margin_bytes=s.near_margin_bytes, source=source, fit=fit)
+                         near_margin_bytes=s.near_margin_bytes,
+                         fresh_avoid_window_requests=min(s.near_window_requests, s.reuse_window_requests)
+                         if s.fresh_avoids_near else 0,
+                         source=source, fit=fit)
 
 
 def _op_chain(w: np.ndarray) -> tuple[float, tuple[float, float]]:

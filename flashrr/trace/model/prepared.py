@@ -62,6 +62,7 @@ class Prepared:
         self.fresh_retries = model.fresh_retries
         self.address_scale = model.address_scale
         self.overlap_window = model.overlap_window_requests
+        self.avoid_window = model.fresh_avoid_window_requests  # 0: fresh requests avoid started units only
         self.span_end = model.span_end_byte  # continuations start below this byte (model space)
         self.p_write_first = model.p_write_first
         # op chain and gap-state transitions per time phase (one phase: the model's own)

@@ -50,7 +50,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    cascade, from hashed draws; up to ``fresh_retries`` times) when one of the last
    ``window`` requests started in its unit (the fit calls a request fresh only
    when none did: without this the heat map alone would make hot units come
-   back within the window, as cache hits), or, unless it is one of the share
+   back within the window, as cache hits), or one of the last
+   ``fresh_avoid_window_requests`` requests covered it (nor near one), or,
+   unless it is one of the share
    ``q_overlap[op]`` of fresh requests that may, when it covers a unit one of
    the last ``overlap_window`` requests covered.
 6. **Arrival**: the gap before request 1 comes from the first state's table;
@@ -110,6 +112,7 @@ class ReferenceGenerator:
         self.time = 0
         self.recent: dict[int, int] = {}  # unit -> requests among the last `window` that start in it
         self.touched: dict[int, int] = {}  # unit -> requests among the last `overlap_window` that cover it
+        self.covered: dict[int, int] = {}  # unit -> requests among the last `avoid_window` that cover it
         self.last_end = [-1, -1]  # per op: end byte of its latest request (-1: none yet)
         self.last_kind = [0, 0]  # per op: kind of its latest request (schema.KINDS)
         self.run_length = [0, 0]  # per op: continuations since its latest request that was not one
@@ -172,8 +175,9 @@ class ReferenceGenerator:
             off = unit * p.unit_bytes + sector * SECTOR_BYTES
             t = 1 + head * SIZE_LEVELS + heat
             sz = _round_size(draw_log1p(p.size_log[op, t, :p.size_len[op, t]], r[U_SIZE]))
-            if attempt >= p.fresh_retries or (unit not in self.recent and (may_overlap or all(
-                    v not in self.touched for v in range(unit, (off + sz - 1) // p.unit_bytes + 1)))):
+            if attempt >= p.fresh_retries or (unit not in self.recent and unit not in self.covered and (
+                    may_overlap or all(v not in self.touched
+                                       for v in range(unit, (off + sz - 1) // p.unit_bytes + 1)))):
                 return off, sz, heat
             attempt += 1
             key = p.salt ^ ((g * HASH_RETRY_G) & MASK64) ^ ((attempt * HASH_RETRY_A) & MASK64)
@@ -248,9 +252,16 @@ class ReferenceGenerator:
                 old = int(self.ring_off[k])
                 for v in range(old // p.unit_bytes, (old + int(self.ring_size[k]) - 1) // p.unit_bytes + 1):
                     self._forget(self.touched, v)
+            if 0 < p.avoid_window <= g:  # request g - avoid_window leaves the avoided units
+                k = (g - p.avoid_window) % p.window
+                old = int(self.ring_off[k])
+                for v in range(old // p.unit_bytes, (old + int(self.ring_size[k]) - 1) // p.unit_bytes + 1):
+                    self._forget(self.covered, v)
             self.recent[off // p.unit_bytes] = self.recent.get(off // p.unit_bytes, 0) + 1
             for v in range(off // p.unit_bytes, (off + sz - 1) // p.unit_bytes + 1):
                 self.touched[v] = self.touched.get(v, 0) + 1
+                if p.avoid_window:
+                    self.covered[v] = self.covered.get(v, 0) + 1
             self.ring_off[j] = off
             self.ring_size[j] = sz
             k = self.op_count[op] % p.window

@@ -25,12 +25,15 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
 __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "load_model", "save_model",
-           "FORMAT_NAME", "FORMAT_VERSION", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "RUN_BUCKETS",
+           "FORMAT_NAME", "FORMAT_VERSION", "READ_VERSIONS", "SECTOR_BYTES", "SIZE_LEVELS", "OPS", "RUN_BUCKETS",
            "KIND_HEAD", "KIND_RUN", "KIND_REUSE", "KIND_NEAR", "KINDS", "run_kind", "Places", "TimePhase",
            "NEAR_POSITIONS", "MAX_HOT_UNITS"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
+#: Versions :meth:`WorkloadModel.from_dict` reads: version 8 files have no ``fresh_avoid_window_requests``
+#: (read as 0, which generates what they generated).
+READ_VERSIONS = (8, 9)
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -473,6 +476,12 @@ class WorkloadModel:
       smaller address space (1 for a fitted model).
     * ``near_margin_bytes``: how far beyond a recent request's extent (either
       side) a request still counts as near it (``OpModel.p_near``).
+    * ``fresh_avoid_window_requests``: a fresh request whose start unit one
+      of the last this many requests covered is drawn again (up to
+      ``fresh_retries`` times), as the fit calls a request fresh only when it
+      is not near a recent request; 0: only the units the requests of the
+      re-access window started in are avoided (at most
+      ``reuse_window_requests``).
     * ``read``, ``write``: :class:`OpModel`; ``arrivals``: :class:`Arrivals`.
     * ``source``: statistics of the trace the model was fitted to, and ``fit``:
       the fit's settings (both informational; validation prints them).
@@ -493,6 +502,7 @@ class WorkloadModel:
     overlap_window_requests: int = 4096
     time_phases: tuple = ()
     near_margin_bytes: int = 0
+    fresh_avoid_window_requests: int = 0
     source: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
 
@@ -542,6 +552,7 @@ class WorkloadModel:
                 "overlap_window_requests": self._overlap_window(where, window),
                 "time_phases": self._time_phases(where, arr),
                 "near_margin_bytes": _pos_int(f"{where}.near_margin_bytes", self.near_margin_bytes, 0),
+                "fresh_avoid_window_requests": self._avoid_window(where, window),
                 "source": dict(self.source),
                 "fit": dict(self.fit)}
 
@@ -560,6 +571,12 @@ class WorkloadModel:
         v = _pos_int(f"{where}.overlap_window_requests", self.overlap_window_requests)
         if v > window:
             _fail(f"{where}.overlap_window_requests", f"at most reuse_window_requests ({window})", v)
+        return v
+
+    def _avoid_window(self, where: str, window: int) -> int:
+        v = _pos_int(f"{where}.fresh_avoid_window_requests", self.fresh_avoid_window_requests, 0)
+        if v > window:
+            _fail(f"{where}.fresh_avoid_window_requests", f"at most reuse_window_requests ({window})", v)
         return v
 
     @property
@@ -612,6 +629,7 @@ class WorkloadModel:
                 "fresh_retries": self.fresh_retries, "address_scale": self.address_scale,
                 "overlap_window_requests": self.overlap_window_requests,
                 "near_margin_bytes": self.near_margin_bytes,
+                "fresh_avoid_window_requests": self.fresh_avoid_window_requests,
                 "time_phase": [ph.to_dict() for ph in self.time_phases], "source": _plain(self.source),
                 "fit": _plain(self.fit),
                 "ops": {"p_write_first": self.p_write_first, "p_write_after_read": self.p_write_after[0],
@@ -631,8 +649,9 @@ class WorkloadModel:
             _fail(where, "a table", d)
         if d.get("format") != FORMAT_NAME:
             _fail(f"{where}: format", f"{FORMAT_NAME!r}", d.get("format"))
-        if d.get("version") != FORMAT_VERSION:
-            _fail(f"{where}: version", f"{FORMAT_VERSION}", d.get("version"))
+        version = d.get("version")
+        if isinstance(version, bool) or version not in READ_VERSIONS:
+            _fail(f"{where}: version", " or ".join(str(v) for v in READ_VERSIONS), version)
         get = _Getter(where, d)
         ops = get.table("ops")
         parts = {}
@@ -659,6 +678,7 @@ class WorkloadModel:
                        fresh_retries=get.value("fresh_retries"), address_scale=get.value("address_scale"),
                        overlap_window_requests=get.value("overlap_window_requests"),
                        near_margin_bytes=get.value("near_margin_bytes"),
+                       fresh_avoid_window_requests=get.value("fresh_avoid_window_requests") if version >= 9 else 0,
                        time_phases=tuple(_time_phase(where, i, ph)
                                          for i, ph in enumerate(get.value("time_phase", list))),
                        source=d.get("source", {}),
