@@ -87,14 +87,17 @@ class SweepRuns:
 
 
 def tidy_rows(group: str, df: pd.DataFrame, plan, scheme_label: Callable,
-              trace_label: Callable | None = None) -> pd.DataFrame:
+              trace_label: Callable | None = None, more_specs: dict | None = None) -> pd.DataFrame:
     """A sweep's result rows with ``group``, ``trace`` (the plan's trace name of
     ``trace_source``, or ``trace_label(name)`` when given) and ``scheme``
-    (``scheme_label(group, row)``) columns added."""
+    (``scheme_label(group, row)``) columns added.  ``more_specs`` maps the trace specs of a
+    group that runs its traces otherwise than ``plan.trace_spec`` (another length, say) to
+    their trace names."""
     if df.empty:
         return df
     names = list(plan.traces) + real_labels(plan)
-    label = {plan.trace_spec(t): trace_label(t) if trace_label else t for t in names}
+    specs = {**{plan.trace_spec(t): t for t in names}, **(more_specs or {})}
+    label = {spec: trace_label(t) if trace_label else t for spec, t in specs.items()}
     df = df.copy()
     df["group"] = group
     df["trace"] = [label.get(s, s) for s in df["trace_source"]]

@@ -363,11 +363,8 @@ def _scheme(group: str, row) -> str:
 
 def tidy(group: str, df: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """Add ``group``, ``trace`` (short label) and ``scheme`` columns to a sweep's rows."""
-    df = tidy_rows(group, df, plan, _scheme, label)
-    if group == READS_GROUP and not df.empty:
-        names = {plan.reads_spec(t): label(t) for t, _ in plan.read_lengths}
-        df["trace"] = [names.get(s, s) for s in df["trace_source"]]
-    return df
+    reads = {plan.reads_spec(t): t for t, _ in plan.read_lengths} if group == READS_GROUP else None
+    return tidy_rows(group, df, plan, _scheme, label, more_specs=reads)
 
 
 class CocktailRuns(SweepRuns):
