@@ -272,14 +272,15 @@ def test_fresh_requests_avoid_units_used_within_the_window():
     assert recent_collisions(plain.offset // 4096, window) >= 100
 
 
-def covered_collisions(offset: np.ndarray, size: np.ndarray, unit: int, window: int) -> int:
+def covered_collisions(offset: np.ndarray, size: np.ndarray, unit: int, window: int,
+                       starts_only: bool = False) -> int:
     """Requests that cover a unit one of the previous ``window`` requests covered (a sliding-window count
-    over every unit of every request)."""
+    over every unit of every request); with ``starts_only``, requests that start in one."""
     covered: Counter = Counter()
     spans = [range(o // unit, (o + s - 1) // unit + 1) for o, s in zip(offset.tolist(), size.tolist())]
     hits = 0
     for i, span in enumerate(spans):
-        hits += any(covered[u] > 0 for u in span)
+        hits += covered[span.start] > 0 if starts_only else any(covered[u] > 0 for u in span)
         for u in span:
             covered[u] += 1
         if i >= window:
@@ -305,21 +306,6 @@ def test_fresh_requests_avoid_units_the_window_covered_unless_q_overlap_lets_the
     assert covered_collisions(free.offset, free.size, 4096, window) >= 100
 
 
-def starts_in_covered(offset: np.ndarray, size: np.ndarray, unit: int, window: int) -> int:
-    """Requests that start in a unit one of the previous ``window`` requests covered."""
-    covered: Counter = Counter()
-    spans = [range(o // unit, (o + s - 1) // unit + 1) for o, s in zip(offset.tolist(), size.tolist())]
-    hits = 0
-    for i, span in enumerate(spans):
-        hits += covered[span.start] > 0
-        for u in span:
-            covered[u] += 1
-        if i >= window:
-            for u in spans[i - window]:
-                covered[u] -= 1
-    return hits
-
-
 @pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
 def test_fresh_requests_avoid_starting_in_units_the_avoid_window_covered(engine):
     """Requests of two units drawn uniformly over 4,096 units, windows of 64, fresh requests free to overlap
@@ -331,10 +317,10 @@ def test_fresh_requests_avoid_starting_in_units_the_avoid_window_covered(engine)
     n, window = 20_000, 64
     base = uniform_model(levels=6, regions=64, window=window, fresh_retries=16, size=8192)
     avoiding = generate_trace(base.replace(fresh_avoid_window_requests=window), n, seed=5, engine=engine)
-    assert starts_in_covered(avoiding.offset, avoiding.size, 4096, window) == 0
+    assert covered_collisions(avoiding.offset, avoiding.size, 4096, window, starts_only=True) == 0
     plain = generate_trace(base, n, seed=5, engine=engine)
     assert recent_collisions(plain.offset // 4096, window) == 0
-    assert starts_in_covered(plain.offset, plain.size, 4096, window) >= 100
+    assert covered_collisions(plain.offset, plain.size, 4096, window, starts_only=True) >= 100
 
 
 def test_fresh_retries_give_up_when_every_unit_is_recent():

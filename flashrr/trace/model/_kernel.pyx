@@ -83,6 +83,44 @@ ctypedef struct Cell:
     uint16_t count[8]  # per unit of the cell: requests of the window that cover it
     int64_t used       # units of the cell with a count above 0
 
+ctypedef struct StampCell:
+    int64_t key       # unit >> 3 (-1: an empty slot)
+    uint32_t seen[8]  # per unit of the cell: the latest request that covered it, as g + 1 - base (0: none)
+
+
+ctypedef fused AnyCell:
+    Cell
+    StampCell
+
+
+cdef inline int64_t _table_size(int64_t capacity) noexcept nogil:
+    """The smallest power of two of at least 16 and ``capacity`` slots."""
+    cdef int64_t cap = 16
+    while cap < capacity:
+        cap *= 2
+    return cap
+
+
+cdef AnyCell* _new_cells(AnyCell* like, int64_t cap) except NULL:
+    """``cap`` empty slots of the cell type of ``like`` (only its type is used)."""
+    cdef int64_t i
+    cdef AnyCell* cells = <AnyCell*>calloc(cap, sizeof(like[0]))
+    if cells == NULL:
+        raise MemoryError("model generator: no memory for a unit table")
+    for i in range(cap):
+        cells[i].key = -1
+    return cells
+
+
+cdef inline int64_t _find(AnyCell* cells, uint64_t mask, int64_t key) noexcept nogil:
+    """The slot of ``key`` (linear probing), or -1 - the empty slot where it would go."""
+    cdef uint64_t h = _mix(<uint64_t>key) & mask
+    while cells[h].key != -1:
+        if cells[h].key == key:
+            return <int64_t>h
+        h = (h + 1) & mask
+    return -1 - <int64_t>h
+
 
 cdef class CellCounts:
     """A count per unit (int64 >= 0), kept for ranges of consecutive units: an open-addressing table (linear
@@ -94,32 +132,20 @@ cdef class CellCounts:
     cdef int64_t filled
 
     def __cinit__(self, int64_t capacity):
-        cdef int64_t cap = 16
-        while cap < capacity:
-            cap *= 2
-        self._alloc(cap)
+        self.cells = NULL
+        self._alloc(_table_size(capacity))
 
     def __dealloc__(self):
         free(self.cells)
 
     cdef int _alloc(self, int64_t cap) except -1:
-        cdef int64_t i
-        self.cells = <Cell*>calloc(cap, sizeof(Cell))
-        if self.cells == NULL:
-            raise MemoryError("model generator: no memory for a unit table")
-        for i in range(cap):
-            self.cells[i].key = -1
+        self.cells = _new_cells(self.cells, cap)
         self.mask = <uint64_t>(cap - 1)
         self.filled = 0
         return 0
 
     cdef inline int64_t find(self, int64_t key) noexcept nogil:
-        cdef uint64_t h = _mix(<uint64_t>key) & self.mask
-        while self.cells[h].key != -1:
-            if self.cells[h].key == key:
-                return <int64_t>h
-            h = (h + 1) & self.mask
-        return -1 - <int64_t>h
+        return _find(self.cells, self.mask, key)
 
     cdef int _grow(self) except -1:
         cdef Cell* old = self.cells
@@ -204,11 +230,6 @@ cdef class CellCounts:
             self.cells[i].key = -1
 
 
-ctypedef struct StampCell:
-    int64_t key       # unit >> 3 (-1: an empty slot)
-    uint32_t seen[8]  # per unit of the cell: the latest request that covered it, as g + 1 - base (0: none)
-
-
 cdef class UnitStamps:
     """The latest request that covered each unit, for the last ``window`` requests: an open-addressing table
     (linear probing) of eight-unit cells.  "One of the last w <= window requests covered a unit" is one
@@ -222,34 +243,22 @@ cdef class UnitStamps:
     cdef int64_t filled, window, base
 
     def __cinit__(self, int64_t window):
-        cdef int64_t cap = 16
-        while cap < 4 * window:
-            cap *= 2
         self.window = window
         self.base = 0
-        self._alloc(cap)
+        self.cells = NULL
+        self._alloc(_table_size(4 * window))
 
     def __dealloc__(self):
         free(self.cells)
 
     cdef int _alloc(self, int64_t cap) except -1:
-        cdef int64_t i
-        self.cells = <StampCell*>calloc(cap, sizeof(StampCell))
-        if self.cells == NULL:
-            raise MemoryError("model generator: no memory for a unit table")
-        for i in range(cap):
-            self.cells[i].key = -1
+        self.cells = _new_cells(self.cells, cap)
         self.mask = <uint64_t>(cap - 1)
         self.filled = 0
         return 0
 
     cdef inline int64_t find(self, int64_t key) noexcept nogil:
-        cdef uint64_t h = _mix(<uint64_t>key) & self.mask
-        while self.cells[h].key != -1:
-            if self.cells[h].key == key:
-                return <int64_t>h
-            h = (h + 1) & self.mask
-        return -1 - <int64_t>h
+        return _find(self.cells, self.mask, key)
 
     cdef int _rebuild(self, int64_t g) except -1:
         """Before request ``g`` is marked: keep the units the last ``window`` requests covered, restamped
