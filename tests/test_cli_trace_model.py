@@ -296,3 +296,14 @@ def test_fit_notes_a_trace_aligned_beyond_the_start_unit(tmp_path):
     assert "8 KiB boundaries" in result.stderr and "--fit-param unit_bytes=8192" in result.stderr
     result = run("trace", "fit", TPCC, "-o", tmp_path / "tpcc.toml")
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_fit_param_names_every_fit_setting():
+    """The --fit-param names are listed without importing the model (start-up time); they must be
+    FitSettings' fields, all of them."""
+    from dataclasses import fields
+
+    from flashrr.cli.trace_model_cmds import _FIT_SETTINGS
+    from flashrr.trace.model import FitSettings
+
+    assert sorted(_FIT_SETTINGS) == sorted(f.name for f in fields(FitSettings))

@@ -19,7 +19,7 @@ __all__ = ["fit_cmd", "validate_cmd"]
 
 _FIT_SETTINGS = ("unit_bytes", "region_bytes", "reuse_window_requests", "fresh_retries", "overlap_window_requests",
                  "time_phases", "phases", "near_window_requests", "near_margin_bytes", "hot_units", "hot_min_share",
-                 "hot_min_count",
+                 "hot_min_count", "fresh_avoids_near",
                  "weight_steps_per_octave", "max_segments", "cascade_bins", "size_knots", "distance_knots",
                  "gap_states", "gap_knots")
 
