@@ -836,6 +836,24 @@ def test_twins_agree_on_models_fitted_to_slices_of_real_traces(name, start, leng
 
 
 @needs_kernel
+@pytest.mark.parametrize("window", [16, 300])
+def test_twins_agree_when_the_unit_stamps_move_their_base(window):
+    """The compiled kernel stamps covered units with 32 bits from a base it moves up (at 2**32 - 1
+    requests past it, and whenever it rebuilds its table); with the limit set to 3 windows the move
+    happens every few hundred requests, and the trace must still be the reference's."""
+    from flashrr.trace.model import _kernel
+
+    model = fit_model(sample("cloudphysics").slice(0, 20_000), reuse_window_requests=window,
+                      near_window_requests=window, overlap_window_requests=min(window, 32))
+    assert model.fresh_avoid_window_requests == window
+    old = _kernel._set_stamp_limit(3 * window)
+    try:
+        assert_twins_agree(model, 12_000, seed=4)
+    finally:
+        _kernel._set_stamp_limit(old)
+
+
+@needs_kernel
 def test_twins_agree_across_a_block_boundary():
     """The generator's state (ring, recent units, op, gap state, clock) carries over from one block of
     uniforms to the next in both twins."""

@@ -25,6 +25,15 @@ cdef double INV_2_53 = 1.0 / 9007199254740992.0
 cdef int64_t STAMP_LIMIT = 0xFFFFFFFF  # UnitStamps: the largest 32-bit stamp
 
 
+def _set_stamp_limit(int64_t limit):
+    """Set the stamp at which UnitStamps moves its base (tests: a small one makes the move that 2**32
+    requests would need happen within a short trace); returns the previous one."""
+    global STAMP_LIMIT
+    cdef int64_t old = STAMP_LIMIT
+    STAMP_LIMIT = limit
+    return old
+
+
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     x = x + 0x9E3779B97F4A7C15ULL
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL
