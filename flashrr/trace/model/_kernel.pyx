@@ -239,6 +239,11 @@ cdef class CellCounts:
             self.cells[i].key = -1
 
 
+cdef inline int64_t _stamp_floor(int64_t stamp) noexcept nogil:
+    """The lowest stamp a unit covered within a window may have: ``stamp``, but never 0 (no request)."""
+    return stamp if stamp > 1 else 1
+
+
 cdef class UnitStamps:
     """The latest request that covered each unit, for the last ``window`` requests: an open-addressing table
     (linear probing) of eight-unit cells.  "One of the last w <= window requests covered a unit" is one
@@ -274,13 +279,13 @@ cdef class UnitStamps:
         from a new base."""
         cdef StampCell* old = self.cells
         cdef int64_t old_cap = <int64_t>(self.mask + 1), i, h, u, live = 0
-        cdef int64_t keep = g - self.window + 1 - self.base  # old stamps of the requests g - window .. g - 1
+        cdef int64_t keep = _stamp_floor(g - self.window + 1 - self.base)  # stamps of requests g - window .. g - 1
         cdef int64_t new_base = g - self.window if g > self.window else 0
         cdef bint any_live
         for i in range(old_cap):
             if old[i].key != -1:
                 for u in range(8):
-                    if old[i].seen[u] and <int64_t>old[i].seen[u] >= keep:
+                    if old[i].seen[u] >= keep:
                         live += 1
                         break
         self._alloc(2 * old_cap if 4 * (live + 1) > old_cap else old_cap)
@@ -289,7 +294,7 @@ cdef class UnitStamps:
                 continue
             any_live = False
             for u in range(8):
-                if old[i].seen[u] and <int64_t>old[i].seen[u] >= keep:
+                if old[i].seen[u] >= keep:
                     old[i].seen[u] = <uint32_t>(old[i].seen[u] + self.base - new_base)
                     any_live = True
                 else:
@@ -329,7 +334,7 @@ cdef class UnitStamps:
         """Whether one of the ``w`` (at most ``window``) requests before request ``g`` covered one of the
         units ``first .. last``."""
         cdef int64_t key, h, u, lo, hi
-        cdef int64_t keep = g - w + 1 - self.base
+        cdef int64_t keep = _stamp_floor(g - w + 1 - self.base)
         for key in range(first >> 3, (last >> 3) + 1):
             h = self.find(key)
             if h < 0:
@@ -337,7 +342,7 @@ cdef class UnitStamps:
             lo = first - (key << 3) if first > (key << 3) else 0
             hi = last - (key << 3) if last < (key << 3) + 7 else 7
             for u in range(lo, hi + 1):
-                if self.cells[h].seen[u] and <int64_t>self.cells[h].seen[u] >= keep:
+                if self.cells[h].seen[u] >= keep:
                     return True
         return False
 

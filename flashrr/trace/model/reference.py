@@ -125,6 +125,11 @@ class ReferenceGenerator:
         else:
             del counts[unit]
 
+    def _ring_units(self, k: int) -> range:
+        """The units the request in ring slot ``k`` covers."""
+        off, unit = int(self.ring_off[k]), self.p.unit_bytes
+        return range(off // unit, (off + int(self.ring_size[k]) - 1) // unit + 1)
+
     def _near(self, g: int, op: int, r) -> tuple[int, int] | None:
         """Offset and size of a near request (step 4 of the module docstring), or None when it cannot be one."""
         p = self.p
@@ -248,14 +253,10 @@ class ReferenceGenerator:
             if g >= p.window:
                 self._forget(self.recent, int(self.ring_off[j]) // p.unit_bytes)
             if g >= p.overlap_window:  # request g - overlap_window leaves the overlap window
-                k = (g - p.overlap_window) % p.window
-                old = int(self.ring_off[k])
-                for v in range(old // p.unit_bytes, (old + int(self.ring_size[k]) - 1) // p.unit_bytes + 1):
+                for v in self._ring_units((g - p.overlap_window) % p.window):
                     self._forget(self.touched, v)
             if 0 < p.avoid_window <= g:  # request g - avoid_window leaves the avoided units
-                k = (g - p.avoid_window) % p.window
-                old = int(self.ring_off[k])
-                for v in range(old // p.unit_bytes, (old + int(self.ring_size[k]) - 1) // p.unit_bytes + 1):
+                for v in self._ring_units((g - p.avoid_window) % p.window):
                     self._forget(self.covered, v)
             self.recent[off // p.unit_bytes] = self.recent.get(off // p.unit_bytes, 0) + 1
             for v in range(off // p.unit_bytes, (off + sz - 1) // p.unit_bytes + 1):
