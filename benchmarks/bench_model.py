@@ -18,7 +18,7 @@ model is loaded and at the end (``/proc/self/statm``), and the peak
 figures for 10^6, 10^7 and 10^8 requests show that memory does not grow with
 the length of a generated trace.
 
-Run: ``python benchmarks/bench_model.py [--huge]`` (about 12 s without --huge
+Run: ``python benchmarks/bench_model.py [--huge] [--fit-param KEY=VALUE ...]`` (about 12 s without --huge
 on the project's 2-core machine, about 50 s with it).
 """
 from __future__ import annotations
@@ -78,6 +78,9 @@ def run_child(model_path: Path, n: int, engine: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--huge", action="store_true", help="also stream 10^8 requests")
+    ap.add_argument("--fit-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="fit with a setting other than the default (a FitSettings field, its value a Python literal), "
+                         "e.g. fresh_avoids_near=False for the model without the near window's units avoided")
     ap.add_argument("--child", nargs=3, metavar=("MODEL", "N", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -86,6 +89,7 @@ def main() -> None:
 
     from flashrr.trace.io import read_trace
     from flashrr.trace.model import compiled_kernel_available, fit_model, save_model
+    from flashrr.trace.model.fit import fit_settings_from
 
     if not compiled_kernel_available():
         sys.exit("the compiled model kernel is not built: python setup.py build_ext --inplace")
@@ -93,7 +97,7 @@ def main() -> None:
     cpu_times, wall_times = [], []
     for _ in range(FIT_ROUNDS):
         c0, w0 = time.process_time(), time.perf_counter()
-        model = fit_model(trace)
+        model = fit_model(trace, fit_settings_from(args.fit_param))
         cpu_times.append(time.process_time() - c0)
         wall_times.append(time.perf_counter() - w0)
     rows = [("fit", len(trace), min(cpu_times), min(wall_times), None, None, None)]

@@ -128,13 +128,6 @@ def _model_lru(model, n: int, seeds) -> float:
     return float(np.mean([lru_1024(generate_trace(model, n, seed=s)) for s in seeds]))
 
 
-def _setting_value(text: str):
-    """A --fit-param value: True or False, an integer, or a float."""
-    if text in ("True", "False"):
-        return text == "True"
-    return int(text) if text.lstrip("-").isdigit() else float(text)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
@@ -144,10 +137,10 @@ def main(argv=None) -> int:
     ap.add_argument("--fit-param", action="append", default=[], metavar="KEY=VALUE",
                     help="a fit setting for every model (repeatable)")
     args = ap.parse_args(argv)
-    from flashrr.trace.model import FitSettings
+    from flashrr.trace.model.fit import fit_settings_from
     from flashrr.trace.model import fit_model as fit_default
 
-    settings = FitSettings(**{k: _setting_value(v) for k, v in (item.split("=", 1) for item in args.fit_param)})
+    settings = fit_settings_from(args.fit_param)
 
     def fit_model(trace):
         return fit_default(trace, settings)

@@ -613,3 +613,17 @@ def test_fresh_requests_avoid_the_near_window_the_fit_calls_fresh_by():
     assert fit_model(trace, reuse_window_requests=100, near_window_requests=30).fresh_avoid_window_requests == 30
     assert fit_model(trace, near_window_requests=0).fresh_avoid_window_requests == 0
     assert fit_model(trace, fresh_avoids_near=False).fresh_avoid_window_requests == 0
+
+
+def test_fit_settings_from_key_value_strings():
+    from flashrr.trace.model.fit import fit_settings_from
+
+    s = fit_settings_from(["fresh_avoids_near=False", "near_window_requests=30", "hot_min_share=0.5"])
+    assert (s.fresh_avoids_near, s.near_window_requests, s.hot_min_share) == (False, 30, 0.5)
+    assert fit_settings_from([]) == FitSettings()
+    with pytest.raises(ModelError, match="'near_window_requests': expected KEY=VALUE"):
+        fit_settings_from(["near_window_requests"])
+    with pytest.raises(ModelError, match="no_such_setting: unknown"):
+        fit_settings_from(["no_such_setting=1"])
+    with pytest.raises(ModelError, match="fit setting fresh_avoids_near: expected True or False"):
+        fit_settings_from(["fresh_avoids_near=yes"])

@@ -52,7 +52,7 @@ small (the fit records the region size it used).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
@@ -62,7 +62,7 @@ from .schema import (KIND_HEAD, KIND_NEAR, KIND_REUSE, KIND_RUN, KINDS, MAX_HOT_
                      WorkloadModel)
 from .tables import quantile_table
 
-__all__ = ["FitSettings", "fit_model", "MIN_REQUESTS", "start_alignment"]
+__all__ = ["FitSettings", "fit_model", "fit_settings_from", "MIN_REQUESTS", "start_alignment"]
 
 #: The shortest trace a model can be fitted to.
 MIN_REQUESTS = 400
@@ -146,6 +146,26 @@ class FitSettings:
         v = self.hot_min_share
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
             bad("hot_min_share", "a share in [0, 1]")
+
+
+def fit_settings_from(items) -> FitSettings:
+    """The :class:`FitSettings` of ``KEY=VALUE`` strings, each value read as a Python literal (``True``,
+    ``4096``, ``0.5``); :class:`ModelError` names a malformed item or an unknown setting."""
+    import ast
+
+    values = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ModelError(f"fit setting {item!r}: expected KEY=VALUE")
+        try:
+            values[key.strip()] = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            values[key.strip()] = text.strip()
+    unknown = sorted(set(values) - {f.name for f in fields(FitSettings)})
+    if unknown:
+        raise ModelError(f"fit setting(s) {', '.join(unknown)}: unknown; expected FitSettings fields")
+    return FitSettings(**values)
 
 
 #: The bounds of an automatic unit_bytes (:attr:`FitSettings.unit_bytes` None), bytes.
