@@ -3,7 +3,8 @@
     python benchmarks/bench_engine.py [--n 1000000] [--reference-n 20000] [--scheduler S]
 
 Workload (the engine issue's): the ``shuffler`` device preset with ``gc.copyback``
-on (the workload of the stress figures in docs/model.md) and the Baseline
+on and ``gc.aligned_moves`` off (the workload of the stress figures in docs/model.md;
+``--moves aligned`` keeps the preset's aligned moves) and the Baseline
 policy on a synthetic trace of 70% reads, 4-32 KiB requests, a hot set over a
 8 GiB footprint (the synthetic generator touches every extent of its footprint, and 1M requests of 4-32 KiB cannot cover 16 GiB).  Reported:
 
@@ -39,7 +40,7 @@ import json, resource, sys, time
 import flashrr
 from flashrr.trace.synth import synth_trace
 n, n_use, repeat, engine = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-full, scheduler = sys.argv[5] == "full", sys.argv[6]
+full, scheduler, moves = sys.argv[5] == "full", sys.argv[6], sys.argv[7]
 trace = synth_trace(None, n_requests=n, seed=1, read_ratio=0.7, read_size_mean_bytes=16384, read_size_cv=0.5,
                     write_size_mean_bytes=16384, write_size_cv=0.5, max_size_bytes=32768,
                     footprint_bytes=8 << 30, write_region_fraction=0.3, hot_set_ratio=0.2, hot_skew=1.0, interarrival_mean_ns=20_000)
@@ -48,6 +49,8 @@ rss_trace = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 cfg = flashrr.SimConfig.preset("shuffler")
 if hasattr(cfg.gc, "copyback"):  # copyback moves: the workload of the stress figures in docs/model.md
     cfg = cfg.replace(copyback=True)
+if hasattr(cfg.gc, "aligned_moves"):  # per-block write points (the stress figures') unless --moves aligned
+    cfg = cfg.replace(aligned_moves=moves == "aligned")
 if scheduler != "preset":  # engines before 0.2 have no scheduler setting
     cfg = cfg.replace(scheduler=scheduler)
 if full:  # time the replay only: the fill of 7.3M pages would dominate
@@ -81,10 +84,10 @@ print(json.dumps({"requests": s["requests"], "wall_s": s["sim_wall_s"], "cpu_s":
 
 
 def child(n: int, repeat: int, engine: str, n_use: int | None = None, full: bool = False,
-          scheduler: str = "preset") -> dict:
+          scheduler: str = "preset", moves: str = "per-block") -> dict:
     """Run one simulation in a fresh process on the first ``n_use`` requests of an ``n``-request trace."""
     argv = [sys.executable, "-c", CHILD, str(n), str(n_use or n), str(repeat), engine, "full" if full else "fresh",
-            scheduler]
+            scheduler, moves]
     out = subprocess.run(argv, capture_output=True, text=True)
     if out.returncode:
         sys.exit(f"benchmark child failed (n={n}, repeat={repeat}, {engine}):\n{out.stderr}")
@@ -101,14 +104,17 @@ def main() -> None:
                          "since a shared machine only ever slows a run down")
     ap.add_argument("--scheduler", default="preset",
                     help="timing.scheduler to run (default: the preset's; 'preset' also runs engines without one)")
+    ap.add_argument("--moves", default="per-block", choices=("per-block", "aligned"),
+                    help="gc.aligned_moves off (the stress figures' workload) or on (the shuffler preset's)")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    c = child(args.n, 1, "compiled", scheduler=args.scheduler)
+    c = child(args.n, 1, "compiled", scheduler=args.scheduler, moves=args.moves)
     print(f"compiled  : {c['requests']:>10,d} requests in {c['wall_s']:.3f} s = "
           f"{c['requests'] / c['wall_s'] / 1e6:.2f} M requests/s  ({c['requests'] / c['cpu_s'] / 1e6:.2f} M per CPU "
           f"second of the whole simulate call; rr_count {c['rr_count']})")
-    runs = sorted((child(args.n, 8, "compiled", full=True, scheduler=args.scheduler) for _ in range(args.rounds)),
+    runs = sorted((child(args.n, 8, "compiled", full=True, scheduler=args.scheduler, moves=args.moves)
+                   for _ in range(args.rounds)),
                   key=lambda r: r["cpu_s"])
     f, med = runs[0], runs[len(runs) // 2]
     print(f"RR and GC : {f['requests']:>10,d} requests in {f['wall_s']:.3f} s = "

@@ -240,6 +240,19 @@ class GCConfig:
     its read and back before its program, as MQSim moves pages with
     ``Use_Copyback_for_GC`` false (its default).  Pages moved to another die cross it
     either way.
+
+    ``aligned_moves``: GC and RR keep superpages when they move pages (on a superblock of
+    more than one block).  Each row of the victim (its valid pages at one page offset) is
+    written to one row of the GC/RR frontier superblock: a page keeps its block when that
+    block is free in the row and takes the lowest free one otherwise (it may change plane
+    and die), and a row without room for all of them is left with unwritten pages.  Pages
+    a policy places (``place_migration``) keep the policy's blocks, and their row skips
+    ahead until those blocks are free in it.  So the pages of one superpage stay together
+    for later multi-plane reads, as a superblock FTL that programs whole superpages at one
+    write point does.  Off (the default), each block of the frontier has its own write
+    point and a page keeps its block: the write points drift apart when a victim's blocks
+    hold unequal numbers of valid pages, and a superpage's pages then land at different
+    offsets.
     """
 
     _section = "gc"
@@ -251,6 +264,7 @@ class GCConfig:
     write_stall: bool = False
     reserve_gc_frontier: bool = False
     copyback: bool = True
+    aligned_moves: bool = False
 
     def __post_init__(self):
         _fraction(self, "gc_threshold_ratio")
@@ -264,6 +278,8 @@ class GCConfig:
         _require(isinstance(self.reserve_gc_frontier, bool), "gc.reserve_gc_frontier", "must be true or false",
                  self.reserve_gc_frontier)
         _require(isinstance(self.copyback, bool), "gc.copyback", "must be true or false", self.copyback)
+        _require(isinstance(self.aligned_moves, bool), "gc.aligned_moves", "must be true or false",
+                 self.aligned_moves)
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,10 @@ def _shuffler() -> SimConfig:
         ),
         cache=CacheConfig(capacity_bytes=64 << 20),
         # OP 12.7%: MQSim's default, assumed.  MQSim's shipped ssdconfig.xml has Use_Copyback_for_GC false: a
-        # moved page crosses the channel out and back
-        gc=GCConfig(gc_threshold_ratio=0.10, overprovisioning_ratio=0.127, copyback=False),
+        # moved page crosses the channel out and back.  Aligned moves: Table 1's FTL scheme is "superpage", the
+        # superpage is "the fundamental unit for programming operations" (section 1), and RR keeps "the superpage
+        # structure" (sections 3.3, 5)
+        gc=GCConfig(gc_threshold_ratio=0.10, overprovisioning_ratio=0.127, copyback=False, aligned_moves=True),
         read_reclaim=ReadReclaimConfig(rr_threshold_reads=10_000),
         read_retry=ReadRetryConfig(),
         superblock=SuperblockConfig(sb_planes=4),

@@ -70,6 +70,7 @@ PHASED = "tests/test_policies_phasedrr.py::"
 ERRORS = "tests/test_error_model_engine.py::"
 COMBINED = "tests/test_combined_schemes.py::"
 GENERATE = "tests/test_trace_model_generate.py::"
+ALIGNED = "tests/test_aligned_moves.py::"
 MODEL = "flashrr/trace/model/"
 
 MUTATIONS = (
@@ -639,6 +640,23 @@ MUTATIONS = (
               "        if L.gc_reserve_frontier:  # as MQSim's block manager",
               "        if False:  # as MQSim's block manager")),
         ("tests/test_gc_erased_pool.py::test_a_reserved_gc_frontier_moves_the_first_gc_one_superblock_earlier",)),
+    # gc.aligned_moves
+    Mutation(
+        "am1", "with gc.aligned_moves on, migrations still write through one pointer per block",
+        (Edit("flashrr/_core/layout.py",
+              "gc_aligned_moves=config.gc.aligned_moves,",
+              "gc_aligned_moves=False,"),),
+        (ALIGNED + "test_baseline_rr_keeps_a_superpage_together_only_when_aligned",
+         ALIGNED + "test_a_policys_columns_stay_and_its_rows_stay_together")),
+    Mutation(
+        "am2", "with aligned moves, pages a policy placed take the frontier row's free columns, not the policy's",
+        (Edit(CORE + "device/reclaim_py.py",
+              "dest[q:j] = ftl.gc_row(lane, [int(c) for c in dest[q:j]], fixed)",
+              "dest[q:j] = ftl.gc_row(lane, [int(c) for c in dest[q:j]], False)"),
+         Edit(CORE + "device/reclaim.pyx",
+              "self.ftl.gc_row(lane, &self.m_dest[q], j, fixed)",
+              "self.ftl.gc_row(lane, &self.m_dest[q], j, False)")),
+        (ALIGNED + "test_a_policys_columns_stay_and_its_rows_stay_together",)),
 )
 
 

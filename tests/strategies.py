@@ -123,7 +123,7 @@ def any_device_case(draw):
         if cfg.timing.read_priority:
             cfg = cfg.replace(join_writes=draw(st.booleans()))
     cfg = cfg.replace(reserve_gc_frontier=draw(st.booleans()), copyback=draw(st.booleans()),
-                      join_reads=draw(st.booleans()))
+                      aligned_moves=draw(st.booleans()), join_reads=draw(st.booleans()))
     n = draw(st.integers(20, 60) if pressed else st.integers(1, 120))
     span = draw(st.integers(1, cfg.logical_pages - 4))
     lpn = np.array(draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n)), np.int64)
@@ -196,7 +196,7 @@ def page_case(draw):
     cfg = tiny_config(planes=planes, sb_planes=sp, channels=draw(st.sampled_from([1, 2])),
                       blocks=draw(st.integers(24, 36)), pages=draw(st.sampled_from([4, 8, 16])),
                       cache_pages=draw(st.sampled_from([0, 4, 16])), gc_ratio=0.08, op=0.4,
-                      rr=draw(st.integers(2, 20)))
+                      rr=draw(st.integers(2, 20))).replace(aligned_moves=draw(st.booleans()))
     trace = draw_page_trace(draw, cfg, gap_ns=900)
     return cfg, trace, draw(st.sampled_from(["page", "page-8", "page-64"])), draw(st.integers(1, 2))
 
@@ -208,7 +208,8 @@ def shuffler_case(draw):
     ch, chips, planes, sp = draw(st.sampled_from(PLANE_SHAPES))
     cfg = tiny_config(channels=ch, chips=chips, planes=planes, sb_planes=sp, blocks=draw(st.integers(24, 36)),
                       pages=draw(st.sampled_from([4, 8, 16])), cache_pages=draw(st.sampled_from([0, 2, 8])),
-                      gc_ratio=0.08, op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 20)))
+                      gc_ratio=0.08, op=draw(st.sampled_from([0.35, 0.5])), rr=draw(st.integers(2, 20))
+                      ).replace(aligned_moves=draw(st.booleans()))
     trace = draw_page_trace(draw, cfg, gap_ns=700)
     params = draw(st.sampled_from([{}, {"delta_f": 0.2, "delta_p": 0.05}, {"cards": "contiguous"}]))
     return cfg, trace, draw(st.integers(1, 2)), draw(st.integers(0, 1000)), params

@@ -1,7 +1,7 @@
 """Why Page-8 and Page-64 read faster than Baseline on the LUN twins: their counters or their placement?
 
     python experiments/shuffler/page_placement.py [--trace lun1] [--replays 16] [--device shuffler]
-                                                  [--schemes baseline,page-8,...] [--jobs J]
+                                                  [--moves aligned|per-block] [--schemes baseline,...] [--jobs J]
 
 Runs, on the default Shuffler plan's device and twin of the trace (regime placement and
 occupancy), Baseline, Page-8 and four variants that take Page-8 apart:
@@ -15,11 +15,14 @@ occupancy), Baseline, Page-8 and four variants that take Page-8 apart:
   so consecutive LPNs land side by side, as in a freshly written superpage.
 
 It prints each run's read latency, RR count, RR page moves, user flash transactions and
-flash read time.  On ``lun1`` at 16 replays (docs/shuffler.md, "Where we differ") the counters do
-nothing and the placement does it all: the engine's migrations write through one pointer per
-component, which split superpages when a victim's components hold unequal numbers of valid pages,
-and Page-N's equal split puts its groups back together.  ``--device shuffler-32`` runs the 32-block
-superblock.  A default-length run of a LUN twin takes about half a minute.
+flash read time.  ``--moves per-block`` (``gc.aligned_moves = false``) gives each block of the
+GC/RR frontier its own write point, as the engine did before the Shuffler presets turned aligned
+moves on: on ``lun1`` at 16 replays (docs/shuffler.md, "Where we differ") the counters do nothing
+and the placement does it all, since those write points split superpages when a victim's
+components hold unequal numbers of valid pages and Page-N's equal split puts its groups back
+together.  ``--moves aligned`` (the presets') keeps each victim row in one frontier row.
+``--device shuffler-32`` runs the 32-block superblock.  A default-length run of a LUN twin takes
+about half a minute.
 """
 import argparse
 from concurrent.futures import ProcessPoolExecutor
@@ -68,7 +71,7 @@ def _register_variants() -> None:
 
 
 def run_one(args: tuple) -> dict:
-    trace, replays, device, scheme = args
+    trace, replays, device, aligned, scheme = args
     import flashrr
     from flashrr.reproduce import paper_named
 
@@ -76,7 +79,7 @@ def run_one(args: tuple) -> dict:
     plan = paper_named("shuffler").plan_from_options(False, None, (), (), "model", False)
     fields = plan.device(device, preset=device)  # the plan's sweep entry: preset, name, regime fields
     fields.pop("name")
-    cfg = flashrr.SimConfig.preset(fields.pop("preset")).replace(**fields)
+    cfg = flashrr.SimConfig.preset(fields.pop("preset")).replace(**fields).replace(aligned_moves=aligned)
     policy, params = ("page-8", {"counter_bytes": 0}) if scheme == "page-8-free" else (scheme, {})
     s = flashrr.simulate(cfg, plan.trace_spec(trace), policy=policy, repeat=replays, **params).summary
     return {"scheme": scheme, "read_us": s["read_latency_mean_ns"] / 1e3, "rr_count": s["rr_count"],
@@ -89,6 +92,8 @@ def main() -> None:
     ap.add_argument("--trace", default="lun1")
     ap.add_argument("--replays", type=int, default=16)
     ap.add_argument("--device", default="shuffler", choices=("shuffler", "shuffler-32"))
+    ap.add_argument("--moves", default="aligned", choices=("aligned", "per-block"),
+                    help="gc.aligned_moves on (the presets') or off")
     ap.add_argument("--schemes", default=",".join(VARIANTS))
     ap.add_argument("--jobs", type=int, default=1)
     a = ap.parse_args()
@@ -96,10 +101,10 @@ def main() -> None:
     unknown = sorted(set(schemes) - set(VARIANTS))
     if unknown:
         ap.error(f"--schemes: unknown {', '.join(unknown)}; expected some of {', '.join(VARIANTS)}")
-    jobs = [(a.trace, a.replays, a.device, s) for s in schemes]
+    jobs = [(a.trace, a.replays, a.device, a.moves == "aligned", s) for s in schemes]
     with ProcessPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(run_one, jobs))
-    print(f"{a.trace} x {a.replays} replays on {a.device}")
+    print(f"{a.trace} x {a.replays} replays on {a.device}, {a.moves} moves")
     print(f"{'scheme':<12} {'read (us)':>10} {'RRs':>6} {'RR moves':>10} {'user txns (M)':>14} {'flash read (s)':>15}")
     for r in rows:
         print(f"{r['scheme']:<12} {r['read_us']:>10,.1f} {r['rr_count']:>6,} {r['rr_page_moves']:>10,} "

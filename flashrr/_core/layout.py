@@ -86,6 +86,7 @@ class Layout:
     join_reads: bool = False  # timing.join_reads: a user read senses with a later background read of its die
     gc_reserve_frontier: bool = False  # gc.reserve_gc_frontier: each lane's GC/RR frontier is taken when built
     gc_copyback: bool = True  # gc.copyback: a page moved within its die does not cross the channel
+    gc_aligned_moves: bool = False  # gc.aligned_moves: a moved superpage's pages stay at one offset
     # the error model's tables when error_model.enabled (errors_py.py reads them), else None
     error_tables: object = None
 
@@ -189,6 +190,7 @@ def build_layout(config: SimConfig, metadata_bytes: int = 0, *, pv=None, error_t
         join_reads=config.timing.join_reads,
         gc_reserve_frontier=config.gc.reserve_gc_frontier,
         gc_copyback=config.gc.copyback,
+        gc_aligned_moves=config.gc.aligned_moves,
         error_tables=error_tables,
     )
 

@@ -1,7 +1,8 @@
 # cython: language_level=3
 """FTL layer of the compiled engine: mapping, allocation and frontiers.
 Twin: ``ftl_py.py``; docs/model.md section 2 gives the rules."""
-from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t, INT64_MAX
+from libc.stdlib cimport free, malloc
 
 import functools
 
@@ -14,6 +15,9 @@ from ..invariants import EngineError
 from ..buffers import owned_array, restore_arrays, saved_arrays
 
 cnp.import_array()
+
+# gc.aligned_moves: how many unplaced victim rows past a misfit Ftl.gc_plan looks at for one that fits
+DEF ALIGN_LOOKAHEAD = 16
 
 # the arrays a snapshot keeps (the cache slots in lmap are all -1 after preconditioning)
 _STATE_ARRAYS = ("lmap", "p2l", "sb_valid", "sb_state", "free_ring", "free_head", "free_cnt", "uf_sb", "uf_wp",
@@ -153,6 +157,122 @@ cdef class Ftl:
             self.gc_close_front(lane)
         return ppn
 
+    cdef int gc_row(self, int32_t lane, int32_t* cols, int32_t j, bint fixed) noexcept nogil:
+        """gc.aligned_moves, an RR: make room in the lane's GC/RR frontier row for one source
+        row of ``j`` pages whose columns are ``cols[0..j)``, so that gc_slot() then writes them
+        at one offset of one superblock.  The row is the lowest (superblock, offset) any column
+        has not written; a column is free in it when it is there.  ``fixed`` (a policy placed
+        the pages): the row must have every column of ``cols`` free; otherwise it needs ``j``
+        free columns, and ``cols`` is rewritten: a page keeps its column when that is free,
+        the others take the lowest free ones.  A row that falls short is skipped once in its
+        free columns (a page each, left unwritten) when the next row would do; otherwise,
+        and when a policy sends two pages of the row to one column, the pages go to their
+        columns' own next pages.  A victim row so takes at most one new frontier row."""
+        cdef int32_t k = self.k, N = self.N, c, i, n_free, n_near
+        cdef int32_t* pos = self.gc_pos + lane * k
+        cdef int32_t* off = self.gc_off + lane * k
+        cdef int64_t row = INT64_MAX, key
+        cdef uint64_t free_m = 0, near_m = 0, want = 0, bit
+        for i in range(j):
+            bit = (<uint64_t>1) << cols[i]
+            if fixed and want & bit:                       # two pages bound for one column
+                return 0
+            want |= bit
+        for c in range(k):
+            key = <int64_t>pos[c] * N + off[c]
+            if key < row:
+                row = key
+        n_free = 0
+        n_near = 0
+        for c in range(k):
+            key = <int64_t>pos[c] * N + off[c]
+            if key == row:
+                free_m |= (<uint64_t>1) << c
+                n_free += 1
+            if key <= row + 1:
+                near_m |= (<uint64_t>1) << c
+                n_near += 1
+        if (fixed and want & ~free_m != 0) or (not fixed and n_free < j):
+            if (fixed and want & ~near_m != 0) or (not fixed and n_near < j):
+                return 0                                   # the next row would not do either
+            for c in range(k):                             # skip the row in its free columns
+                if (free_m >> c) & 1:
+                    off[c] += 1
+                    if off[c] > N:
+                        pos[c] += 1
+                        off[c] -= N
+            free_m = near_m
+        if not fixed:
+            _own_or_lowest(cols, j, free_m)
+        return 0
+
+    cdef int gc_plan(self, int32_t lane, const int32_t* offs, int32_t* cols, int32_t* order,
+                     int32_t n) except -1 nogil:
+        """gc.aligned_moves, pages the frontier places: the order (``order[0..n)``) and columns
+        (``cols``: in, each page's own; out, where it goes) in which gc_slot() is to write the
+        pages 0..n-1 of a victim, grouped in rows by ``offs`` (source order), so that a victim
+        row stays in one frontier row where it can and no page is left unwritten.  Each
+        frontier row (the lowest (superblock, offset) any column has not written; its free
+        columns those there) takes the earliest of the next ALIGN_LOOKAHEAD unplaced victim
+        rows that fits in its free columns, else the first unplaced row's first pages, as
+        many as fit (the rest stay a row); a page keeps its column when that is free, the
+        others take the lowest free ones."""
+        cdef int32_t k = self.k, N = self.N, c, i, q, r, nr = 0, first = 0, pick, take, seen, f, t = 0
+        cdef int64_t keys[64]
+        cdef int64_t row
+        cdef uint64_t free_m
+        cdef int32_t* rs = <int32_t*>malloc(2 * (n + 1) * sizeof(int32_t))
+        cdef int32_t* rl
+        if rs == NULL:
+            with gil:
+                raise MemoryError("gc.aligned_moves: no memory for a migration's rows")
+        rl = rs + n + 1
+        for q in range(n):                                 # rows: start and length, in source order
+            if q == 0 or offs[q] != offs[q - 1]:
+                rs[nr] = q
+                rl[nr] = 0
+                nr += 1
+            rl[nr - 1] += 1
+        for c in range(k):
+            keys[c] = <int64_t>self.gc_pos[lane * k + c] * N + self.gc_off[lane * k + c]
+        while first < nr:
+            row = INT64_MAX
+            for c in range(k):
+                if keys[c] < row:
+                    row = keys[c]
+            free_m = 0
+            f = 0
+            for c in range(k):
+                if keys[c] == row:
+                    free_m |= (<uint64_t>1) << c
+                    f += 1
+            pick = -1
+            seen = 0
+            r = first
+            while r < nr and seen < ALIGN_LOOKAHEAD:
+                if rl[r]:
+                    if rl[r] <= f:
+                        pick = r
+                        break
+                    seen += 1
+                r += 1
+            if pick < 0:
+                pick = first
+                take = f
+            else:
+                take = rl[pick]
+            _own_or_lowest(cols + rs[pick], take, free_m)
+            for i in range(rs[pick], rs[pick] + take):
+                keys[cols[i]] += 1
+                order[t] = i
+                t += 1
+            rs[pick] += take
+            rl[pick] -= take
+            while first < nr and rl[first] == 0:
+                first += 1
+        free(rs)
+        return 0
+
     cdef int open_gc(self, int32_t lane) except -1 nogil:
         """Open a new GC/RR frontier superblock in ``lane`` (after those open)."""
         cdef int32_t sb = self.alloc(lane, True)
@@ -223,3 +343,22 @@ cdef class Ftl:
             elif pos[c] > j:
                 pos[c] -= 1
 
+
+cdef inline void _own_or_lowest(int32_t* cols, int32_t j, uint64_t free_m) noexcept nogil:
+    """Columns for j pages (``cols``: in, their own; out, where they go) among the free ones
+    (``free_m``, at least j): a page keeps its own column when that is free and no page
+    before it took it; the others take the lowest free columns left."""
+    cdef uint64_t taken = 0
+    cdef int32_t i, c
+    for i in range(j):
+        if (free_m >> cols[i]) & 1 and not (taken >> cols[i]) & 1:
+            taken |= (<uint64_t>1) << cols[i]
+        else:
+            cols[i] = -1
+    for i in range(j):
+        if cols[i] < 0:
+            c = 0
+            while not (free_m >> c) & 1 or (taken >> c) & 1:
+                c += 1
+            cols[i] = c
+            taken |= (<uint64_t>1) << c

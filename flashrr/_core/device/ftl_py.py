@@ -10,6 +10,9 @@ from ..layout import GC_OPEN_MAX, SB_CLOSED, SB_OPEN_GC, SB_OPEN_USER, Layout
 from .sched_py import Scheduler
 from ..device_state import copied, pack_lists, set_copied, unpack_lists
 
+#: gc.aligned_moves: how many unplaced victim rows past a misfit Ftl.gc_plan looks at for one that fits
+ALIGN_LOOKAHEAD = 16
+
 _ARRAYS = ("l2p", "p2l", "sb_valid", "sb_state", "version", "ppn_version")
 _LISTS = ("uf_sb", "uf_wp", "gc_due", "unerased")
 _NESTED = ("free", "gc_open", "gc_pos", "gc_off")
@@ -162,6 +165,65 @@ class Ftl:
             self.gc_close_front(lane)
         return ppn
 
+    def gc_row(self, lane: int, cols: list, fixed: bool) -> list:
+        """gc.aligned_moves, an RR: make room in the lane's GC/RR frontier row for one source
+        row whose pages want columns ``cols``; returns the columns to write them to (twin of
+        the compiled FTL's).  The row is the lowest (superblock, offset) any column has not
+        written; a column is free in it when it is there.  ``fixed``: every column of ``cols``
+        must be free, and they stay; otherwise ``len(cols)`` free columns are needed
+        (:func:`own_or_lowest`).  A row that falls short is skipped once in its free columns
+        (a page each, left unwritten) when the next row would do; otherwise, and when
+        ``fixed`` sends two pages to one column, ``cols`` come back as they are."""
+        N = self.L.pages_per_block
+        pos, off = self.gc_pos[lane], self.gc_off[lane]
+        if fixed and len(set(cols)) < len(cols):
+            return list(cols)
+        keys = [p * N + o for p, o in zip(pos, off)]
+        row = min(keys)
+        free = [c for c, key in enumerate(keys) if key == row]
+        near = [c for c, key in enumerate(keys) if key <= row + 1]
+        if not (set(cols) <= set(free) if fixed else len(free) >= len(cols)):
+            if not (set(cols) <= set(near) if fixed else len(near) >= len(cols)):
+                return list(cols)
+            for c in free:                                   # skip the row in its free columns
+                off[c] += 1
+                if off[c] > N:
+                    pos[c] += 1
+                    off[c] -= N
+            free = near
+        return list(cols) if fixed else own_or_lowest(cols, free)
+
+    def gc_plan(self, lane: int, offs: list, cols: list) -> tuple[list, list]:
+        """gc.aligned_moves, pages the frontier places: (order, columns) in which gc_slot() is
+        to write a victim's pages, grouped in rows by ``offs`` (source order) with their own
+        columns ``cols`` (twin of the compiled FTL's).  Each frontier row takes the earliest of
+        the next ALIGN_LOOKAHEAD unplaced victim rows that fits in its free columns, else the
+        first unplaced row's first pages, as many as fit; a page keeps its column when that
+        is free, the others take the lowest free ones.  No page is left unwritten."""
+        N = self.L.pages_per_block
+        keys = [p * N + o for p, o in zip(self.gc_pos[lane], self.gc_off[lane])]
+        rows = []                                            # [start, length] per victim row
+        for q, o in enumerate(offs):
+            if q == 0 or o != offs[q - 1]:
+                rows.append([q, 0])
+            rows[-1][1] += 1
+        cols = list(cols)
+        order = []
+        while any(length for _, length in rows):
+            free = [c for c, key in enumerate(keys) if key == min(keys)]
+            waiting = [r for r in rows if r[1]][:ALIGN_LOOKAHEAD]
+            fits = [r for r in waiting if r[1] <= len(free)]
+            row = fits[0] if fits else waiting[0]
+            take = row[1] if fits else len(free)
+            pages = range(row[0], row[0] + take)
+            cols[row[0]:row[0] + take] = own_or_lowest(cols[row[0]:row[0] + take], free)
+            for q in pages:
+                keys[cols[q]] += 1
+                order.append(q)
+            row[0] += take
+            row[1] -= take
+        return order, cols
+
     def spill_column(self, lane: int) -> int:
         """The column of the oldest open GC/RR superblock with the most unwritten pages
         (ties: the lowest index) among those still writing it, or -1: where a page goes
@@ -218,3 +280,17 @@ class Ftl:
         self.l2p[lpn] = ppn
         self.p2l[ppn] = lpn
         self.sb_valid[ppn // per_sb] += 1
+
+
+def own_or_lowest(cols: list, free: list) -> list:
+    """Columns for pages whose own are ``cols``, among ``free`` (at least as many): a page
+    keeps its own when that is free and no page before it took it; the others take the
+    lowest free columns left (twin of the compiled FTL's ``_own_or_lowest``)."""
+    out, keep = [], set()
+    for c in cols:
+        mine = c in free and c not in keep
+        out.append(c if mine else -1)
+        if mine:
+            keep.add(c)
+    rest = iter(c for c in free if c not in keep)
+    return [c if c >= 0 else next(rest) for c in out]

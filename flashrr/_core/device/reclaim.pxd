@@ -47,6 +47,7 @@ cdef class Reclaim:
     # ---- policy hooks (Python, called only with the GIL) and the event records
     cdef object h_on_rr, h_place, h_choose, state_view, check_fn
     cdef bint place_rr, place_gc
+    cdef bint aligned                  # gc.aligned_moves on a superblock of more than one block
     cdef EventLog rr_log, gc_log       # one record per RR / GC migration
     cdef int32_t cur_routine           # rr_log's index of the label of the RR routine under way
     cdef int32_t* cur_reads            # [k] block read counts of the victim when it was chosen
@@ -56,6 +57,7 @@ cdef class Reclaim:
     cdef int32_t* m_off                # source offset
     cdef int32_t* m_lpn
     cdef int32_t* m_dest               # destination component
+    cdef int32_t* m_order              # gc.aligned_moves: the order Ftl.gc_plan writes them in
     cdef int64_t* m_newppn
     cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
     cdef int32_t rowstamp_serial       # (destination superblock, offset), the superblock by order of first use
@@ -71,7 +73,7 @@ cdef class Reclaim:
     cdef int32_t gc_victim(self, int32_t lane, int64_t t) except -2 nogil
     cdef int call_place(self, bint is_rr, int32_t victim, int32_t n, int64_t t) except -1 with gil
     cdef int migrate(self, int32_t victim, bint is_rr, int64_t t) except -1 nogil   # decide; hand to the scheduler
-    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint fixed, bint rows, bint masks,
                             int64_t t) except -2 nogil
     cdef int32_t _open_job(self, bint is_rr, int32_t victim, int32_t lane, int64_t t) except -1 nogil
     cdef int schedule(self, bint is_rr, int32_t victim, int32_t lane, int64_t t, int32_t n_tx,

@@ -118,6 +118,7 @@ cdef class Reclaim:
         a = arr("m_lpn", kn, np.int32); self.m_lpn = <int32_t*>a.data
         a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
+        a = arr("m_order", kn if L.gc_aligned_moves and L.k > 1 else 0, np.int32); self.m_order = <int32_t*>a.data
         a = arr("m_rowstamp", MAX_RANKED * self.N, np.int32); self.m_rowstamp = <int32_t*>a.data
         self.rowstamp_serial = 0
         a = arr("m_rowmask", MAX_RANKED * self.N, np.uint64); self.m_rowmask = <uint64_t*>a.data
@@ -130,6 +131,7 @@ cdef class Reclaim:
         kinds = hooks.place_kinds if hooks is not None else ()
         self.place_rr = self.h_place is not None and "rr" in kinds
         self.place_gc = self.h_place is not None and "gc" in kinds
+        self.aligned = L.gc_aligned_moves and L.k > 1
         self.state_view = state_view
         self.check_fn = check_fn
         self.rr_log = EventLog(self.k)
@@ -325,7 +327,7 @@ cdef class Reclaim:
         if not plain:
             self.mig.plan_migration(victim, is_rr, self.m_lpn, n)
         else:
-            n_progs = self._move_plain(victim, is_rr, n, direct, runs, t)
+            n_progs = self._move_plain(victim, is_rr, n, placed, direct, runs, t)
             if n_progs < 0:                                # too many destinations to count
                 direct = runs = False
         for qq in range(0 if plain else n):
@@ -433,16 +435,20 @@ cdef class Reclaim:
                                                     cause))
         return 0
 
-    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint rows, bint masks,
+    cdef int32_t _move_plain(self, int32_t victim, bint is_rr, int32_t n, bint fixed, bint rows, bint masks,
                             int64_t t) except -2 nogil:
         """Write migrated pages 0..n-1 to the GC/RR frontier, each to its m_dest component, in
         source order, and remap them (m_newppn); for migrations whose pages neither budget
         streams nor a write pool place.  Every page's place is known: the victim's.  With
+        gc.aligned_moves the frontier keeps victim rows in its rows: an RR's in source order,
+        each in one frontier row (Ftl.gc_row; ``fixed``: a policy chose the m_dest columns,
+        which then stay), a GC's in the order and columns Ftl.gc_plan gives.  With
         ``rows``, returns how many distinct (destination superblock, offset) the pages went
         to (-1 past MAX_RANKED superblocks): a one-die migration's programs.  With ``masks``
         too, each row's components go to m_rowmask and the superblocks to m_rowsb, for
         MigrationTxns.prog_runs."""
-        cdef int32_t lane = victim // self.S, q, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
+        cdef int32_t lane = victim // self.S, q, qq, j, N = self.N, n_rows = 0, nsb = 0, rank = 0, serial = 0
+        cdef bint planned
         cdef int64_t ppn, old, b, sb, last_sb = -1, slot, vbase = <int64_t>victim * self.k
         cdef int64_t* sbs = self.m_rowsb
         cdef int32_t* mix = self.mix_rr if is_rr else self.mix_gc
@@ -454,9 +460,19 @@ cdef class Reclaim:
                 self.rowstamp_serial = 0
             self.rowstamp_serial += 1
             serial = self.rowstamp_serial
-        for q in range(n):
-            if q + MIG_PREFETCH < n:                       # the mapping entry each store will write
-                prefetch(&self.ftl.lmap[2 * self.m_lpn[q + MIG_PREFETCH]])
+        planned = self.aligned and not is_rr and not fixed
+        if planned:                                        # GC: the frontier's order and columns (Ftl.gc_plan)
+            self.ftl.gc_plan(lane, self.m_off, self.m_dest, self.m_order, n)
+        for qq in range(n):
+            if qq + MIG_PREFETCH < n:                      # the mapping entry each store will write
+                prefetch(&self.ftl.lmap[2 * self.m_lpn[self.m_order[qq + MIG_PREFETCH] if planned
+                                                       else qq + MIG_PREFETCH]])
+            q = self.m_order[qq] if planned else qq
+            if self.aligned and is_rr and (q == 0 or self.m_off[q] != self.m_off[q - 1]):
+                j = 1                                      # RR: each victim row in one frontier row (Ftl.gc_row)
+                while q + j < n and self.m_off[q + j] == self.m_off[q]:
+                    j += 1
+                self.ftl.gc_row(lane, &self.m_dest[q], j, fixed)
             ppn = self.ftl.gc_slot(lane, self.m_dest[q])
             b = self.ftl.div_N(ppn)
             self.m_dest[q] = self.ftl.comp_of_block(b)  # its own, unless spilled

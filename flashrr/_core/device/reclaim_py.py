@@ -158,7 +158,8 @@ class Reclaim:
         comps_a = np.array(comps, dtype=np.int32)
         dest = comps_a
         hooks = self.hooks
-        if hooks is not None and hooks.place_migration is not None and kind in hooks.place_kinds and comps:
+        fixed = bool(hooks is not None and hooks.place_migration is not None and kind in hooks.place_kinds and comps)
+        if fixed:  # a policy chooses each page's column
             dest = hooks.place_migration(self.state_view(t), kind, victim, comps_a,
                                          np.array(offs, dtype=np.int32), np.array(lpns, dtype=np.int32))
             dest = np.asarray(dest)
@@ -176,7 +177,16 @@ class Reclaim:
         if placed_by is not None:
             placed_by.plan_migration(victim, is_rr, lpns)
             order = placed_by.migration_order(n)
+        aligned = L.gc_aligned_moves and k > 1 and placed_by is None
+        if aligned and not is_rr and not fixed:  # gc.aligned_moves, GC: the frontier's order and columns
+            order, planned = ftl.gc_plan(lane, offs, [int(c) for c in dest])
+            dest[:] = planned
         for q in order:
+            if aligned and is_rr and (q == 0 or offs[q] != offs[q - 1]):  # RR: each victim row in one frontier row
+                j = q + 1
+                while j < n and offs[j] == offs[q]:
+                    j += 1
+                dest[q:j] = ftl.gc_row(lane, [int(c) for c in dest[q:j]], fixed)
             ppn = -1 if placed_by is None else placed_by.migration_page(lane, q, lpns[q], int(dest[q]))
             if ppn < 0:
                 ppn = ftl.gc_slot(lane, int(dest[q]))
