@@ -96,8 +96,9 @@ cdef class Ftl:
         return self.gc_slot_full(lane, c)
     cdef int64_t gc_slot_full(self, int32_t lane, int32_t c) except -1 nogil
     cdef int gc_row(self, int32_t lane, int32_t* cols, int32_t j, bint fixed) noexcept nogil  # gc.aligned_moves, RR
-    cdef int gc_plan(self, int32_t lane, const int32_t* offs, int32_t* cols, int32_t* order,
-                     int32_t n) except -1 nogil                                # gc.aligned_moves, GC
+    cdef void gc_plan(self, int32_t lane, const int32_t* offs, int32_t* cols, int32_t* order, int32_t n,
+                      int32_t* rows) noexcept nogil                           # gc.aligned_moves, GC
+    cdef void gc_keys(self, int32_t lane, int64_t* keys) noexcept nogil      # each column's next page, pos*N+off
     cdef int open_gc(self, int32_t lane) except -1 nogil                     # open a new GC superblock
     cdef int32_t spill_column(self, int32_t lane) noexcept nogil             # a column of the oldest open GC superblock with room
     cdef void gc_close_front(self, int32_t lane) noexcept nogil              # close the oldest open GC superblock

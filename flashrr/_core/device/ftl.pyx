@@ -2,7 +2,6 @@
 """FTL layer of the compiled engine: mapping, allocation and frontiers.
 Twin: ``ftl_py.py``; docs/model.md section 2 gives the rules."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t, INT64_MAX
-from libc.stdlib cimport free, malloc
 
 import functools
 
@@ -168,28 +167,23 @@ cdef class Ftl:
         free columns (a page each, left unwritten) when the next row would do; otherwise,
         and when a policy sends two pages of the row to one column, the pages go to their
         columns' own next pages.  A victim row so takes at most one new frontier row."""
-        cdef int32_t k = self.k, N = self.N, c, i, n_free, n_near
+        cdef int32_t k = self.k, c, i, n_free, n_near
         cdef int32_t* pos = self.gc_pos + lane * k
         cdef int32_t* off = self.gc_off + lane * k
-        cdef int64_t row = INT64_MAX, key
-        cdef uint64_t free_m = 0, near_m = 0, want = 0, bit
+        cdef int64_t keys[64]
+        cdef int64_t row
+        cdef uint64_t free_m, near_m, want = 0, bit
         for i in range(j):
             bit = (<uint64_t>1) << cols[i]
             if fixed and want & bit:                       # two pages bound for one column
                 return 0
             want |= bit
-        for c in range(k):
-            key = <int64_t>pos[c] * N + off[c]
-            if key < row:
-                row = key
-        n_free = 0
+        self.gc_keys(lane, keys)
+        free_m = _lowest_row(keys, k, &row, &n_free)
+        near_m = 0
         n_near = 0
         for c in range(k):
-            key = <int64_t>pos[c] * N + off[c]
-            if key == row:
-                free_m |= (<uint64_t>1) << c
-                n_free += 1
-            if key <= row + 1:
+            if keys[c] <= row + 1:
                 near_m |= (<uint64_t>1) << c
                 n_near += 1
         if (fixed and want & ~free_m != 0) or (not fixed and n_free < j):
@@ -198,16 +192,16 @@ cdef class Ftl:
             for c in range(k):                             # skip the row in its free columns
                 if (free_m >> c) & 1:
                     off[c] += 1
-                    if off[c] > N:
+                    if off[c] > self.N:
                         pos[c] += 1
-                        off[c] -= N
+                        off[c] -= self.N
             free_m = near_m
         if not fixed:
             _own_or_lowest(cols, j, free_m)
         return 0
 
-    cdef int gc_plan(self, int32_t lane, const int32_t* offs, int32_t* cols, int32_t* order,
-                     int32_t n) except -1 nogil:
+    cdef void gc_plan(self, int32_t lane, const int32_t* offs, int32_t* cols, int32_t* order, int32_t n,
+                      int32_t* rows) noexcept nogil:
         """gc.aligned_moves, pages the frontier places: the order (``order[0..n)``) and columns
         (``cols``: in, each page's own; out, where it goes) in which gc_slot() is to write the
         pages 0..n-1 of a victim, grouped in rows by ``offs`` (source order), so that a victim
@@ -216,36 +210,23 @@ cdef class Ftl:
         columns those there) takes the earliest of the next ALIGN_LOOKAHEAD unplaced victim
         rows that fits in its free columns, else the first unplaced row's first pages, as
         many as fit (the rest stay a row); a page keeps its column when that is free, the
-        others take the lowest free ones."""
-        cdef int32_t k = self.k, N = self.N, c, i, q, r, nr = 0, first = 0, pick, take, seen, f, t = 0
+        others take the lowest free ones.  ``rows``: scratch of 2 * N entries (a victim
+        has at most N rows)."""
+        cdef int32_t k = self.k, i, q, r, nr = 0, first = 0, pick, take, seen, f, t = 0
         cdef int64_t keys[64]
         cdef int64_t row
         cdef uint64_t free_m
-        cdef int32_t* rs = <int32_t*>malloc(2 * (n + 1) * sizeof(int32_t))
-        cdef int32_t* rl
-        if rs == NULL:
-            with gil:
-                raise MemoryError("gc.aligned_moves: no memory for a migration's rows")
-        rl = rs + n + 1
-        for q in range(n):                                 # rows: start and length, in source order
+        cdef int32_t* rs = rows                            # each victim row's first unplaced page
+        cdef int32_t* rl = rows + self.N                   # and its unplaced pages
+        for q in range(n):
             if q == 0 or offs[q] != offs[q - 1]:
                 rs[nr] = q
                 rl[nr] = 0
                 nr += 1
             rl[nr - 1] += 1
-        for c in range(k):
-            keys[c] = <int64_t>self.gc_pos[lane * k + c] * N + self.gc_off[lane * k + c]
+        self.gc_keys(lane, keys)
         while first < nr:
-            row = INT64_MAX
-            for c in range(k):
-                if keys[c] < row:
-                    row = keys[c]
-            free_m = 0
-            f = 0
-            for c in range(k):
-                if keys[c] == row:
-                    free_m |= (<uint64_t>1) << c
-                    f += 1
+            free_m = _lowest_row(keys, k, &row, &f)
             pick = -1
             seen = 0
             r = first
@@ -270,8 +251,12 @@ cdef class Ftl:
             rl[pick] -= take
             while first < nr and rl[first] == 0:
                 first += 1
-        free(rs)
-        return 0
+
+    cdef void gc_keys(self, int32_t lane, int64_t* keys) noexcept nogil:
+        """Each column's next page of the lane's GC/RR frontier as one number, pos * N + off."""
+        cdef int32_t c, i = lane * self.k
+        for c in range(self.k):
+            keys[c] = <int64_t>self.gc_pos[i + c] * self.N + self.gc_off[i + c]
 
     cdef int open_gc(self, int32_t lane) except -1 nogil:
         """Open a new GC/RR frontier superblock in ``lane`` (after those open)."""
@@ -342,6 +327,23 @@ cdef class Ftl:
                 off[c] = 0
             elif pos[c] > j:
                 pos[c] -= 1
+
+
+cdef inline uint64_t _lowest_row(const int64_t* keys, int32_t k, int64_t* row, int32_t* n_free) noexcept nogil:
+    """The frontier row, the lowest of ``keys[0..k)`` (to ``row``), and the mask of the columns
+    there, its free ones (their count to ``n_free``)."""
+    cdef int32_t c
+    cdef uint64_t free_m = 0
+    row[0] = INT64_MAX
+    n_free[0] = 0
+    for c in range(k):
+        if keys[c] < row[0]:
+            row[0] = keys[c]
+    for c in range(k):
+        if keys[c] == row[0]:
+            free_m |= (<uint64_t>1) << c
+            n_free[0] += 1
+    return free_m
 
 
 cdef inline void _own_or_lowest(int32_t* cols, int32_t j, uint64_t free_m) noexcept nogil:

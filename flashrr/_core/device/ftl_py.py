@@ -178,9 +178,8 @@ class Ftl:
         pos, off = self.gc_pos[lane], self.gc_off[lane]
         if fixed and len(set(cols)) < len(cols):
             return list(cols)
-        keys = [p * N + o for p, o in zip(pos, off)]
-        row = min(keys)
-        free = [c for c, key in enumerate(keys) if key == row]
+        keys = self.gc_keys(lane)
+        row, free = lowest_row(keys)
         near = [c for c, key in enumerate(keys) if key <= row + 1]
         if not (set(cols) <= set(free) if fixed else len(free) >= len(cols)):
             if not (set(cols) <= set(near) if fixed else len(near) >= len(cols)):
@@ -200,8 +199,7 @@ class Ftl:
         the next ALIGN_LOOKAHEAD unplaced victim rows that fits in its free columns, else the
         first unplaced row's first pages, as many as fit; a page keeps its column when that
         is free, the others take the lowest free ones.  No page is left unwritten."""
-        N = self.L.pages_per_block
-        keys = [p * N + o for p, o in zip(self.gc_pos[lane], self.gc_off[lane])]
+        keys = self.gc_keys(lane)
         rows = []                                            # [start, length] per victim row
         for q, o in enumerate(offs):
             if q == 0 or o != offs[q - 1]:
@@ -210,7 +208,7 @@ class Ftl:
         cols = list(cols)
         order = []
         while any(length for _, length in rows):
-            free = [c for c, key in enumerate(keys) if key == min(keys)]
+            _, free = lowest_row(keys)
             waiting = [r for r in rows if r[1]][:ALIGN_LOOKAHEAD]
             fits = [r for r in waiting if r[1] <= len(free)]
             row = fits[0] if fits else waiting[0]
@@ -223,6 +221,11 @@ class Ftl:
             row[0] += take
             row[1] -= take
         return order, cols
+
+    def gc_keys(self, lane: int) -> list:
+        """Each column's next page of the lane's GC/RR frontier as one number, pos * N + off."""
+        N = self.L.pages_per_block
+        return [p * N + o for p, o in zip(self.gc_pos[lane], self.gc_off[lane])]
 
     def spill_column(self, lane: int) -> int:
         """The column of the oldest open GC/RR superblock with the most unwritten pages
@@ -280,6 +283,13 @@ class Ftl:
         self.l2p[lpn] = ppn
         self.p2l[ppn] = lpn
         self.sb_valid[ppn // per_sb] += 1
+
+
+def lowest_row(keys: list) -> tuple[int, list]:
+    """The frontier row, the lowest of ``keys``, and its free columns, those there (twin of the
+    compiled FTL's ``_lowest_row``)."""
+    row = min(keys)
+    return row, [c for c, key in enumerate(keys) if key == row]
 
 
 def own_or_lowest(cols: list, free: list) -> list:

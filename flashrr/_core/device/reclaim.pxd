@@ -58,6 +58,7 @@ cdef class Reclaim:
     cdef int32_t* m_lpn
     cdef int32_t* m_dest               # destination component
     cdef int32_t* m_order              # gc.aligned_moves: the order Ftl.gc_plan writes them in
+    cdef int32_t* m_rows               # gc.aligned_moves: [2*N] Ftl.gc_plan's scratch
     cdef int64_t* m_newppn
     cdef int32_t* m_rowstamp           # [MAX_RANKED*N] last migration (rowstamp_serial) with a page bound for
     cdef int32_t rowstamp_serial       # (destination superblock, offset), the superblock by order of first use

@@ -119,6 +119,7 @@ cdef class Reclaim:
         a = arr("m_dest", kn, np.int32); self.m_dest = <int32_t*>a.data
         a = arr("m_newppn", kn, np.int64); self.m_newppn = <int64_t*>a.data
         a = arr("m_order", kn if L.gc_aligned_moves and L.k > 1 else 0, np.int32); self.m_order = <int32_t*>a.data
+        a = arr("m_rows", 2 * self.N if L.gc_aligned_moves and L.k > 1 else 0, np.int32); self.m_rows = <int32_t*>a.data
         a = arr("m_rowstamp", MAX_RANKED * self.N, np.int32); self.m_rowstamp = <int32_t*>a.data
         self.rowstamp_serial = 0
         a = arr("m_rowmask", MAX_RANKED * self.N, np.uint64); self.m_rowmask = <uint64_t*>a.data
@@ -462,7 +463,7 @@ cdef class Reclaim:
             serial = self.rowstamp_serial
         planned = self.aligned and not is_rr and not fixed
         if planned:                                        # GC: the frontier's order and columns (Ftl.gc_plan)
-            self.ftl.gc_plan(lane, self.m_off, self.m_dest, self.m_order, n)
+            self.ftl.gc_plan(lane, self.m_off, self.m_dest, self.m_order, n, self.m_rows)
         for qq in range(n):
             if qq + MIG_PREFETCH < n:                      # the mapping entry each store will write
                 prefetch(&self.ftl.lmap[2 * self.m_lpn[self.m_order[qq + MIG_PREFETCH] if planned
