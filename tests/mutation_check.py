@@ -657,6 +657,26 @@ MUTATIONS = (
               "self.ftl.gc_row(lane, &self.m_dest[q], j, fixed)",
               "self.ftl.gc_row(lane, &self.m_dest[q], j, False)")),
         (ALIGNED + "test_a_policys_columns_stay_and_its_rows_stay_together",)),
+    Mutation(
+        "am3", "with aligned moves, a GC looks at one unplaced victim row for one that fits, not sixteen",
+        (Edit(CORE + "device/ftl_py.py", "ALIGN_LOOKAHEAD = 16", "ALIGN_LOOKAHEAD = 1"),
+         Edit(CORE + "device/ftl.pyx", "DEF ALIGN_LOOKAHEAD = 16", "DEF ALIGN_LOOKAHEAD = 1")),
+        (ALIGNED + "test_gc_packs_victim_rows_without_leaving_pages_unwritten",)),
+    Mutation(
+        "am4", "with aligned moves, a GC writes its victim rows as an RR does, leaving a row's free pages unwritten",
+        (Edit(CORE + "device/reclaim_py.py",
+              "if aligned and not is_rr and not fixed:",
+              "if False:"),
+         Edit(CORE + "device/reclaim_py.py",
+              "if aligned and is_rr and (q == 0 or offs[q] != offs[q - 1]):",
+              "if aligned and (q == 0 or offs[q] != offs[q - 1]):"),
+         Edit(CORE + "device/reclaim.pyx",
+              "planned = self.aligned and not is_rr and not fixed",
+              "planned = False"),
+         Edit(CORE + "device/reclaim.pyx",
+              "if self.aligned and is_rr and (q == 0 or self.m_off[q] != self.m_off[q - 1]):",
+              "if self.aligned and (q == 0 or self.m_off[q] != self.m_off[q - 1]):")),
+        (ALIGNED + "test_gc_with_aligned_moves_keeps_the_device_running_when_full",)),
 )
 
 
