@@ -16,11 +16,11 @@ occupancy), Baseline, Page-8 and four variants that take Page-8 apart:
 
 It prints each run's read latency, RR count, RR page moves, user flash transactions and
 flash read time.  ``--moves per-block`` (``gc.aligned_moves = false``) gives each block of the
-GC/RR frontier its own write point, as the engine did before the Shuffler presets turned aligned
-moves on: on ``lun1`` at 16 replays (docs/shuffler.md, "Where we differ") the counters do nothing
-and the placement does it all, since those write points split superpages when a victim's
-components hold unequal numbers of valid pages and Page-N's equal split puts its groups back
-together.  ``--moves aligned`` (the presets') keeps each victim row in one frontier row.
+GC/RR frontier its own write point: on ``lun1`` at 16 replays (docs/shuffler.md, "Where we
+differ") the counters then do nothing and the placement does it all, since those write points
+split superpages when a victim's components hold unequal numbers of valid pages and Page-N's
+equal split puts its groups back together.  ``--moves aligned`` (the presets') keeps each
+victim row in one frontier row.
 ``--device shuffler-32`` runs the 32-block superblock.  A default-length run of a LUN twin takes
 about half a minute.
 """
