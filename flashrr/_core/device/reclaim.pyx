@@ -318,7 +318,7 @@ cdef class Reclaim:
         # gc.copyback off every transaction moves data over the channel: the queue is then
         # taken every time.
         one_die = (plain and not placed and self.pv is None and not self.untimed
-                   and self.sched.group_len[lane] == 1 and not self.sched.join_on and not self.sched.jr_on
+                   and self.sched.group_len[lane] == 1 and not self.sched.joins_on
                    and self.tx.copyback)
         runs = one_die and self.sched_mode == SCHED_USER_FIRST
         direct = one_die and (runs or self.sched.q_len[d] == 0)
@@ -540,8 +540,7 @@ cdef class Reclaim:
             return 0
         urgent = self.sched_mode != SCHED_USER_FIRST or self.ftl.pool_size(lane) < self.gc_hard
         d = self.sched.group_dies[self.sched.group_first[lane]]
-        if (urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0 and not self.sched.join_on
-                and not self.sched.jr_on):
+        if urgent and self.sched.group_len[lane] == 1 and self.sched.q_len[d] == 0 and not self.sched.joins_on:
             # one die with nothing queued: booking in order with the phase barriers is exactly what
             # queueing and forcing would do, without the queue (the common gc-first case)
             phase_end[0] = t

@@ -158,6 +158,7 @@ cdef class Scheduler:
     # ---- background programs and reads user transactions may join (timing.join_writes, join_reads)
     cdef bint join_on                  # timing.join_writes
     cdef bint jr_on                    # timing.join_reads
+    cdef bint joins_on                 # join_on or jr_on: transactions are joined, so none skips the queue
     cdef int32_t* comp_plane           # [n_lanes*k] plane within its die of component c of lane l (borrowed)
     cdef ProgSlot** slots[2]           # [SLOT_PROG or SLOT_READ][n_dies] ring buffers, in start order
     cdef int32_t* sl_head[2]

@@ -228,6 +228,7 @@ cdef class Scheduler:
         self.wdone = <int64_t*>_grow(NULL, sizeof(int64_t) * self.wdone_cap)
         self.join_on = L.join_writes
         self.jr_on = L.join_reads
+        self.joins_on = self.join_on or self.jr_on
         for kind in range(2):
             self.slots[kind] = <ProgSlot**>_grow(NULL, sizeof(ProgSlot*) * self.n_dies)
             self.sl_head[kind] = <int32_t*>_grow(NULL, sizeof(int32_t) * self.n_dies)
