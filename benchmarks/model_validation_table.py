@@ -82,12 +82,20 @@ def replays_until_reclaim(trace, cfg, start: int = 16) -> tuple[int, bool]:
         r *= 4
 
 
-def lru_1024(trace) -> float:
-    from flashrr.trace.locality import expand_pages, lru_hit_ratio, stack_distances
+def page_read_reuse(trace, capacities) -> tuple[np.ndarray, float]:
+    """The reads of ``trace`` as 8 KiB pages in order: the hit ratios of LRU caches of ``capacities`` pages
+    (first touches miss) and the median stack distance of the re-read pages (pages; nan with no re-read)."""
+    from flashrr.trace.locality import expand_pages, lru_hit_ratios, stack_distances
 
     r = ~trace.is_write
     _, pages = expand_pages(trace.offset[r] // PAGE_BYTES, (trace.offset[r] + trace.size[r] - 1) // PAGE_BYTES)
-    return lru_hit_ratio(stack_distances(pages), LRU_PAGES)
+    d = stack_distances(pages)
+    reuse = d[d >= 0]
+    return lru_hit_ratios(d, capacities), float(np.median(reuse)) if reuse.size else float("nan")
+
+
+def lru_1024(trace) -> float:
+    return float(page_read_reuse(trace, (LRU_PAGES,))[0][0])
 
 
 def _fmt(metric: str, v: float) -> str:
