@@ -49,7 +49,7 @@ def sample(tmp_path):
 
 @pytest.mark.parametrize("text,pattern", [
     ("t.csv?folds=modulo", r"unknown key 'folds'; expected one of format, skip_bad, block_bytes, op, gap_ns, "
-                           r"time_unit, start_s"),
+                           r"time_unit, time_resolution_s, start_s"),
     ("t.csv?fold=wrap", r"fold='wrap': expected one of modulo"),
     ("t.csv?repeat=0", r"repeat='0': expected a positive integer"),
     ("t.csv?repeat=2.5", r"repeat='2.5': expected a positive integer"),

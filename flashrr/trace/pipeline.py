@@ -22,11 +22,15 @@ in the text:
    of formats that need assumptions (``block_bytes=N``, ``op=read|write``,
    ``gap_ns=N``, ``time_unit=s|ms|us|ns``; see
    :mod:`flashrr.trace.formats_libcachesim`), which the format read must take;
-2. subsets of the trace as read: ``start_s=S`` and ``duration_s=D`` keep the
+2. ``time_resolution_s=R``: requests that share an arrival time spread evenly
+   over the R seconds that follow it (or up to the next time, if sooner), for a
+   tracer that wrote coarse times (:func:`flashrr.trace.transform.spread_ties`;
+   Tencent CBS writes whole seconds);
+3. subsets of the trace as read: ``start_s=S`` and ``duration_s=D`` keep the
    requests arriving in ``[S, S + D)`` seconds after the first request
    (either may be left out: from 0, to the end), rebased to start at 0; then
    ``first=N`` keeps the first N requests;
-3. ``pack=page``, ``pack=stripe`` or ``pack=N``: the pages (or the device's
+4. ``pack=page``, ``pack=stripe`` or ``pack=N``: the pages (or the device's
    placement stripes, :func:`flashrr.trace.packing.stripe_pages`, or units of
    N aligned pages; each page keeping its place in its unit, so a stripe keeps
    its component block) the trace touches
@@ -34,14 +38,14 @@ in the text:
    the trace occupies its own footprint, as a trace-driven simulator that
    writes only the touched pages places it (:func:`flashrr.trace.packing.pack`;
    needs a device; two passes over the trace);
-4. ``fold=modulo``: addresses folded onto the device's logical capacity and
+5. ``fold=modulo``: addresses folded onto the device's logical capacity and
    page size (:func:`flashrr.trace.transform.fold`; needs a device), for a
    trace whose footprint is larger than the device;
-5. ``amplify_reads=RAF``: every read repeated RAF times; ``amplify_spacing=spread``
+6. ``amplify_reads=RAF``: every read repeated RAF times; ``amplify_spacing=spread``
    spreads the copies evenly over the gap to the next request (default ``same``:
    all at the read's arrival time);
-6. ``scale_time=F``: arrival times multiplied by F (F < 1 raises the load);
-7. ``repeat=N``: the trace played N times back to back.
+7. ``scale_time=F``: arrival times multiplied by F (F < 1 raises the load);
+8. ``repeat=N``: the trace played N times back to back.
 
 Any other key of a ``synth:`` spec is a parameter of the generator
 (``n_requests``, ``seed`` and the :class:`~flashrr.trace.synth.SynthParams`
@@ -65,7 +69,7 @@ from pathlib import Path
 
 from .core import TraceError
 from .source import MemorySource, TraceSource
-from .stages import AmplifyReads, FirstRequests, Fold, Pack, Repeat, ScaleTime, TimeWindow
+from .stages import AmplifyReads, FirstRequests, Fold, Pack, Repeat, ScaleTime, SpreadTies, TimeWindow
 
 __all__ = ["TraceSpec", "TraceSpecError", "parse_trace_spec", "open_trace_spec", "open_base", "apply_pipeline",
            "PIPELINE_KEYS", "SYNTH_PREFIX", "MODEL_PREFIX"]
@@ -171,6 +175,8 @@ PIPELINE_KEYS = {
     "format": (_format_value, "a trace format name", str, None),
     "skip_bad": (_bool_value, "1 or 0 (true/false)", lambda v: "1", False),
     **{name: _reading_option(name) for name in ("block_bytes", "op", "gap_ns", "time_unit")},
+    "time_resolution_s": (_positive_seconds_ns, "a number of seconds > 0 (the tracer's time resolution)",
+                          _seconds_text, None),
     "start_s": (_seconds_ns, "a number of seconds >= 0", _seconds_text, 0),
     "duration_s": (_positive_seconds_ns, "a number of seconds > 0 (at least 1 ns)", _seconds_text, None),
     "first": (_int_value, "a positive integer (requests)", str, None),
@@ -394,6 +400,8 @@ def apply_pipeline(spec: TraceSpec, source: TraceSource, config=None) -> TraceSo
     transformations as streaming stages.  ``config`` (a SimConfig) is needed by
     ``pack`` and ``fold``."""
     st = spec.steps
+    if "time_resolution_s" in st:
+        source = SpreadTies(source, st["time_resolution_s"])
     if "start_s" in st or "duration_s" in st:
         source = TimeWindow(source, st.get("start_s", 0), st.get("duration_s"))
     if "first" in st:

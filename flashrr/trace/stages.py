@@ -6,6 +6,8 @@ whole trace.  ``Stage(source).to_trace()`` equals the in-memory function of
 :mod:`flashrr.trace.transform` applied to ``source.to_trace()`` (the tests
 check this for every stage and any chunk size).
 
+* :class:`SpreadTies`: as :func:`~flashrr.trace.transform.spread_ties`, each
+  chunk's last group of equal times held until the next time is read.
 * :class:`TimeWindow`: requests arriving in ``[start_ns, start_ns + duration_ns)``,
   rebased so the first selected request arrives at 0.
 * :class:`FirstRequests`: the first ``n`` requests.
@@ -24,9 +26,9 @@ import numpy as np
 from .core import Trace, TraceError
 from .source import SourceInfo, TraceSource
 from .transform import (AMPLIFY_SPACINGS, _positive_int, amplify_reads, check_time_factor, fold_offsets, fold_pages, repeat_period,
-                        scale_times)
+                        scale_times, spread_tie_times)
 
-__all__ = ["TimeWindow", "FirstRequests", "Pack", "Fold", "AmplifyReads", "ScaleTime", "Repeat"]
+__all__ = ["SpreadTies", "TimeWindow", "FirstRequests", "Pack", "Fold", "AmplifyReads", "ScaleTime", "Repeat"]
 
 
 class _Stage(TraceSource):
@@ -40,6 +42,35 @@ class _Stage(TraceSource):
 def _chunk(c: Trace, time_ns=None, offset=None) -> Trace:
     return Trace(c.time_ns if time_ns is None else time_ns, c.offset if offset is None else offset, c.size,
                  c.is_write, name=c.name, rebase=False)
+
+
+class SpreadTies(_Stage):
+    """Requests sharing an arrival time spread over ``resolution_ns`` (see
+    :func:`flashrr.trace.transform.spread_ties`).  A chunk's last group of equal
+    times waits for the next chunk, which tells its next time (or joins it)."""
+
+    def __init__(self, inner: TraceSource, resolution_ns: int):
+        super().__init__(inner)
+        self.resolution_ns = _positive_int(resolution_ns, "time resolution resolution_ns (ns)")
+
+    def chunks(self, chunk_requests: int | None = None) -> Iterator[Trace]:
+        held = None  # (time, offset, size, is_write) of the requests whose group may go on in the next chunk
+        name = self.name
+        for c in self.inner.chunks(chunk_requests):
+            if not len(c):
+                continue
+            cols = (c.time_ns, c.offset, c.size, c.is_write)
+            if held is not None:
+                cols = tuple(np.concatenate([h, x]) for h, x in zip(held, cols))
+            t, name = cols[0], c.name
+            last = int(np.searchsorted(t, t[-1], side="left"))  # first request of the last group
+            if last:
+                yield Trace(spread_tie_times(t[:last], self.resolution_ns, int(t[last])), cols[1][:last],
+                            cols[2][:last], cols[3][:last], name=name, rebase=False)
+            held = tuple(x[last:] for x in cols)
+        if held is not None:
+            yield Trace(spread_tie_times(held[0], self.resolution_ns), held[1], held[2], held[3], name=name,
+                        rebase=False)
 
 
 class TimeWindow(_Stage):

@@ -10,6 +10,8 @@ rebased, and the per-request work is in helpers the streaming stages share.
   amplification factor).
 * :func:`scale_time` — multiply arrival times (compress or stretch the trace).
 * :func:`fold` — map addresses onto a device's logical capacity.
+* :func:`spread_ties` — spread requests that share a coarse timestamp over
+  the tracer's time resolution.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from .core import Trace, TraceError
 
-__all__ = ["repeat", "amplify_reads", "scale_time", "fold", "repeat_period"]
+__all__ = ["repeat", "amplify_reads", "scale_time", "fold", "repeat_period", "spread_ties"]
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
@@ -173,3 +175,37 @@ def fold_offsets(offset: np.ndarray, size: np.ndarray, n_pages: int, page: int, 
     start = first % n_pages
     start = np.where(start + span > n_pages, n_pages - span, start)
     return start * page + within
+
+
+def spread_ties(trace: Trace, resolution_ns: int, next_time_ns: int | None = None) -> Trace:
+    """Requests sharing one arrival time spread evenly over the tracer's time resolution.
+
+    A tracer that writes whole seconds (Tencent CBS) gives every request of a
+    second the same time, so a replay delivers them all at once.  Here the
+    ``n`` requests of a group arriving at ``t`` (consecutive, in file order)
+    arrive at ``t + k * span // n`` for ``k = 0 .. n - 1``, where ``span`` is
+    ``resolution_ns`` or, if shorter, the gap to the next group's time (so
+    times never decrease and a request never passes the next group).  The last
+    group's next time is ``next_time_ns`` (None: none, ``span =
+    resolution_ns``).  A trace whose times are all distinct is unchanged.
+    """
+    _check_trace(trace)
+    resolution_ns = _positive_int(resolution_ns, "time resolution resolution_ns (ns)")
+    return Trace(spread_tie_times(trace.time_ns, resolution_ns, next_time_ns), trace.offset, trace.size,
+                 trace.is_write, name=trace.name, rebase=False)
+
+
+def spread_tie_times(t: np.ndarray, resolution_ns: int, next_time_ns: int | None = None) -> np.ndarray:
+    """The arrival times of :func:`spread_ties` (int64 ns) for the non-decreasing times ``t``."""
+    t = np.asarray(t, dtype=np.int64)
+    if not t.size:
+        return t.copy()
+    if next_time_ns is not None and next_time_ns < t[-1]:
+        raise TraceError(f"spread_ties: next_time_ns {next_time_ns} is before the last request ({int(t[-1])} ns)")
+    starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
+    counts = np.diff(np.r_[starts, t.size])
+    group_t = t[starts]
+    following = np.r_[group_t[1:], group_t[-1] + resolution_ns if next_time_ns is None else next_time_ns]
+    span = np.minimum(following - group_t, resolution_ns)
+    k = np.arange(t.size, dtype=np.int64) - np.repeat(starts, counts)
+    return t + k * np.repeat(span, counts) // np.repeat(counts, counts)
