@@ -170,3 +170,27 @@ def test_matches_brute_force_page_walk(reqs, page):
     n = len(reqs)
     assert got["requests"] == n
     assert got["read_ratio"] == pytest.approx(sum(not w for *_, w in reqs) / n if n else 0.0)
+
+
+def test_tied_ratio_counts_requests_that_share_the_time_before_them_across_chunks():
+    from flashrr.trace.source import MemorySource
+
+    tr = make([(i * 4096, 4096, False) for i in range(6)], times=[0, 0, 0, 5, 5, 9])
+    # request 1 and 2 share request 0's time, 4 shares 3's: 3 of 6
+    assert trace_stats(tr)["tied_ratio"] == 0.5
+    for chunk in (1, 2, 4):  # a tie across a chunk boundary still counts
+        assert trace_stats(MemorySource(tr), chunk_requests=chunk)["tied_ratio"] == 0.5
+
+
+def test_stats_note_names_a_trace_of_coarse_times(tmp_path):
+    from click.testing import CliRunner
+
+    from flashrr.cli import main
+
+    path = tmp_path / "t.tencent.csv"
+    path.write_text("1538323200,0,8,0,1\n1538323200,8,8,1,1\n1538323200,16,8,0,1\n1538323201,24,8,0,1\n")
+    res = CliRunner().invoke(main, ["trace", "stats", "--no-cache", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "50% of the requests arrive at the same time" in res.output and "time_resolution_s" in res.output
+    res = CliRunner().invoke(main, ["trace", "stats", "--no-cache", f"{path}?time_resolution_s=1"])
+    assert "time_resolution_s=R" not in res.output

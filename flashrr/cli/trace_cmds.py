@@ -27,7 +27,9 @@ TABLE2_COLUMNS = (("requests", "Req #"), ("read_ratio", "Rd R"), ("avg_read_size
                   ("hot_ratio", "Hot R"), ("footprint_bytes", "FP"))
 # Headings of the other trace_stats keys flashrr knows; unknown keys are shown under their own name.
 OTHER_HEADINGS = {"avg_write_size_bytes": "Wr Size", "avg_request_size_bytes": "Req Size",
-                  "hot_ratio_4": "Hot R4", "duration_s": "Duration"}
+                  "hot_ratio_4": "Hot R4", "duration_s": "Duration", "tied_ratio": "Tied"}
+# a trace whose requests share their arrival time with the one before this often gets a note on stderr
+TIED_NOTE_RATIO = 0.5
 
 
 def _out_format(path: str, to: str | None) -> str | None:
@@ -128,6 +130,11 @@ def stats_cmd(paths, as_json, fmt, page_size_bytes, skip_bad, cache, device):
     for r in rows:
         keys += [k for k in r["stats"] if k not in keys]
     click.echo(_table(rows, keys, {**dict(TABLE2_COLUMNS), **OTHER_HEADINGS}))
+    for r in rows:
+        if r["stats"].get("tied_ratio", 0) >= TIED_NOTE_RATIO:
+            click.echo(f"note: {r['path']}: {100 * r['stats']['tied_ratio']:.0f}% of the requests arrive at the same "
+                       "time as the one before (coarse timestamps?); add '?time_resolution_s=R' to spread each "
+                       "group over the tracer's resolution R seconds", err=True)
 
 
 @trace.command("convert")

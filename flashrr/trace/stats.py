@@ -35,6 +35,7 @@ STAT_KEYS = (
     "hot_ratio_4",
     "footprint_bytes",
     "duration_s",
+    "tied_ratio",
 )
 
 # The difference-array path is used while the touched page range is at most this
@@ -68,6 +69,10 @@ def trace_stats(trace, page_size_bytes: int = 8192, chunk_requests: int | None =
     * ``footprint_bytes`` (int): distinct pages touched by any request (read or
       write) times ``page_size_bytes``.
     * ``duration_s`` (float): arrival time of the last request, in seconds.
+    * ``tied_ratio`` (float): the share of requests that arrive at the same time
+      as the request before them; near 1 when the tracer wrote coarse times
+      (Tencent CBS writes whole seconds), which a pipeline's
+      ``time_resolution_s`` spreads.
 
     A read touching a page counts once for that page, however many of its
     bytes it covers.  Writes do not count towards the hot ratios.  Every
@@ -105,8 +110,13 @@ def _stats(source: TraceSource, page: int, chunk_requests: int | None) -> dict:
         return out
     lo, hi = info.min_offset // page, info.max_end_byte // page
     touched, read = _PageTally(1, lo, hi), _PageTally(4, lo, hi)
-    read_bytes = write_bytes = 0
+    read_bytes = write_bytes = tied = 0
+    prev_time = None  # the previous chunk's last arrival
     for c in source.chunks(chunk_requests):
+        t = c.time_ns
+        if t.size:
+            tied += int(np.count_nonzero(t[1:] == t[:-1])) + int(prev_time is not None and t[0] == prev_time)
+            prev_time = t[-1]
         first = c.offset // page
         last = (c.offset + c.size - 1) // page
         reads = ~c.is_write
@@ -122,6 +132,7 @@ def _stats(source: TraceSource, page: int, chunk_requests: int | None) -> dict:
     if n_writes:
         out["avg_write_size_bytes"] = write_bytes / n_writes
     out["duration_s"] = info.duration_ns / 1e9
+    out["tied_ratio"] = tied / n
     out["footprint_bytes"] = touched.distinct() * page
     if n_reads:
         counts = read.counts()
