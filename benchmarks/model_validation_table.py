@@ -89,11 +89,10 @@ def replays_until_reclaim(trace, cfg, start: int = 16) -> tuple[int, bool]:
 def page_read_reuse(trace, capacities) -> tuple[np.ndarray, float]:
     """The reads of ``trace`` as 8 KiB pages in order: the hit ratios of LRU caches of ``capacities`` pages
     (first touches miss) and the median stack distance of the re-read pages (pages; nan with no re-read)."""
-    from flashrr.trace.locality import expand_pages, lru_hit_ratios, stack_distances
+    from flashrr.model_validation import read_page_stack_distances
+    from flashrr.trace.locality import lru_hit_ratios
 
-    r = ~trace.is_write
-    _, pages = expand_pages(trace.offset[r] // PAGE_BYTES, (trace.offset[r] + trace.size[r] - 1) // PAGE_BYTES)
-    d = stack_distances(pages)
+    d = read_page_stack_distances(trace, PAGE_BYTES)
     reuse = d[d >= 0]
     return lru_hit_ratios(d, capacities), float(np.median(reuse)) if reuse.size else float("nan")
 

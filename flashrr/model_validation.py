@@ -6,10 +6,12 @@ returns one row per (policy, metric): the real value, the model's mean over
 seeds and its range, the difference, and whether it meets the goal.
 
 Goals (``docs/traces.md``, the workload model section): RR count, mean read
-latency and read cache hit ratio within 25% of the real trace's; the share of
-page reads in the busiest 10% of 2 MiB regions within 5 points.  The other
-metrics (GC count, WAF, p99 read latency, the KS distance between the block
-read counts at RR of the two traces) are shown without a goal.
+latency, read cache hit ratio and the hit ratio of a 1,024-page LRU cache fed
+the read pages within 25% of the real trace's; the share of page reads in the
+busiest 10% of 2 MiB regions within 5 points.  The other metrics (GC count,
+WAF, p99 read latency, the LRU hit ratios at 8,192 and 65,536 pages, the KS
+distance between the block read counts at RR of the two traces) are shown
+without a goal.
 
 :func:`validate_holdout` asks the harder question: does a model stand in for
 data it was not fitted to?  It cuts the trace into halves by request count,
@@ -24,16 +26,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["validate_model", "validate_holdout", "trace_halves", "region_top_share", "GOALS", "METRICS",
-           "ValidationReport", "HOLDOUT_SPLITS"]
+__all__ = ["validate_model", "validate_holdout", "trace_halves", "region_top_share", "read_page_stack_distances",
+           "GOALS", "METRICS", "LRU_PAGES", "ValidationReport", "HOLDOUT_SPLITS"]
 
 #: metric -> (kind of goal, bound): "rel" = |model - real| <= bound * |real|; "abs" = |model - real| <= bound
 GOALS = {"rr_count": ("rel", 0.25), "read_latency_mean_ns": ("rel", 0.25), "cache_read_hit_ratio": ("rel", 0.25),
-         "region_top10_share": ("abs", 0.05)}
+         "region_top10_share": ("abs", 0.05), "lru_hit_1024": ("rel", 0.25)}
+#: LRU cache sizes (pages of the device) whose hit ratio on the read pages is compared
+LRU_PAGES = (1024, 8192, 65536)
 #: metrics in display order: name -> label
 METRICS = {"rr_count": "RR count", "gc_count": "GC count", "waf": "WAF", "cache_read_hit_ratio": "cache read hit",
            "read_latency_mean_ns": "read mean (us)", "read_latency_p99_ns": "read p99 (us)",
-           "region_top10_share": "region top-10% share", "ks_block_reads_at_rr": "KS, block reads at RR"}
+           "region_top10_share": "region top-10% share",
+           **{f"lru_hit_{n}": f"LRU hit, {n:,} pages" for n in LRU_PAGES},
+           "ks_block_reads_at_rr": "KS, block reads at RR"}
 REGION_BYTES = 2 << 20
 
 
@@ -48,6 +54,17 @@ def region_top_share(trace, page_bytes: int = 8192, region_bytes: int = REGION_B
     pages, counts = page_counts(first, last)
     _, per_region = region_counts(pages, counts, region_bytes // page_bytes)
     return top_share(per_region, fraction)
+
+
+def read_page_stack_distances(trace, page_bytes: int = 8192) -> np.ndarray:
+    """The LRU stack distance (distinct pages since its last read; -1 at a first read) of every page the reads
+    of ``trace`` touch, in order (pages of ``page_bytes``; a read touches each of its pages once)."""
+    from .trace.locality import expand_pages, stack_distances
+
+    reads = ~trace.is_write
+    _, pages = expand_pages(trace.offset[reads] // page_bytes,
+                            (trace.offset[reads] + trace.size[reads] - 1) // page_bytes)
+    return stack_distances(pages)
 
 
 def _block_reads_at_rr(result) -> np.ndarray:
@@ -192,14 +209,18 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
         sources.append(("model", s, ModelSource(model, n, seed=s).to_trace()))
     rows = []
     blocks = {}
+    from .trace.locality import lru_hit_ratios
+
     for label, seed, tr in sources:
         share = region_top_share(tr, cfg.geometry.page_size_bytes)
+        lru = lru_hit_ratios(read_page_stack_distances(tr, cfg.geometry.page_size_bytes), LRU_PAGES)
         for policy in policies:
             if progress is not None:
                 progress(f"{label}{'' if seed is None else f' seed {seed}'}: {policy}")
             res = simulate(cfg, tr, policy=policy, repeat=repeat, **policy_params.get(policy, {}))
             s = res.summary
-            row = {"source": label, "seed": seed, "policy": policy, "region_top10_share": share}
+            row = {"source": label, "seed": seed, "policy": policy, "region_top10_share": share,
+                   **{f"lru_hit_{n}": float(h) for n, h in zip(LRU_PAGES, lru)}}
             row.update({k: float(s[k]) for k in METRICS if k in s})
             rows.append(row)
             blocks[(label, seed, policy)] = _block_reads_at_rr(res)

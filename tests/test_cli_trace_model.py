@@ -248,6 +248,28 @@ def brute_force_region_top_share(trace, page_bytes=8192, region_bytes=2 << 20, f
     return sum(counts[:k]) / sum(counts)
 
 
+def brute_force_lru_hits(trace, capacity: int, page_bytes=8192) -> float:
+    """The hit ratio of an LRU cache of ``capacity`` pages fed the pages of the reads in order (a read touches
+    each of its pages once; writes do not touch the cache): an OrderedDict."""
+    from collections import OrderedDict
+
+    cache: OrderedDict = OrderedDict()
+    hits = total = 0
+    for off, size, w in zip(trace.offset.tolist(), trace.size.tolist(), trace.is_write.tolist()):
+        if w:
+            continue
+        for page in range(off // page_bytes, (off + size - 1) // page_bytes + 1):
+            total += 1
+            if page in cache:
+                hits += 1
+                cache.move_to_end(page)
+            else:
+                cache[page] = None
+                if len(cache) > capacity:
+                    cache.popitem(last=False)
+    return hits / total
+
+
 SIMULATED = ("rr_count", "gc_count", "waf", "cache_read_hit_ratio", "read_latency_mean_ns", "read_latency_p99_ns")
 
 
@@ -264,6 +286,8 @@ def test_validate_model_real_column_is_a_direct_simulation_of_the_trace():
         assert real[metric] == float(direct[metric]), metric
     folded = open_trace_spec(spec, cfg)[0].to_trace()
     assert real["region_top10_share"] == pytest.approx(brute_force_region_top_share(folded), abs=1e-12)
+    for n in (1024, 8192):
+        assert real[f"lru_hit_{n}"] == pytest.approx(brute_force_lru_hits(folded, n), abs=1e-12)
 
 
 def test_validate_model_model_column_is_the_mean_over_seeds_of_direct_simulations():
@@ -280,6 +304,8 @@ def test_validate_model_model_column_is_the_mean_over_seeds_of_direct_simulation
         assert (table.loc[metric, "model_min"], table.loc[metric, "model_max"]) == (min(values), max(values))
     shares = [brute_force_region_top_share(g) for g in gens]
     assert table.loc["region_top10_share", "model"] == pytest.approx(np.mean(shares), abs=1e-12)
+    hits = [brute_force_lru_hits(g, 1024) for g in gens]
+    assert table.loc["lru_hit_1024", "model"] == pytest.approx(np.mean(hits), abs=1e-12)
     assert report.runs.shape[0] == 3 and report.model_name == model.name
 
 
