@@ -24,7 +24,7 @@ from flashrr.simulate import resolve_config
 from flashrr.trace.io import read_trace
 from flashrr.trace.model import MIN_REQUESTS, ModelSource, fit_model, generate_trace, load_model
 from flashrr.trace.pipeline import open_trace_spec
-from trace_helpers import assert_models_equal
+from trace_helpers import assert_models_equal, lru_hits
 
 DATA = Path(__file__).parent / "data"
 TPCC = DATA / "tpcc-small.mqsim.txt"
@@ -250,24 +250,10 @@ def brute_force_region_top_share(trace, page_bytes=8192, region_bytes=2 << 20, f
 
 def brute_force_lru_hits(trace, capacity: int, page_bytes=8192) -> float:
     """The hit ratio of an LRU cache of ``capacity`` pages fed the pages of the reads in order (a read touches
-    each of its pages once; writes do not touch the cache): an OrderedDict."""
-    from collections import OrderedDict
-
-    cache: OrderedDict = OrderedDict()
-    hits = total = 0
-    for off, size, w in zip(trace.offset.tolist(), trace.size.tolist(), trace.is_write.tolist()):
-        if w:
-            continue
-        for page in range(off // page_bytes, (off + size - 1) // page_bytes + 1):
-            total += 1
-            if page in cache:
-                hits += 1
-                cache.move_to_end(page)
-            else:
-                cache[page] = None
-                if len(cache) > capacity:
-                    cache.popitem(last=False)
-    return hits / total
+    each of its pages once; writes do not touch the cache), simulated page by page."""
+    pages = [page for off, size, w in zip(trace.offset.tolist(), trace.size.tolist(), trace.is_write.tolist())
+             if not w for page in range(off // page_bytes, (off + size - 1) // page_bytes + 1)]
+    return lru_hits(pages, capacity) / len(pages)
 
 
 SIMULATED = ("rr_count", "gc_count", "waf", "cache_read_hit_ratio", "read_latency_mean_ns", "read_latency_p99_ns")

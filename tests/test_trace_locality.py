@@ -17,6 +17,7 @@ from flashrr.trace import locality as loc
 from flashrr.trace.locality import (burst_lengths, expand_pages, gini, idle_periods, lru_hit_ratio, lru_hit_ratios,
                                     page_counts, previous_occurrence, region_counts, sequential_runs,
                                     stack_distances, top_share)
+from trace_helpers import lru_hits
 
 # ---------------------------------------------------------------------------
 # Brute-force models
@@ -32,20 +33,6 @@ def brute_stack_distances(keys) -> list[int]:
             j -= 1
         out.append(-1 if j < 0 else len(set(keys[j + 1:i])))
     return out
-
-
-def lru_hits(keys, capacity: int) -> int:
-    """Hits of an LRU cache of ``capacity`` entries fed ``keys``, simulated directly."""
-    cache, hits = collections.OrderedDict(), 0
-    for k in keys:
-        if k in cache:
-            hits += 1
-            cache.move_to_end(k)
-        else:
-            cache[k] = True
-            if len(cache) > capacity:
-                cache.popitem(last=False)
-    return hits
 
 
 def brute_gini(x) -> float:

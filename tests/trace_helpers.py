@@ -3,6 +3,7 @@ construction, the chunks of a streaming stage joined, and a field-by-field compa
 workload models.  (Hypothesis strategies are in strategies.py.)"""
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -107,3 +108,17 @@ def assert_models_equal(a, b, path: str = "model") -> None:
             assert_models_equal(a[k], b[k], f"{path}[{k!r}]")
     else:
         assert type(a) is type(b) and a == b, (path, a, b)
+
+
+def lru_hits(keys, capacity: int) -> int:
+    """Hits of an LRU cache of ``capacity`` entries fed ``keys``, simulated directly."""
+    cache, hits = collections.OrderedDict(), 0
+    for k in keys:
+        if k in cache:
+            hits += 1
+            cache.move_to_end(k)
+        else:
+            cache[k] = True
+            if len(cache) > capacity:
+                cache.popitem(last=False)
+    return hits
