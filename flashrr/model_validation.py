@@ -202,6 +202,7 @@ def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: i
 def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_params: dict, progress):
     """The table and the runs of :class:`ValidationReport` for ``real`` (a Trace) against ``model``."""
     from .simulate import simulate
+    from .trace.locality import lru_hit_ratios
     from .trace.model import ModelSource
 
     sources = [("real", None, real)]
@@ -209,8 +210,6 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
         sources.append(("model", s, ModelSource(model, n, seed=s).to_trace()))
     rows = []
     blocks = {}
-    from .trace.locality import lru_hit_ratios
-
     for label, seed, tr in sources:
         share = region_top_share(tr, cfg.geometry.page_size_bytes)
         lru = lru_hit_ratios(read_page_stack_distances(tr, cfg.geometry.page_size_bytes), LRU_PAGES)

@@ -24,8 +24,8 @@ import pandas as pd
 
 import flashrr
 from flashrr._core.mechanisms import hot_replicas_py
+from flashrr.model_validation import read_page_stack_distances
 from flashrr.simulate import resolve_source
-from flashrr.trace.locality import expand_pages, stack_distances
 
 
 def classify(counts: collections.Counter):
@@ -79,9 +79,7 @@ def main(argv=None) -> int:
         print(f"  {k}: {counts[k]:,} ({counts[k] / max(blocked, 1):.1%} of {blocked:,} blocked pages)")
     print(f"  unblocked, no entry: {counts['unblocked, no entry']:,} ({counts['unblocked, no entry'] / max(unblocked, 1):.1%}"
           f" of {unblocked:,} unblocked pages)")
-    r = ~trace.is_write
-    _, pages = expand_pages(trace.offset[r] // cfg.geometry.page_size_bytes, (trace.offset[r] + trace.size[r] - 1) // cfg.geometry.page_size_bytes)
-    d = stack_distances(pages)
+    d = read_page_stack_distances(trace, cfg.geometry.page_size_bytes)
     print(f"  whole trace: median re-read distance {np.median(d[d >= 0]):,.0f} pages of {cfg.geometry.page_size_bytes:,} B")
     return 0
 
