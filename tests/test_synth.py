@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from flashrr.trace import Trace
 from flashrr.trace.stats import trace_stats
-from flashrr.trace.synth import KiB, MiB, SynthParams, synth_params, synth_trace
+from flashrr.trace.synth import KiB, MiB, SynthParams, _most_counted, synth_params, synth_trace
 from flashrr.trace.synth_presets import GB, KB, SYNTH_PRESETS, get_synth_preset, list_synth_presets
 
 # The names the brief fixes, by paper.
@@ -45,6 +45,31 @@ def test_same_arguments_same_trace():
     assert synth_trace(n_requests=3000, seed=11) == synth_trace(n_requests=3000, seed=11)
     kw = dict(n_requests=4000, seed=5, hot_skew=0.5)
     assert synth_trace("lun1", **kw) == synth_trace("lun1", **kw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=60), st.data())
+def test_most_counted_is_a_stable_sort_prefix(counts, data):
+    counts = np.asarray(counts, dtype=np.int64)
+    k = data.draw(st.integers(1, counts.size))
+    assert np.array_equal(_most_counted(counts, k), np.argsort(-counts, kind="stable")[:k])
+
+
+def test_same_trace_whatever_order_a_partition_leaves_ties_in(monkeypatch):
+    """NumPy's partition kernels differ by instruction set, and so does the order in which
+    they leave equal values; the synthetic trace of a seed must not follow it."""
+    kw = dict(n_requests=20_000, seed=3)
+    want = synth_trace("ali1", **kw)
+    real = np.argpartition
+
+    def reversed_sides(a, kth, *args, **kwargs):  # a valid partition, each side in another order
+        idx = real(a, kth, *args, **kwargs)
+        k = int(np.max(kth)) + 1
+        return np.concatenate([idx[:k][::-1], idx[k:][::-1]])
+
+    monkeypatch.setattr(np, "argpartition", reversed_sides)
+    monkeypatch.setattr(np, "partition", lambda a, kth, *args, **kwargs: np.sort(a))
+    assert synth_trace("ali1", **kw) == want
 
 
 def test_different_seeds_differ():

@@ -371,8 +371,7 @@ def _balance_sizes(rng, units: np.ndarray, counts: np.ndarray, is_hot: np.ndarra
         return
     drift, budget = 0, int(_BALANCE_HOT_DRIFT * slots.sum())
     n_top = min(_BALANCE_MAX_SWAPS, n)
-    top = np.argpartition(-counts, n_top - 1)[:n_top]
-    top = top[np.argsort(-counts[top], kind="stable")]
+    top = _most_counted(counts, n_top)
     pool = np.sort(rng.choice(n, min(_BALANCE_POOL, n), replace=False))  # partners: any extents
     pool_counts, pool_hot = counts[pool], is_hot[pool]
     # Pass 1 leaves the hot set's pages alone; pass 2 may move a few in or out.
@@ -394,6 +393,18 @@ def _balance_sizes(rng, units: np.ndarray, counts: np.ndarray, is_hot: np.ndarra
                 drift += int(hot_change[j])
                 units[i], units[k] = units[k], units[i]
                 slots[i], slots[k] = slots[k], slots[i]
+
+
+def _most_counted(counts: np.ndarray, n_top: int) -> np.ndarray:
+    """Indices of the ``n_top`` largest ``counts``, largest first, ties in index order: what a stable
+    sort gives, found by a partition of the values.  ``np.argpartition`` alone would leave which of
+    the tied indices make the cut, and their order, to the CPU's sorting kernel (NumPy picks one by
+    instruction set), so the same seed would give another trace on another machine."""
+    kth = np.partition(counts, counts.size - n_top)[counts.size - n_top]  # the n_top-th largest value
+    above = np.flatnonzero(counts > kth)
+    tied = np.flatnonzero(counts == kth)[:n_top - above.size]
+    top = np.concatenate([above, tied])
+    return top[np.argsort(-counts[top], kind="stable")]
 
 
 def _round_half_up(x: float) -> int:
