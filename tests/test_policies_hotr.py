@@ -129,15 +129,49 @@ def test_unfinished_replica_is_not_used(engine):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_lru_replacement_frees_the_oldest_replica(engine):
     a, b, c, y = 0, 1, 2, 3
-    # capacity 2: a and b become hot; the first read of c evicts a (and its replica); c becomes hot;
-    # then a read of a blocked by y's program has no replica and waits
+    # capacity 2 and an R-LRU of 2 entries: a and b become hot; the first read of c evicts a (and its
+    # replica); c becomes hot; then a read of a blocked by y's program has no replica and waits
     tr = page_trace([a, a, b, b, c, c, y, a], writes=[0, 0, 0, 0, 0, 0, 1, 0],
                     times=[0, 1000, 2000, 3000, 4000, 5000, 20000, 20100])
-    s = _run(engine, tr, staging_pages=2, staging_dies=1)
+    s = _run(engine, tr, staging_pages=2, staging_dies=1, rlru_factor=1)
     assert s["replica_writes"] == 3 and s["rlru_evictions"] == 2  # a at c's insertion, b at a's re-insertion
-    assert s["staging_occupancy_max"] == 2
+    assert s["staging_occupancy_max"] == 2 and s["replica_drops"] == 0
     assert s["redirected_reads"] == 0
     assert _read_sum(s) == 6 * READ_COST + (21010 + READ_COST - 20100)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("factor, redirected", [(1, False), (2, True)])
+def test_a_longer_rlru_keeps_the_entry_and_replica_of_a_page_read_before(engine, factor, redirected):
+    """Staging for one replica: a becomes hot, then b is read once.  An R-LRU of one entry
+    evicts a (and its replica) for b; one of two entries keeps both, so the read of a that
+    y's program blocks (20,000..21,010 ns) is served by the replica."""
+    a, b, y = 0, 1, 2
+    tr = page_trace([a, a, b, y, a], writes=[0, 0, 0, 1, 0], times=[0, 1000, 2000, 20000, 20100])
+    s = _run(engine, tr, staging_pages=1, staging_dies=1, rlru_factor=factor)
+    # one entry: b evicts a, then a's last read evicts b
+    assert s["rlru_entries"] == factor and s["rlru_evictions"] == (0 if redirected else 2)
+    assert s["redirected_reads"] == int(redirected) and s["replica_drops"] == 0
+    last = READ_COST if redirected else 21010 + READ_COST - 20100
+    assert _read_sum(s) == 3 * READ_COST + last
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_full_staging_gives_up_the_replica_least_recently_read_or_made(engine):
+    """Staging for two replicas, an R-LRU of 20 entries.  a and b get replicas, a is read again,
+    then c becomes hot: the staging space is full, and b's replica (least recently read or
+    made) makes room, while b keeps its entry and count.  y's program (20,000..21,010 ns)
+    blocks the next reads: a's is served by its replica; b's waits, and b is owed a replica
+    again, which takes the place of c's."""
+    a, b, c, y = 0, 1, 2, 3
+    tr = page_trace([a, a, b, b, a, c, c, y, a, b], writes=[0] * 7 + [1, 0, 0],
+                    times=[0, 1000, 2000, 3000, 4000, 5000, 6000, 20000, 20100, 20200])
+    s = _run(engine, tr, staging_pages=2, staging_dies=1)
+    assert s["rlru_entries"] == 20 and s["rlru_evictions"] == 0
+    assert s["replica_drops"] == 2 and s["staging_occupancy_max"] == 2
+    assert s["replica_writes"] == 3  # a, b, c; b's second program is still queued at the end
+    assert s["redirected_reads"] == 1
+    assert _read_sum(s) == 7 * READ_COST + READ_COST + (21010 + READ_COST - 20200)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -185,8 +219,19 @@ def test_read_footprint_and_default_capacity():
     pol.bind(cfg, 0)
     pol.bind_trace(MemorySource(tr), cfg)
     assert pol.capacity() == 3  # ceil(0.5 * 5)
+    # the R-LRU: 10 entries per staging page, 20 bytes each
     s = flashrr.simulate(cfg, tr, policy="hotr", hot_fraction=0.5).summary
-    assert s["staging_pages"] == 3 and s["policy_metadata_bytes"] == 3 * 20
+    assert s["staging_pages"] == 3 and s["rlru_entries"] == 30 and s["policy_metadata_bytes"] == 30 * 20
+    s = flashrr.simulate(cfg, tr, policy="hotr", hot_fraction=0.5, rlru_factor=1.5).summary
+    assert s["rlru_entries"] == 5 and s["policy_metadata_bytes"] == 5 * 20  # ceil(1.5 * 3)
+
+
+def test_rlru_never_longer_than_the_logical_space():
+    cfg = _cfg()
+    s = flashrr.simulate(cfg, page_trace([0, 0]), policy="hotr", staging_pages=cfg.logical_pages - 1).summary
+    assert s["rlru_entries"] == cfg.logical_pages
+    s = flashrr.simulate(cfg, page_trace([0, 0]), policy="hotr", staging_pages=cfg.logical_pages + 3).summary
+    assert s["rlru_entries"] == s["staging_pages"] == cfg.logical_pages + 3
 
 
 def test_cost_factor_dedicated():
@@ -195,7 +240,8 @@ def test_cost_factor_dedicated():
 
 
 @pytest.mark.parametrize("bad", [dict(hot_threshold=0), dict(staging="spare"), dict(staging_dies=0),
-                                 dict(hot_fraction=0), dict(staging_pages=-1), dict(erase_blocks=1)])
+                                 dict(hot_fraction=0), dict(staging_pages=-1), dict(erase_blocks=1),
+                                 dict(rlru_factor=0.5), dict(rlru_factor=True)])
 def test_bad_parameters_name_the_field(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
@@ -223,6 +269,7 @@ def test_engines_identical_hotr(case):
         assert a.summary["redirected_pages"] <= a.summary["read_pages"]
         event("redirected" if a.summary["redirected_reads"] else "none redirected")
         event("gc ran" if a.summary["gc_count"] else "no gc")
+        event("a full staging space gave up a replica" if a.summary["replica_drops"] else "no replica given up")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -238,7 +285,7 @@ def test_no_page_read_twice_equals_baseline(case):
             assert CAPACITY_ERROR in str(e)
             return
         # HotR's own bookkeeping (its list fills and evicts even when nothing is hot)
-        drop = ("policy", "policy_metadata_bytes", "cost_factor", "staging_pages", "rlru_evictions")
+        drop = ("policy", "policy_metadata_bytes", "cost_factor", "staging_pages", "rlru_entries", "rlru_evictions")
         if cfg.cache.capacity_bytes:  # the R-LRU's DRAM comes out of the cache: compare cache-less runs only
             return
         hs = {k: v for k, v in comparable(h.summary).items() if k not in drop}

@@ -7,10 +7,11 @@ calibrated arrival factor, and HotR's parameters); TRACE one of its traces (fin2
 hpc_46, hpc_28).  The first ``--requests`` requests run on the pure-Python twin with HotR's
 ``redirect`` step wrapped, so each flash-read page is counted, before HotR handles it, as
 unblocked (with or without an R-LRU entry) or blocked with no entry (a first read, or its entry
-evicted), an entry but no replica (the read that makes the replica), a replica not yet programmed,
-or redirected.  The device is the ``hotr`` preset at the regime's occupancy (the footprint alone).
-Also prints the median page-level stack distance of the trace's re-read pages (4 KiB pages) beside
-the R-LRU's length.
+evicted), an entry but no replica (the read that makes the replica, or makes it again after a full
+staging space gave it up), a replica not yet programmed, or redirected (the R-LRU as it stands
+before the page is read).  The device is the ``hotr`` preset at the regime's occupancy (the
+footprint alone).  Also prints the median page-level stack distance of the trace's re-read pages
+(4 KiB pages) beside the R-LRU's length.
 """
 from __future__ import annotations
 
@@ -72,8 +73,9 @@ def main(argv=None) -> int:
         restore()
     blocked = sum(v for k, v in counts.items() if k.startswith("blocked"))
     unblocked = counts["unblocked, entry"] + counts["unblocked, no entry"]
-    print(f"{args.trace}: {len(part):,} requests, staging (R-LRU) {summary['staging_pages']:,.0f} pages, "
-          f"redirected pages {summary['redirected_pages']:,}")
+    print(f"{args.trace}: {len(part):,} requests, staging {summary['staging_pages']:,.0f} pages, R-LRU "
+          f"{summary['rlru_entries']:,.0f} entries, redirected pages {summary['redirected_pages']:,}, "
+          f"replicas given up for room {summary['replica_drops']:,}")
     for k in ("blocked, no entry", "blocked, entry, no replica", "blocked, replica not programmed",
               "blocked, redirected"):
         print(f"  {k}: {counts[k]:,} ({counts[k] / max(blocked, 1):.1%} of {blocked:,} blocked pages)")

@@ -17,6 +17,7 @@ cdef enum:
     HR_RLRU_EVICT
     HR_STAGING_MAX
     HR_BUSY_STAGING                    # ns
+    HR_REPLICA_DROPS                   # replicas dropped to make room in a full staging space
     HR_N_COUNTERS
 
 
@@ -25,7 +26,8 @@ cdef class HotReplicas(Mechanism):
     # roles (roles.pxd): read observer (reads_done: replica programs), write observer (host_write), read redirector (redirect, reserve)
     # ---- configuration (policy.replication_spec())
     cdef int32_t thr                   # read count (this read included) at which a page is replicated
-    cdef int32_t cap                   # R-LRU entries = staging capacity (pages)
+    cdef int32_t cap                   # staging capacity (replicas, pages)
+    cdef int32_t n_max                 # R-LRU entries (>= cap)
     cdef int32_t n_stage               # staging dies (dedicated mode)
     cdef bint op_mode                  # replicas in the data dies' spare space instead of staging dies
     cdef bint erase_blocks             # an erase in progress also makes a read "blocked"
@@ -43,11 +45,17 @@ cdef class HotReplicas(Mechanism):
     cdef int32_t* e_rep                # die holding the replica (staging die, or data die in op mode), -1 none,
                                        # -2 pending (its program waits for a staging die)
     cdef int64_t* e_ready              # when the replica's program ends (ns)
-    cdef int64_t* e_gen                # allocations of the slot so far: tells an entry from its slot's earlier ones
+    cdef int64_t* e_gen                # allocations of the slot and replicas it lost so far: a queued replica
+                                       # program is for one generation (an earlier entry's or replica's is stale)
     cdef int32_t* e_prev
     cdef int32_t* e_next
     cdef int32_t head, tail, n_ent, n_free
-    cdef int32_t* free_ent             # [cap] stack of unused slots
+    cdef int32_t* free_ent             # [n_max] stack of unused slots
+    # ---- the entries holding a replica (held or pending), in a second list, most recently read or
+    # replicated at rhead: a full staging space drops the replica at rtail
+    cdef int32_t* r_prev
+    cdef int32_t* r_next
+    cdef int32_t rhead, rtail
     cdef int32_t occupancy             # replicas held
     cdef int32_t rep_next              # round-robin pointer over replica dies
     cdef int64_t* st_free              # [n_stage] busy-until of each staging die (own channel each)
@@ -68,4 +76,6 @@ cdef class HotReplicas(Mechanism):
     cdef bint blocked(self, int32_t die, int64_t t) noexcept nogil
     cdef void unlink(self, int32_t e) noexcept nogil
     cdef void push_mru(self, int32_t e) noexcept nogil
+    cdef void r_unlink(self, int32_t e) noexcept nogil
+    cdef void r_push_mru(self, int32_t e) noexcept nogil
     cdef void drop(self, int32_t e) noexcept nogil

@@ -5,7 +5,7 @@ Per flash-read page of a request (after the cache, before multi-plane grouping),
 in page order:
 
 * R-LRU: a page not in the list is inserted at the MRU end with count 1 (the
-  LRU entry is evicted when the list holds ``cap`` entries, dropping its
+  LRU entry is evicted when the list holds ``n_max`` entries, dropping its
   replica); a page in the list gets count + 1 and moves to the MRU end.
 * Conflict detection: the page's die is *blocked* when a program on it ends
   after the arrival ``t`` or a background program is queued on it (the
@@ -29,9 +29,13 @@ Staging: ``n_stage`` dedicated dies, each on its own channel, outside the FTL
 (busy-until timelines ``st_free``), or (``op_mode``) the data dies' spare
 space: the replica goes to the next data die other than the original's, and
 its program and reads are booked on that die through the scheduler.  The
-staging space holds at most ``cap`` replicas, because the R-LRU has ``cap``
-entries.  A host write of a page with a replica deletes its entry and frees
-the replica; a page without a replica keeps its entry and count.
+staging space holds at most ``cap`` replicas.  The R-LRU may hold more
+entries (``n_max`` >= ``cap``): a page owed a replica while ``cap`` are held
+takes the place of the replica least recently read or made (a second list
+over the replicated entries keeps that order); the entry that loses it keeps
+its count and gets a new replica on its next read from the original place.
+A host write of a page with a replica deletes its entry and frees the
+replica; a page without a replica keeps its entry and count.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, realloc
@@ -55,15 +59,16 @@ cnp.import_array()
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
-        erase_blocks) from the policy."""
+        erase_blocks, rlru_entries) from the policy."""
         cdef Scheduler sched = ctx.sched
         layout, comp_die = ctx.layout, ctx.comp_die
         cdef cnp.ndarray a
         cdef int32_t i
         L = layout
         self.sched = sched
-        thr, cap, n_stage, op_mode, erase_blocks = spec
+        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
+        self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
         self.k, self.N, self.S, self.n_dies = L.k, L.pages_per_block, L.sb_per_lane, L.n_dies
         self.k_shift = self.k.bit_length() - 1 if self.k & (self.k - 1) == 0 else -1
@@ -75,18 +80,22 @@ cdef class HotReplicas:
         a = keep["die_chan"] = die_channels(L); self.die_chan = <int32_t*>a.data
         arr = functools.partial(owned_array, keep)
         a = arr("ent_of", L.logical_pages, np.int32); self.ent_of = <int32_t*>a.data
-        a = arr("e_lpn", self.cap, np.int32, -1); self.e_lpn = <int32_t*>a.data
-        a = arr("e_count", self.cap, np.int32); self.e_count = <int32_t*>a.data
-        a = arr("e_rep", self.cap, np.int32, -1); self.e_rep = <int32_t*>a.data
-        a = arr("e_ready", self.cap, np.int64); self.e_ready = <int64_t*>a.data
-        a = arr("e_gen", self.cap, np.int64); self.e_gen = <int64_t*>a.data
-        a = arr("e_prev", self.cap, np.int32, -1); self.e_prev = <int32_t*>a.data
-        a = arr("e_next", self.cap, np.int32, -1); self.e_next = <int32_t*>a.data
-        a = arr("free_ent", self.cap, np.int32); self.free_ent = <int32_t*>a.data
-        for i in range(self.cap):
-            self.free_ent[i] = self.cap - 1 - i
-        self.n_free = self.cap
+        n = self.n_max
+        a = arr("e_lpn", n, np.int32, -1); self.e_lpn = <int32_t*>a.data
+        a = arr("e_count", n, np.int32); self.e_count = <int32_t*>a.data
+        a = arr("e_rep", n, np.int32, -1); self.e_rep = <int32_t*>a.data
+        a = arr("e_ready", n, np.int64); self.e_ready = <int64_t*>a.data
+        a = arr("e_gen", n, np.int64); self.e_gen = <int64_t*>a.data
+        a = arr("e_prev", n, np.int32, -1); self.e_prev = <int32_t*>a.data
+        a = arr("e_next", n, np.int32, -1); self.e_next = <int32_t*>a.data
+        a = arr("r_prev", n, np.int32, -1); self.r_prev = <int32_t*>a.data
+        a = arr("r_next", n, np.int32, -1); self.r_next = <int32_t*>a.data
+        a = arr("free_ent", n, np.int32); self.free_ent = <int32_t*>a.data
+        for i in range(n):
+            self.free_ent[i] = n - 1 - i
+        self.n_free = n
         self.head = self.tail = -1
+        self.rhead = self.rtail = -1
         a = arr("st_free", self.n_stage, np.int64); self.st_free = <int64_t*>a.data
         self.bq_cap = 0
         self._bq_grow()
@@ -164,11 +173,32 @@ cdef class HotReplicas:
             self.tail = e
         self.head = e
 
+    cdef void r_unlink(self, int32_t e) noexcept nogil:
+        cdef int32_t p = self.r_prev[e], n = self.r_next[e]
+        if p >= 0:
+            self.r_next[p] = n
+        else:
+            self.rhead = n
+        if n >= 0:
+            self.r_prev[n] = p
+        else:
+            self.rtail = p
+
+    cdef void r_push_mru(self, int32_t e) noexcept nogil:
+        self.r_prev[e] = -1
+        self.r_next[e] = self.rhead
+        if self.rhead >= 0:
+            self.r_prev[self.rhead] = e
+        else:
+            self.rtail = e
+        self.rhead = e
+
     cdef void drop(self, int32_t e) noexcept nogil:
         """Remove entry ``e`` from the list; its replica (if any) is freed."""
         self.unlink(e)
         self.ent_of[self.e_lpn[e]] = 0
         if self.e_rep[e] != -1:                            # held or pending
+            self.r_unlink(e)
             self.occupancy -= 1
             self.e_rep[e] = -1
         self.e_lpn[e] = -1
@@ -197,6 +227,9 @@ cdef class HotReplicas:
                 self.e_count[e] += 1
                 self.unlink(e)
                 self.push_mru(e)
+                if self.e_rep[e] != -1:
+                    self.r_unlink(e)
+                    self.r_push_mru(e)
             else:
                 if self.n_free == 0:
                     self.ctr[HR_RLRU_EVICT] += 1
@@ -237,14 +270,23 @@ cdef class HotReplicas:
         return j
 
     cdef int reads_done(self, int64_t done) except -1 nogil:
-        """Book the replica programs owed by this request, from ``done`` on."""
-        cdef int32_t i, e, d
+        """Book the replica programs owed by this request, from ``done`` on; in a full
+        staging space each takes the place of the replica least recently read or made."""
+        cdef int32_t i, e, d, v
         cdef int64_t start, end
         for i in range(self.n_pend):
             e = self.pend_ent[i]
             if self.e_lpn[e] != self.pend_lpn[i] or self.e_rep[e] != -1:
                 continue                                   # evicted (or replicated) since
+            if self.occupancy == self.cap:
+                v = self.rtail
+                self.r_unlink(v)
+                self.e_rep[v] = -1
+                self.e_gen[v] += 1                         # a program still queued for it is stale
+                self.occupancy -= 1
+                self.ctr[HR_REPLICA_DROPS] += 1
             self.occupancy += 1
+            self.r_push_mru(e)
             if self.occupancy > self.ctr[HR_STAGING_MAX]:
                 self.ctr[HR_STAGING_MAX] = self.occupancy
             if self.op_mode:

@@ -20,43 +20,51 @@ from . import counter_names
 class ReplicationSpec(NamedTuple):
     """HotR: ``hot_threshold`` (R-LRU reads that make a page hot), ``capacity_pages``
     (replicas held), ``staging_dies``, ``op_mode`` (over-provisioned staging instead
-    of dedicated dies) and ``erase_blocks`` (an erasing die also redirects)."""
+    of dedicated dies), ``erase_blocks`` (an erasing die also redirects) and
+    ``rlru_entries`` (R-LRU length, at least ``capacity_pages``)."""
 
     hot_threshold: int
     capacity_pages: int
     staging_dies: int
     op_mode: bool
     erase_blocks: bool
+    rlru_entries: int
 
 
 PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
 
 
 class Entry:
-    __slots__ = ("count", "rep", "ready")
+    """An R-LRU entry: reads while listed, replica die (-1 none, PENDING), when the replica's
+    program ends (ns), and replicas lost so far (a queued program is for one of them)."""
+
+    __slots__ = ("count", "rep", "ready", "gen")
 
     def __init__(self):
-        self.count, self.rep, self.ready = 1, -1, 0
+        self.count, self.rep, self.ready, self.gen = 1, -1, 0, 0
 
 
 class HotReplicas(Mechanism):
     def __init__(self, ctx, spec):
-        """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks)
-        from the policy."""
+        """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks,
+        rlru_entries) from the policy."""
         super().__init__()
         L = self.L = ctx.layout
         self.sched = ctx.sched
         self.reset_counters()
-        thr, cap, n_stage, op_mode, erase_blocks = spec
+        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
+        self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
         self.die_chan = die_channels(L)
         self.rlru: OrderedDict[int, Entry] = OrderedDict()  # LPN -> entry, LRU first, MRU last
+        # the entries holding a replica (held or pending), least recently read or replicated first
+        self.reps: OrderedDict[int, Entry] = OrderedDict()
         self.occupancy = 0
         self.rep_next = 0
         self.st_free = np.zeros(self.n_stage, dtype=np.int64)
         self.pending: list = []  # (lpn, entry, die of the original) owed a replica program
-        self.bq: deque = deque()  # dedicated mode: (entry, lpn, ready ns) replica programs waiting, FIFO
+        self.bq: deque = deque()  # dedicated mode: (entry, gen, lpn, ready ns) replica programs waiting, FIFO
         self.redirect_blocked = False
 
     def counter_values(self) -> list:
@@ -74,6 +82,7 @@ class HotReplicas(Mechanism):
     def _drop(self, lpn: int) -> None:
         e = self.rlru.pop(lpn)
         if e.rep != -1:  # held or pending
+            del self.reps[lpn]
             self.occupancy -= 1
 
     def redirect(self, misses: list, ppns: list, where: list, extras: list, t: int):
@@ -91,8 +100,10 @@ class HotReplicas(Mechanism):
             if e is not None:
                 e.count += 1
                 self.rlru.move_to_end(lpn)
+                if e.rep != -1:
+                    self.reps.move_to_end(lpn)
             else:
-                if len(self.rlru) == self.cap:
+                if len(self.rlru) == self.n_max:
                     c["rlru_evictions"] += 1
                     self._drop(next(iter(self.rlru)))
                 e = self.rlru[lpn] = Entry()
@@ -120,12 +131,20 @@ class HotReplicas(Mechanism):
         return keep
 
     def reads_done(self, done: int) -> None:
-        """Book the replica programs owed by this request, from ``done`` on."""
+        """Book the replica programs owed by this request, from ``done`` on; in a full
+        staging space each takes the place of the replica least recently read or made."""
         c, L = self.ctr, self.L
         for lpn, e, orig in self.pending:
             if self.rlru.get(lpn) is not e or e.rep != -1:
                 continue
+            if self.occupancy == self.cap:
+                _, v = self.reps.popitem(last=False)
+                v.rep = -1
+                v.gen += 1  # a program still queued for it is stale
+                self.occupancy -= 1
+                c["replica_drops"] += 1
             self.occupancy += 1
+            self.reps[lpn] = e
             c["staging_occupancy_max"] = max(c["staging_occupancy_max"], self.occupancy)
             if self.op_mode:
                 d = self.rep_next % L.n_dies
@@ -137,7 +156,7 @@ class HotReplicas(Mechanism):
                 c["replica_writes"] += 1
             else:
                 e.rep = PENDING
-                self.bq.append((e, lpn, done))
+                self.bq.append((e, e.gen, lpn, done))
         self.pending = []
 
     def drain(self, t: int) -> None:
@@ -145,8 +164,8 @@ class HotReplicas(Mechanism):
         staging die free first; a program whose page lost its entry meanwhile is dropped."""
         L, c = self.L, self.ctr
         while self.bq:
-            e, lpn, ready = self.bq[0]
-            if self.rlru.get(lpn) is e and e.rep == PENDING:
+            e, gen, lpn, ready = self.bq[0]
+            if self.rlru.get(lpn) is e and e.gen == gen and e.rep == PENDING:
                 d = int(np.argmin(self.st_free))
                 start = max(ready, int(self.st_free[d]))
                 if start > t:

@@ -18,8 +18,17 @@ Parameters:
   in the list (the paper gives no number).
 * ``hot_fraction`` (default 0.10, the paper's "10% hot read data pages"):
   staging capacity as a fraction of the distinct pages the trace reads
-  (counted by a pre-pass over the trace).  The R-LRU has as many entries.
+  (counted by a pre-pass over the trace).
 * ``staging_pages``: the capacity in pages, overriding ``hot_fraction``.
+* ``rlru_factor`` (default 10.0): R-LRU entries per staging page (at most one
+  per logical page).  The paper's R-LRU holds the popular read pages and only
+  a configured percentage of them can be migrated (§III.B: "not all popular
+  read data pages are migrated"; §IV.B: 10%), so the list is longer than the
+  staging space; 10 = 1 / 0.10 makes it as long as the read footprint.  The
+  paper gives no length: this is a reading, and 1.0 (a list no longer than
+  the staging space) the other one.  When a page becomes hot while the
+  staging space is full, it takes the place of the replica least recently
+  read or made.
 * ``staging`` (``"dedicated"`` default, or ``"overprovision"``): replicas on
   ``staging_dies`` extra dies, each on its own channel, or in the data dies'
   spare space (timing only: the pages they take are not removed from GC's
@@ -31,8 +40,9 @@ Parameters:
 
 Reported: ``redirected_reads`` (requests with at least one page served by a
 replica), ``redirected_pages``, ``replica_writes``, ``replica_invalidations``,
-``rlru_evictions``, ``staging_occupancy_max``, ``busy_staging_ns``, and
-``cost_factor`` (capacity relative to Baseline) and ``staging_pages``.
+``rlru_evictions``, ``staging_occupancy_max``, ``busy_staging_ns``,
+``replica_drops`` (replicas given up to make room), and ``cost_factor``
+(capacity relative to Baseline), ``staging_pages`` and ``rlru_entries``.
 """
 from __future__ import annotations
 
@@ -80,7 +90,8 @@ class HotR(Policy):
     name = "hotr"
 
     def __init__(self, hot_threshold: int = 2, hot_fraction: float = 0.10, staging_pages: int | None = None,
-                 staging: str = "dedicated", staging_dies: int = 2, erase_blocks: bool = False):
+                 staging: str = "dedicated", staging_dies: int = 2, erase_blocks: bool = False,
+                 rlru_factor: float = 10.0):
         super().__init__()
         _check_int("hot_threshold", hot_threshold, 1)
         if isinstance(hot_fraction, bool) or not isinstance(hot_fraction, (int, float)) or not 0 < hot_fraction <= 1:
@@ -92,21 +103,27 @@ class HotR(Policy):
         _check_int("staging_dies", staging_dies, 1)
         if not isinstance(erase_blocks, bool):
             raise ValueError(f"hotr: erase_blocks must be True or False, got {erase_blocks!r}")
+        if isinstance(rlru_factor, bool) or not isinstance(rlru_factor, (int, float)) or not 1 <= rlru_factor <= 1e6:
+            raise ValueError(f"hotr: rlru_factor (R-LRU entries per staging page) must be a number in "
+                             f"[1, 1e6], got {rlru_factor!r}")
         self.hot_threshold, self.hot_fraction, self.staging_pages = int(hot_threshold), float(hot_fraction), \
             None if staging_pages is None else int(staging_pages)
         self.staging, self.staging_dies, self.erase_blocks = staging, int(staging_dies), erase_blocks
+        self.rlru_factor = float(rlru_factor)
         self._capacity = self.staging_pages
+        self._logical_pages = None
         self._cost = 1.0
 
     def params(self) -> dict:
         return {"hot_threshold": self.hot_threshold, "hot_fraction": self.hot_fraction,
                 "staging_pages": self.staging_pages, "staging": self.staging, "staging_dies": self.staging_dies,
-                "erase_blocks": self.erase_blocks}
+                "erase_blocks": self.erase_blocks, "rlru_factor": self.rlru_factor}
 
     def bind(self, config, seed: int) -> None:
         self._capacity = self.staging_pages
         if config is None:
             return
+        self._logical_pages = int(config.logical_pages)
         if self.staging == "dedicated":
             self._cost = 1.0 + self.staging_dies / config.geometry.n_dies
         self._config = config
@@ -120,18 +137,27 @@ class HotR(Policy):
             self._cost = 1.0 + self._capacity / config.logical_pages
 
     def capacity(self) -> int:
-        """Staging capacity (pages) = R-LRU entries of the current run."""
+        """Staging capacity of the current run (pages: replicas held at most)."""
         if self._capacity is None:
             raise ValueError("hotr: the staging capacity is known once the trace is bound (simulate does it); "
                              "give staging_pages to use the policy without a trace")
         return self._capacity
 
+    def rlru_entries(self) -> int:
+        """R-LRU length (entries): ``rlru_factor`` per staging page, at most one per logical
+        page of the bound device, never fewer than the staging pages."""
+        cap = self.capacity()
+        n = int(math.ceil(self.rlru_factor * cap))
+        if self._logical_pages is not None:
+            n = min(n, self._logical_pages)
+        return max(cap, n)
+
     def metadata_bytes(self, config) -> int:
-        return self.capacity() * ENTRY_BYTES if self._capacity is not None else 0
+        return self.rlru_entries() * ENTRY_BYTES if self._capacity is not None else 0
 
     def replication_spec(self):
         return ReplicationSpec(self.hot_threshold, self.capacity(), self.staging_dies,
-                               self.staging == "overprovision", self.erase_blocks)
+                               self.staging == "overprovision", self.erase_blocks, self.rlru_entries())
 
     def extra_metrics(self) -> dict:
-        return {"cost_factor": self._cost, "staging_pages": self.capacity()}
+        return {"cost_factor": self._cost, "staging_pages": self.capacity(), "rlru_entries": self.rlru_entries()}
