@@ -56,6 +56,30 @@ from ..layout import die_channels
 cnp.import_array()
 
 
+cdef inline void _unlink(int32_t* prev, int32_t* nxt, int32_t* head, int32_t* tail, int32_t e) noexcept nogil:
+    """Take slot ``e`` out of the doubly linked list (``prev``, ``nxt``, ``head``, ``tail``; -1 = none)."""
+    cdef int32_t p = prev[e], n = nxt[e]
+    if p >= 0:
+        nxt[p] = n
+    else:
+        head[0] = n
+    if n >= 0:
+        prev[n] = p
+    else:
+        tail[0] = p
+
+
+cdef inline void _push_front(int32_t* prev, int32_t* nxt, int32_t* head, int32_t* tail, int32_t e) noexcept nogil:
+    """Put slot ``e`` at the head of the doubly linked list."""
+    prev[e] = -1
+    nxt[e] = head[0]
+    if head[0] >= 0:
+        prev[head[0]] = e
+    else:
+        tail[0] = e
+    head[0] = e
+
+
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
@@ -154,44 +178,16 @@ cdef class HotReplicas:
         return program_blocked(self.sched, die, t) or (self.erase_blocks and self.sched.die_erase_end[die] > t)
 
     cdef void unlink(self, int32_t e) noexcept nogil:
-        cdef int32_t p = self.e_prev[e], n = self.e_next[e]
-        if p >= 0:
-            self.e_next[p] = n
-        else:
-            self.head = n
-        if n >= 0:
-            self.e_prev[n] = p
-        else:
-            self.tail = p
+        _unlink(self.e_prev, self.e_next, &self.head, &self.tail, e)
 
     cdef void push_mru(self, int32_t e) noexcept nogil:
-        self.e_prev[e] = -1
-        self.e_next[e] = self.head
-        if self.head >= 0:
-            self.e_prev[self.head] = e
-        else:
-            self.tail = e
-        self.head = e
+        _push_front(self.e_prev, self.e_next, &self.head, &self.tail, e)
 
     cdef void r_unlink(self, int32_t e) noexcept nogil:
-        cdef int32_t p = self.r_prev[e], n = self.r_next[e]
-        if p >= 0:
-            self.r_next[p] = n
-        else:
-            self.rhead = n
-        if n >= 0:
-            self.r_prev[n] = p
-        else:
-            self.rtail = p
+        _unlink(self.r_prev, self.r_next, &self.rhead, &self.rtail, e)
 
     cdef void r_push_mru(self, int32_t e) noexcept nogil:
-        self.r_prev[e] = -1
-        self.r_next[e] = self.rhead
-        if self.rhead >= 0:
-            self.r_prev[self.rhead] = e
-        else:
-            self.rtail = e
-        self.rhead = e
+        _push_front(self.r_prev, self.r_next, &self.rhead, &self.rtail, e)
 
     cdef void drop(self, int32_t e) noexcept nogil:
         """Remove entry ``e`` from the list; its replica (if any) is freed."""
