@@ -71,6 +71,7 @@ ERRORS = "tests/test_error_model_engine.py::"
 COMBINED = "tests/test_combined_schemes.py::"
 GENERATE = "tests/test_trace_model_generate.py::"
 ALIGNED = "tests/test_aligned_moves.py::"
+HOTR = "tests/test_policies_hotr.py::"
 MODEL = "flashrr/trace/model/"
 
 MUTATIONS = (
@@ -677,6 +678,36 @@ MUTATIONS = (
               "if self.aligned and is_rr and (q == 0 or self.m_off[q] != self.m_off[q - 1]):",
               "if self.aligned and (q == 0 or self.m_off[q] != self.m_off[q - 1]):")),
         (ALIGNED + "test_gc_with_aligned_moves_keeps_the_device_running_when_full",)),
+    Mutation(
+        "hr1", "HotR's R-LRU holds no more entries than the staging space holds replicas",
+        (Edit(CORE + "mechanisms/hot_replicas_py.py",
+              "self.n_max = max(int(n_max), self.cap)",
+              "self.n_max = self.cap"),
+         Edit(CORE + "mechanisms/hot_replicas.pyx",
+              "self.n_max = max(int(n_max), self.cap)",
+              "self.n_max = self.cap")),
+        (HOTR + "test_a_longer_rlru_keeps_the_entry_and_replica_of_a_page_read_before",)),
+    Mutation(
+        "hr2", "a full HotR staging space gives up the replica most recently read or made",
+        (Edit(CORE + "mechanisms/hot_replicas_py.py",
+              "_, v = self.reps.popitem(last=False)",
+              "_, v = self.reps.popitem(last=True)"),
+         Edit(CORE + "mechanisms/hot_replicas.pyx",
+              "                v = self.rtail\n",
+              "                v = self.rhead\n")),
+        (HOTR + "test_full_staging_gives_up_the_replica_least_recently_read_or_made",)),
+    Mutation(
+        "hr3", "reading a page does not renew its replica's place in HotR's full-staging order",
+        (Edit(CORE + "mechanisms/hot_replicas_py.py",
+              "                if e.rep != -1:\n"
+              "                    self.reps.move_to_end(lpn)\n",
+              ""),
+         Edit(CORE + "mechanisms/hot_replicas.pyx",
+              "                if self.e_rep[e] != -1:\n"
+              "                    self.r_unlink(e)\n"
+              "                    self.r_push_mru(e)\n",
+              "")),
+        (HOTR + "test_full_staging_gives_up_the_replica_least_recently_read_or_made",)),
 )
 
 
