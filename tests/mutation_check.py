@@ -708,6 +708,12 @@ MUTATIONS = (
               "                    self.r_push_mru(e)\n",
               "")),
         (HOTR + "test_full_staging_gives_up_the_replica_least_recently_read_or_made",)),
+    Mutation(
+        "hr4", "a HotR staging space that stops when full gives up a replica anyway",
+        (Edit(CORE + "mechanisms/hot_replicas_py.py", "if self.staging_stop:", "if False:"),
+         Edit(CORE + "mechanisms/hot_replicas.pyx", "if self.staging_stop:", "if False:")),
+        (HOTR + "test_full_staging_that_stops_refuses_the_new_hot_page",
+         HOTR + "test_a_refused_page_gets_the_room_an_evicted_entry_frees")),
 )
 
 

@@ -296,7 +296,8 @@ def rr_streams_case(draw):
 def hotr_case(draw, distinct_reads=False):
     """A device of 1-4 channels (dynamic or static-die placement), a trace of 5..150
     requests (with ``distinct_reads``, no page read twice) and HotR's parameters (an
-    R-LRU as long as the staging space or longer); returns (cfg, trace, params)."""
+    R-LRU as long as the staging space or longer, a full staging space evicting or
+    refusing); returns (cfg, trace, params)."""
     ch, planes = draw(st.sampled_from([(1, 1), (2, 1), (2, 2), (4, 1)]))
     cfg = tiny_config(channels=ch, planes=planes, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
                       op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([5, 40])), rr_enabled=draw(st.booleans()),
@@ -323,7 +324,8 @@ def hotr_case(draw, distinct_reads=False):
     trace = flashrr.Trace(np.cumsum(gaps), lpn * ps, pages * ps, wr)
     params = dict(hot_threshold=draw(st.integers(1, 3)), staging_pages=draw(st.integers(1, 8)),
                   staging_dies=draw(st.integers(1, 2)), staging=draw(st.sampled_from(["dedicated", "overprovision"])),
-                  erase_blocks=draw(st.booleans()), rlru_factor=draw(st.sampled_from([1, 1.5, 4, 10])))
+                  erase_blocks=draw(st.booleans()), rlru_factor=draw(st.sampled_from([1, 1.5, 4, 10])),
+                  staging_full=draw(st.sampled_from(["evict_lru", "evict_lru", "stop"])))
     return cfg, trace, params
 
 

@@ -174,6 +174,47 @@ def test_full_staging_gives_up_the_replica_least_recently_read_or_made(engine):
     assert _read_sum(s) == 7 * READ_COST + READ_COST + (21010 + READ_COST - 20200)
 
 
+# a and b get replicas in a staging space for two, a is read again, then c is read three times
+# (hot from its second read); y's program (20,000..21,010 ns) blocks the reads of a and b after it
+A, B, C, Y = 0, 1, 2, 3
+FULL_THEN_BLOCKED = page_trace([A, A, B, B, A, C, C, C, Y, A, B], writes=[0] * 8 + [1, 0, 0],
+                               times=[0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 20000, 20100, 20500])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_full_staging_that_stops_refuses_the_new_hot_page(engine):
+    """``staging_full="stop"``: c is refused on each of its reads after it became hot (two
+    refusals), a and b keep their replicas, and both blocked reads are served by them."""
+    s = _run(engine, FULL_THEN_BLOCKED, staging_pages=2, staging_dies=1, staging_full="stop")
+    assert s["replica_refusals"] == 2 and s["replica_drops"] == 0
+    assert s["replica_writes"] == 2 and s["staging_occupancy_max"] == 2
+    assert s["redirected_reads"] == 2
+    assert _read_sum(s) == 10 * READ_COST
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_full_staging_that_evicts_gives_c_the_place_of_b(engine):
+    """The default, on the same trace: c takes b's replica (b was made before a's last read),
+    so b's blocked read waits out y's program, and b, owed a replica again, takes c's."""
+    s = _run(engine, FULL_THEN_BLOCKED, staging_pages=2, staging_dies=1)
+    assert s["replica_refusals"] == 0 and s["replica_drops"] == 2
+    assert s["replica_writes"] == 3 and s["redirected_reads"] == 1
+    assert _read_sum(s) == 9 * READ_COST + (21010 + READ_COST - 20500)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_refused_page_gets_the_room_an_evicted_entry_frees(engine):
+    """Staging for one replica, an R-LRU of two entries, ``stop``: a's replica fills the space,
+    b is refused on its second read, c's first read evicts a's entry (the LRU one) with its
+    replica, and b's third read gets the freed place."""
+    a, b, c = 0, 1, 2
+    tr = page_trace([a, a, b, b, c, b], times=[0, 1000, 2000, 3000, 4000, 5000])
+    s = _run(engine, tr, staging_pages=1, staging_dies=1, rlru_factor=2, staging_full="stop")
+    assert s["replica_refusals"] == 1 and s["rlru_evictions"] == 1
+    assert s["replica_writes"] == 1  # b's program is owed after the last read, with no read left to start it
+    assert s["staging_occupancy_max"] == 1 and s["replica_drops"] == 0
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_erase_blocks_option(engine):
     """A read blocked only by an erase is redirected only with ``erase_blocks``."""
@@ -241,7 +282,8 @@ def test_cost_factor_dedicated():
 
 @pytest.mark.parametrize("bad", [dict(hot_threshold=0), dict(staging="spare"), dict(staging_dies=0),
                                  dict(hot_fraction=0), dict(staging_pages=-1), dict(erase_blocks=1),
-                                 dict(rlru_factor=0.5), dict(rlru_factor=True)])
+                                 dict(rlru_factor=0.5), dict(rlru_factor=True),
+                                 dict(staging_full="drop")])
 def test_bad_parameters_name_the_field(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):

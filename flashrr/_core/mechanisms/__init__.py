@@ -28,11 +28,13 @@ MECHANISMS = (
     MechanismEntry("early_moves", "early_moves", "EarlyMoves", ("read_observer", "request_observer",
                                                                  "erase_observer"), erase_resets_only=True),
     # replica programs, replicas dropped by a write, R-LRU entries evicted, peak replicas held,
-    # staging-die busy time (ns), replicas dropped to make room in a full staging space
+    # staging-die busy time (ns), replicas dropped to make room in a full staging space, pages
+    # a full staging space refused (staging_full="stop")
     MechanismEntry("replication", "hot_replicas", "HotReplicas", ("read_observer", "write_observer",
                                                                    "read_redirector"),
                    counters=REDIRECTED + ("replica_writes", "replica_invalidations", "rlru_evictions",
-                                          "staging_occupancy_max", "busy_staging_ns", "replica_drops")),
+                                          "staging_occupancy_max", "busy_staging_ns", "replica_drops",
+                                          "replica_refusals")),
     # pages rebuilt from their stripe, the reads that cost, reads of old data/parity for
     # partial-stripe writes, parity programs, reads served by the Rails write buffer, programs
     # of the Rails mirror half

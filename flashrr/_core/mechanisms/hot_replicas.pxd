@@ -18,6 +18,7 @@ cdef enum:
     HR_STAGING_MAX
     HR_BUSY_STAGING                    # ns
     HR_REPLICA_DROPS                   # replicas dropped to make room in a full staging space
+    HR_REPLICA_REFUSALS                # pages owed a replica refused by a full staging space (staging_stop)
     HR_N_COUNTERS
 
 
@@ -31,6 +32,7 @@ cdef class HotReplicas(Mechanism):
     cdef int32_t n_stage               # staging dies (dedicated mode)
     cdef bint op_mode                  # replicas in the data dies' spare space instead of staging dies
     cdef bint erase_blocks             # an erase in progress also makes a read "blocked"
+    cdef bint staging_stop             # a full staging space refuses new replicas (else it gives one up)
     cdef int32_t k, N, S, n_dies, k_shift, N_shift
     cdef int64_t t_read, t_prog, t_xfer
     cdef int32_t* comp_die             # [n_lanes*k] (borrowed)

@@ -34,6 +34,8 @@ entries (``n_max`` >= ``cap``): a page owed a replica while ``cap`` are held
 takes the place of the replica least recently read or made (a second list
 over the replicated entries keeps that order); the entry that loses it keeps
 its count and gets a new replica on its next read from the original place.
+With ``staging_stop`` a full staging space refuses the page instead (it keeps
+its entry and count, and is owed a replica again on its next such read).
 A host write of a page with a replica deletes its entry and frees the
 replica; a page without a replica keeps its entry and count.
 """
@@ -83,14 +85,15 @@ cdef inline void _push_front(int32_t* prev, int32_t* nxt, int32_t* head, int32_t
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
-        erase_blocks, rlru_entries) from the policy."""
+        erase_blocks, rlru_entries[, staging_stop]) from the policy."""
         cdef Scheduler sched = ctx.sched
         layout, comp_die = ctx.layout, ctx.comp_die
         cdef cnp.ndarray a
         cdef int32_t i
         L = layout
         self.sched = sched
-        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec
+        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
+        self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -267,7 +270,8 @@ cdef class HotReplicas:
 
     cdef int reads_done(self, int64_t done) except -1 nogil:
         """Book the replica programs owed by this request, from ``done`` on; in a full
-        staging space each takes the place of the replica least recently read or made."""
+        staging space each takes the place of the replica least recently read or made,
+        or (``staging_stop``) is refused."""
         cdef int32_t i, e, d, v
         cdef int64_t start, end
         for i in range(self.n_pend):
@@ -275,6 +279,9 @@ cdef class HotReplicas:
             if self.e_lpn[e] != self.pend_lpn[i] or self.e_rep[e] != -1:
                 continue                                   # evicted (or replicated) since
             if self.occupancy == self.cap:
+                if self.staging_stop:
+                    self.ctr[HR_REPLICA_REFUSALS] += 1
+                    continue
                 v = self.rtail
                 self.r_unlink(v)
                 self.e_rep[v] = -1

@@ -20,8 +20,9 @@ from . import counter_names
 class ReplicationSpec(NamedTuple):
     """HotR: ``hot_threshold`` (R-LRU reads that make a page hot), ``capacity_pages``
     (replicas held), ``staging_dies``, ``op_mode`` (over-provisioned staging instead
-    of dedicated dies), ``erase_blocks`` (an erasing die also redirects) and
-    ``rlru_entries`` (R-LRU length, at least ``capacity_pages``)."""
+    of dedicated dies), ``erase_blocks`` (an erasing die also redirects),
+    ``rlru_entries`` (R-LRU length, at least ``capacity_pages``) and ``staging_stop``
+    (a full staging space refuses new replicas instead of giving one up)."""
 
     hot_threshold: int
     capacity_pages: int
@@ -29,6 +30,7 @@ class ReplicationSpec(NamedTuple):
     op_mode: bool
     erase_blocks: bool
     rlru_entries: int
+    staging_stop: bool = False
 
 
 PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
@@ -47,12 +49,13 @@ class Entry:
 class HotReplicas(Mechanism):
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks,
-        rlru_entries) from the policy."""
+        rlru_entries[, staging_stop]) from the policy."""
         super().__init__()
         L = self.L = ctx.layout
         self.sched = ctx.sched
         self.reset_counters()
-        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec
+        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
+        self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -132,12 +135,16 @@ class HotReplicas(Mechanism):
 
     def reads_done(self, done: int) -> None:
         """Book the replica programs owed by this request, from ``done`` on; in a full
-        staging space each takes the place of the replica least recently read or made."""
+        staging space each takes the place of the replica least recently read or made,
+        or (``staging_stop``) is refused."""
         c, L = self.ctr, self.L
         for lpn, e, orig in self.pending:
             if self.rlru.get(lpn) is not e or e.rep != -1:
                 continue
             if self.occupancy == self.cap:
+                if self.staging_stop:
+                    c["replica_refusals"] += 1
+                    continue
                 _, v = self.reps.popitem(last=False)
                 v.rep = -1
                 v.gen += 1  # a program still queued for it is stale

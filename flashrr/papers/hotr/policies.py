@@ -26,9 +26,16 @@ Parameters:
   read data pages are migrated"; §IV.B: 10%), so the list is longer than the
   staging space; 10 = 1 / 0.10 makes it as long as the read footprint.  The
   paper gives no length: this is a reading, and 1.0 (a list no longer than
-  the staging space) the other one.  When a page becomes hot while the
-  staging space is full, it takes the place of the replica least recently
-  read or made.
+  the staging space) the other one.
+* ``staging_full`` (``"evict_lru"`` default, or ``"stop"``): what a page that
+  becomes hot meets in a full staging space.  ``"evict_lru"``: it takes the
+  place of the replica least recently read or made; ``"stop"``: it is not
+  migrated (it keeps its R-LRU entry and count, and is refused again on its
+  next read from the original place while the space stays full); replicas
+  leave only when their entry leaves the R-LRU or their page is written.  The
+  paper does not say which (§III.B: "Since the capacity of the staging space
+  is limited, not all popular read data pages are migrated"): both are
+  readings.
 * ``staging`` (``"dedicated"`` default, or ``"overprovision"``): replicas on
   ``staging_dies`` extra dies, each on its own channel, or in the data dies'
   spare space (timing only: the pages they take are not removed from GC's
@@ -41,7 +48,8 @@ Parameters:
 Reported: ``redirected_reads`` (requests with at least one page served by a
 replica), ``redirected_pages``, ``replica_writes``, ``replica_invalidations``,
 ``rlru_evictions``, ``staging_occupancy_max``, ``busy_staging_ns``,
-``replica_drops`` (replicas given up to make room), and ``cost_factor``
+``replica_drops`` (replicas given up to make room), ``replica_refusals`` (pages
+a full staging space refused, ``staging_full="stop"``), and ``cost_factor``
 (capacity relative to Baseline), ``staging_pages`` and ``rlru_entries``.
 """
 from __future__ import annotations
@@ -54,6 +62,7 @@ from ..._core.mechanisms.hot_replicas_py import ReplicationSpec
 from ...policy import Policy, register_policy
 
 STAGING_MODES = ("dedicated", "overprovision")
+STAGING_FULL = ("evict_lru", "stop")
 # Modelled DRAM per R-LRU entry: D-offset 4 + R-offset 4 + count 4 + two list links 8 bytes.
 ENTRY_BYTES = 20
 
@@ -91,7 +100,7 @@ class HotR(Policy):
 
     def __init__(self, hot_threshold: int = 2, hot_fraction: float = 0.10, staging_pages: int | None = None,
                  staging: str = "dedicated", staging_dies: int = 2, erase_blocks: bool = False,
-                 rlru_factor: float = 10.0):
+                 rlru_factor: float = 10.0, staging_full: str = "evict_lru"):
         super().__init__()
         _check_int("hot_threshold", hot_threshold, 1)
         if isinstance(hot_fraction, bool) or not isinstance(hot_fraction, (int, float)) or not 0 < hot_fraction <= 1:
@@ -106,10 +115,12 @@ class HotR(Policy):
         if isinstance(rlru_factor, bool) or not isinstance(rlru_factor, (int, float)) or not 1 <= rlru_factor <= 1e6:
             raise ValueError(f"hotr: rlru_factor (R-LRU entries per staging page) must be a number in "
                              f"[1, 1e6], got {rlru_factor!r}")
+        if staging_full not in STAGING_FULL:
+            raise ValueError(f"hotr: staging_full must be one of {STAGING_FULL}, got {staging_full!r}")
         self.hot_threshold, self.hot_fraction, self.staging_pages = int(hot_threshold), float(hot_fraction), \
             None if staging_pages is None else int(staging_pages)
         self.staging, self.staging_dies, self.erase_blocks = staging, int(staging_dies), erase_blocks
-        self.rlru_factor = float(rlru_factor)
+        self.rlru_factor, self.staging_full = float(rlru_factor), staging_full
         self._capacity = self.staging_pages
         self._logical_pages = None
         self._cost = 1.0
@@ -117,7 +128,8 @@ class HotR(Policy):
     def params(self) -> dict:
         return {"hot_threshold": self.hot_threshold, "hot_fraction": self.hot_fraction,
                 "staging_pages": self.staging_pages, "staging": self.staging, "staging_dies": self.staging_dies,
-                "erase_blocks": self.erase_blocks, "rlru_factor": self.rlru_factor}
+                "erase_blocks": self.erase_blocks, "rlru_factor": self.rlru_factor,
+                "staging_full": self.staging_full}
 
     def bind(self, config, seed: int) -> None:
         self._capacity = self.staging_pages
@@ -157,7 +169,8 @@ class HotR(Policy):
 
     def replication_spec(self):
         return ReplicationSpec(self.hot_threshold, self.capacity(), self.staging_dies,
-                               self.staging == "overprovision", self.erase_blocks, self.rlru_entries())
+                               self.staging == "overprovision", self.erase_blocks, self.rlru_entries(),
+                               self.staging_full == "stop")
 
     def extra_metrics(self) -> dict:
         return {"cost_factor": self._cost, "staging_pages": self.capacity(), "rlru_entries": self.rlru_entries()}
