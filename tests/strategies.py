@@ -297,7 +297,7 @@ def hotr_case(draw, distinct_reads=False):
     """A device of 1-4 channels (dynamic or static-die placement), a trace of 5..150
     requests (with ``distinct_reads``, no page read twice) and HotR's parameters (an
     R-LRU as long as the staging space or longer, a full staging space evicting or
-    refusing); returns (cfg, trace, params)."""
+    refusing, every read or only blocked ones tracked); returns (cfg, trace, params)."""
     ch, planes = draw(st.sampled_from([(1, 1), (2, 1), (2, 2), (4, 1)]))
     cfg = tiny_config(channels=ch, planes=planes, blocks=draw(st.integers(24, 32)), pages=draw(st.sampled_from([4, 8])),
                       op=0.4, gc_ratio=0.1, rr=draw(st.sampled_from([5, 40])), rr_enabled=draw(st.booleans()),
@@ -325,7 +325,8 @@ def hotr_case(draw, distinct_reads=False):
     params = dict(hot_threshold=draw(st.integers(1, 3)), staging_pages=draw(st.integers(1, 8)),
                   staging_dies=draw(st.integers(1, 2)), staging=draw(st.sampled_from(["dedicated", "overprovision"])),
                   erase_blocks=draw(st.booleans()), rlru_factor=draw(st.sampled_from([1, 1.5, 4, 10])),
-                  staging_full=draw(st.sampled_from(["evict_lru", "evict_lru", "stop"])))
+                  staging_full=draw(st.sampled_from(["evict_lru", "evict_lru", "stop"])),
+                  rlru_track=draw(st.sampled_from(["all", "all", "blocked"])))
     return cfg, trace, params
 
 

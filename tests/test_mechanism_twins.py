@@ -349,19 +349,24 @@ def _hotr_state(tw):
     assert tw.mech[0].occupancy_now() == tw.mech[1].occupancy
 
 
-@pytest.mark.parametrize("staging,erase_blocks", [("dedicated", False), ("dedicated", True), ("overprovision", False)])
+@pytest.mark.parametrize("staging,erase_blocks,full,track", [("dedicated", False, "evict_lru", "all"),
+                                                              ("dedicated", True, "evict_lru", "all"),
+                                                              ("overprovision", False, "evict_lru", "all"),
+                                                              ("dedicated", False, "stop", "all"),
+                                                              ("overprovision", True, "evict_lru", "blocked")])
 @settings(max_examples=30, deadline=None)
 @given(events=st.lists(st.one_of(read_ev(8, HR_L.logical_pages, 2), read_ev(8, HR_L.logical_pages, 4),
                                  write_ev(8, HR_L.logical_pages, 2), busy_ev(HR_L.n_dies), busy_ev(HR_L.n_dies),
                                  engine_ev(8, HR_L.logical_pages)), min_size=20, max_size=100))
-def test_hot_replicas_twins(staging, erase_blocks, events):
-    """HotR (hot at 2 reads, 6 replicas: evictions happen): redirect, reads_done (the
-    replica programs), host_write; blocked dies come from the busy events."""
+def test_hot_replicas_twins(staging, erase_blocks, full, track, events):
+    """HotR (hot at 2 reads, 6 replicas and an R-LRU of 15: drops or refusals and evictions
+    happen): redirect, reads_done (the replica programs), host_write; blocked dies come from
+    the busy events."""
     make = lambda: HotR(hot_threshold=2, staging_pages=6, staging=staging, staging_dies=2,  # noqa: E731
-                        erase_blocks=erase_blocks)
+                        erase_blocks=erase_blocks, rlru_factor=2.5, staging_full=full, rlru_track=track)
     tw = Twins(HR_CFG, make, "replication")
     tw.play(events, _hotr_state, paths=("redirected_pages", "replica_writes", "rlru_evictions",
-                                         "replica_invalidations"))
+                                         "replica_invalidations", "replica_drops", "replica_refusals"))
 
 
 # ------------------------------------------------------------------ Rails, TTFlash, Optimal: redundancy

@@ -216,6 +216,35 @@ def test_a_refused_page_gets_the_room_an_evicted_entry_frees(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_blocked_only_tracking_ignores_the_unblocked_reads_that_make_x_hot(engine):
+    """``rlru_track="blocked"`` on HOT_THEN_BLOCKED: the two idle reads of x never reach the
+    R-LRU, the blocked one only lists x, so nothing is replicated and it waits."""
+    s = _run(engine, HOT_THEN_BLOCKED, staging_pages=4, staging_dies=1, rlru_track="blocked")
+    assert s["replica_writes"] == 0 and s["redirected_reads"] == 0 and s["staging_occupancy_max"] == 0
+    assert s["blocked_reads"] == 1
+    assert _read_sum(s) == 2 * READ_COST + WAIT
+
+
+# writes of y program the only data die 0..1010, 3000..4010 and 8000..9010 ns; x is read in each
+# program (blocked, waiting to 1010 + 110 and 4010 + 110) and once at 1500 ns on the idle die
+THREE_BLOCKED = page_trace([Y, X, X, Y, X, Y, X], writes=[1, 0, 0, 1, 0, 1, 0],
+                           times=[0, 100, 1500, 3000, 3100, 8000, 8100])
+BLOCKED_WAIT = 1010 + READ_COST - 100
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("track, redirected", [("all", 2), ("blocked", 1)])
+def test_blocked_only_tracking_redirects_on_the_third_blocked_read(engine, track, redirected):
+    """Every read tracked: the idle read at 1500 makes x hot, its replica (1610..2620 ns) serves
+    the blocked reads at 3100 and 8100.  Blocked reads only: x is hot on its second blocked read
+    (3100, which waits), and its replica serves the third."""
+    s = _run(engine, THREE_BLOCKED, staging_pages=4, staging_dies=1, rlru_track=track)
+    assert s["replica_writes"] == 1 and s["redirected_reads"] == redirected and s["blocked_reads"] == 3
+    waits = 1 if track == "all" else 2
+    assert _read_sum(s) == waits * BLOCKED_WAIT + (4 - waits) * READ_COST
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_erase_blocks_option(engine):
     """A read blocked only by an erase is redirected only with ``erase_blocks``."""
     from flashrr._core import load_compiled_engine
@@ -283,7 +312,7 @@ def test_cost_factor_dedicated():
 @pytest.mark.parametrize("bad", [dict(hot_threshold=0), dict(staging="spare"), dict(staging_dies=0),
                                  dict(hot_fraction=0), dict(staging_pages=-1), dict(erase_blocks=1),
                                  dict(rlru_factor=0.5), dict(rlru_factor=True),
-                                 dict(staging_full="drop")])
+                                 dict(staging_full="drop"), dict(rlru_track="hits")])
 def test_bad_parameters_name_the_field(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):

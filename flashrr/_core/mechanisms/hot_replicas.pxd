@@ -33,6 +33,7 @@ cdef class HotReplicas(Mechanism):
     cdef bint op_mode                  # replicas in the data dies' spare space instead of staging dies
     cdef bint erase_blocks             # an erase in progress also makes a read "blocked"
     cdef bint staging_stop             # a full staging space refuses new replicas (else it gives one up)
+    cdef bint blocked_only             # only reads whose die is blocked touch the R-LRU
     cdef int32_t k, N, S, n_dies, k_shift, N_shift
     cdef int64_t t_read, t_prog, t_xfer
     cdef int32_t* comp_die             # [n_lanes*k] (borrowed)

@@ -36,6 +36,8 @@ over the replicated entries keeps that order); the entry that loses it keeps
 its count and gets a new replica on its next read from the original place.
 With ``staging_stop`` a full staging space refuses the page instead (it keeps
 its entry and count, and is owed a replica again on its next such read).
+With ``blocked_only`` only the pages whose die is blocked touch the R-LRU (and
+so are counted, replicated and redirected); the others are read in place.
 A host write of a page with a replica deletes its entry and frees the
 replica; a page without a replica keeps its entry and count.
 """
@@ -85,7 +87,7 @@ cdef inline void _push_front(int32_t* prev, int32_t* nxt, int32_t* head, int32_t
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
-        erase_blocks, rlru_entries[, staging_stop]) from the policy."""
+        erase_blocks, rlru_entries[, staging_stop[, blocked_only]]) from the policy."""
         cdef Scheduler sched = ctx.sched
         layout, comp_die = ctx.layout, ctx.comp_die
         cdef cnp.ndarray a
@@ -94,6 +96,7 @@ cdef class HotReplicas:
         self.sched = sched
         thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
         self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
+        self.blocked_only = bool(spec[7]) if len(spec) > 7 else False
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -221,6 +224,10 @@ cdef class HotReplicas:
             self.drain(t)
         for i in range(nm):
             lpn = lpns[i]
+            if self.blocked_only and not self.blocked(self.die_of(locs[i]), t):
+                keep_read(lpns, ppns, locs, extras, j, i)
+                j += 1
+                continue
             e = self.ent_of[lpn] - 1
             if e >= 0:
                 self.e_count[e] += 1

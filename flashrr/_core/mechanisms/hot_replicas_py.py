@@ -21,8 +21,9 @@ class ReplicationSpec(NamedTuple):
     """HotR: ``hot_threshold`` (R-LRU reads that make a page hot), ``capacity_pages``
     (replicas held), ``staging_dies``, ``op_mode`` (over-provisioned staging instead
     of dedicated dies), ``erase_blocks`` (an erasing die also redirects),
-    ``rlru_entries`` (R-LRU length, at least ``capacity_pages``) and ``staging_stop``
-    (a full staging space refuses new replicas instead of giving one up)."""
+    ``rlru_entries`` (R-LRU length, at least ``capacity_pages``), ``staging_stop``
+    (a full staging space refuses new replicas instead of giving one up) and
+    ``blocked_only`` (only blocked reads update the R-LRU and make replicas)."""
 
     hot_threshold: int
     capacity_pages: int
@@ -31,6 +32,7 @@ class ReplicationSpec(NamedTuple):
     erase_blocks: bool
     rlru_entries: int
     staging_stop: bool = False
+    blocked_only: bool = False
 
 
 PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
@@ -49,13 +51,14 @@ class Entry:
 class HotReplicas(Mechanism):
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks,
-        rlru_entries[, staging_stop]) from the policy."""
+        rlru_entries[, staging_stop[, blocked_only]]) from the policy."""
         super().__init__()
         L = self.L = ctx.layout
         self.sched = ctx.sched
         self.reset_counters()
         thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
         self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
+        self.blocked_only = bool(spec[7]) if len(spec) > 7 else False
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -99,6 +102,10 @@ class HotReplicas(Mechanism):
         if self.bq:
             self.drain(t)
         for i, lpn in enumerate(misses):
+            if self.blocked_only and not self.blocked(self.die_of(where[i]), t):
+                for out, v in zip(keep, (lpn, ppns[i], where[i], extras[i])):
+                    out.append(v)
+                continue
             e = self.rlru.get(lpn)
             if e is not None:
                 e.count += 1

@@ -36,6 +36,13 @@ Parameters:
   paper does not say which (§III.B: "Since the capacity of the staging space
   is limited, not all popular read data pages are migrated"): both are
   readings.
+* ``rlru_track`` (``"all"`` default, or ``"blocked"``): which flash reads update
+  the R-LRU and can make a replica.  The paper's hit/miss handling sits under
+  "If a read request is blocked" (§III.C), while §III.B has the list hold "the
+  most recently read data pages" and migrate them "in advance": ``"all"``
+  counts every flash read (the guide's default), ``"blocked"`` only the reads
+  whose die is blocked, so a page is first redirected on its third blocked read
+  at ``hot_threshold`` 2.
 * ``staging`` (``"dedicated"`` default, or ``"overprovision"``): replicas on
   ``staging_dies`` extra dies, each on its own channel, or in the data dies'
   spare space (timing only: the pages they take are not removed from GC's
@@ -63,6 +70,7 @@ from ...policy import Policy, register_policy
 
 STAGING_MODES = ("dedicated", "overprovision")
 STAGING_FULL = ("evict_lru", "stop")
+RLRU_TRACK = ("all", "blocked")
 # Modelled DRAM per R-LRU entry: D-offset 4 + R-offset 4 + count 4 + two list links 8 bytes.
 ENTRY_BYTES = 20
 
@@ -100,7 +108,7 @@ class HotR(Policy):
 
     def __init__(self, hot_threshold: int = 2, hot_fraction: float = 0.10, staging_pages: int | None = None,
                  staging: str = "dedicated", staging_dies: int = 2, erase_blocks: bool = False,
-                 rlru_factor: float = 10.0, staging_full: str = "evict_lru"):
+                 rlru_factor: float = 10.0, staging_full: str = "evict_lru", rlru_track: str = "all"):
         super().__init__()
         _check_int("hot_threshold", hot_threshold, 1)
         if isinstance(hot_fraction, bool) or not isinstance(hot_fraction, (int, float)) or not 0 < hot_fraction <= 1:
@@ -117,10 +125,12 @@ class HotR(Policy):
                              f"[1, 1e6], got {rlru_factor!r}")
         if staging_full not in STAGING_FULL:
             raise ValueError(f"hotr: staging_full must be one of {STAGING_FULL}, got {staging_full!r}")
+        if rlru_track not in RLRU_TRACK:
+            raise ValueError(f"hotr: rlru_track must be one of {RLRU_TRACK}, got {rlru_track!r}")
         self.hot_threshold, self.hot_fraction, self.staging_pages = int(hot_threshold), float(hot_fraction), \
             None if staging_pages is None else int(staging_pages)
         self.staging, self.staging_dies, self.erase_blocks = staging, int(staging_dies), erase_blocks
-        self.rlru_factor, self.staging_full = float(rlru_factor), staging_full
+        self.rlru_factor, self.staging_full, self.rlru_track = float(rlru_factor), staging_full, rlru_track
         self._capacity = self.staging_pages
         self._logical_pages = None
         self._cost = 1.0
@@ -129,7 +139,7 @@ class HotR(Policy):
         return {"hot_threshold": self.hot_threshold, "hot_fraction": self.hot_fraction,
                 "staging_pages": self.staging_pages, "staging": self.staging, "staging_dies": self.staging_dies,
                 "erase_blocks": self.erase_blocks, "rlru_factor": self.rlru_factor,
-                "staging_full": self.staging_full}
+                "staging_full": self.staging_full, "rlru_track": self.rlru_track}
 
     def bind(self, config, seed: int) -> None:
         self._capacity = self.staging_pages
@@ -170,7 +180,7 @@ class HotR(Policy):
     def replication_spec(self):
         return ReplicationSpec(self.hot_threshold, self.capacity(), self.staging_dies,
                                self.staging == "overprovision", self.erase_blocks, self.rlru_entries(),
-                               self.staging_full == "stop")
+                               self.staging_full == "stop", self.rlru_track == "blocked")
 
     def extra_metrics(self) -> dict:
         return {"cost_factor": self._cost, "staging_pages": self.capacity(), "rlru_entries": self.rlru_entries()}
