@@ -717,10 +717,10 @@ MUTATIONS = (
     Mutation(
         "hr5", "HotR tracking blocked reads only still counts the unblocked ones",
         (Edit(CORE + "mechanisms/hot_replicas_py.py",
-              "if self.blocked_only and not self.blocked(self.die_of(where[i]), t):",
+              "if self.blocked_only and not self.blocked(die, t):",
               "if False:"),
          Edit(CORE + "mechanisms/hot_replicas.pyx",
-              "if self.blocked_only and not self.blocked(self.die_of(locs[i]), t):",
+              "if self.blocked_only and not self.blocked(die, t):",
               "if False:")),
         (HOTR + "test_blocked_only_tracking_ignores_the_unblocked_reads_that_make_x_hot",
          HOTR + "test_blocked_only_tracking_redirects_on_the_third_blocked_read")),

@@ -87,16 +87,15 @@ cdef inline void _push_front(int32_t* prev, int32_t* nxt, int32_t* head, int32_t
 cdef class HotReplicas:
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode,
-        erase_blocks, rlru_entries[, staging_stop[, blocked_only]]) from the policy."""
+        erase_blocks, rlru_entries, staging_stop, blocked_only) from the policy."""
         cdef Scheduler sched = ctx.sched
         layout, comp_die = ctx.layout, ctx.comp_die
         cdef cnp.ndarray a
         cdef int32_t i
         L = layout
         self.sched = sched
-        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
-        self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
-        self.blocked_only = bool(spec[7]) if len(spec) > 7 else False
+        thr, cap, n_stage, op_mode, erase_blocks, n_max, staging_stop, blocked_only = spec
+        self.staging_stop, self.blocked_only = bool(staging_stop), bool(blocked_only)
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -224,7 +223,8 @@ cdef class HotReplicas:
             self.drain(t)
         for i in range(nm):
             lpn = lpns[i]
-            if self.blocked_only and not self.blocked(self.die_of(locs[i]), t):
+            die = self.die_of(locs[i])
+            if self.blocked_only and not self.blocked(die, t):
                 keep_read(lpns, ppns, locs, extras, j, i)
                 j += 1
                 continue
@@ -249,7 +249,6 @@ cdef class HotReplicas:
                 self.push_mru(e)
                 self.ent_of[lpn] = e + 1
                 self.n_ent += 1
-            die = self.die_of(locs[i])
             rd = self.e_rep[e]
             if rd >= 0 and self.e_ready[e] <= t and self.blocked(die, t):
                 if self.op_mode:

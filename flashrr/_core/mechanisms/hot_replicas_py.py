@@ -31,8 +31,8 @@ class ReplicationSpec(NamedTuple):
     op_mode: bool
     erase_blocks: bool
     rlru_entries: int
-    staging_stop: bool = False
-    blocked_only: bool = False
+    staging_stop: bool
+    blocked_only: bool
 
 
 PENDING = -2  # the replica's program waits for a staging die (dedicated mode)
@@ -51,14 +51,13 @@ class Entry:
 class HotReplicas(Mechanism):
     def __init__(self, ctx, spec):
         """``spec``: (hot_threshold, capacity_pages, staging_dies, op_mode, erase_blocks,
-        rlru_entries[, staging_stop[, blocked_only]]) from the policy."""
+        rlru_entries, staging_stop, blocked_only) from the policy."""
         super().__init__()
         L = self.L = ctx.layout
         self.sched = ctx.sched
         self.reset_counters()
-        thr, cap, n_stage, op_mode, erase_blocks, n_max = spec[:6]
-        self.staging_stop = bool(spec[6]) if len(spec) > 6 else False
-        self.blocked_only = bool(spec[7]) if len(spec) > 7 else False
+        thr, cap, n_stage, op_mode, erase_blocks, n_max, staging_stop, blocked_only = spec
+        self.staging_stop, self.blocked_only = bool(staging_stop), bool(blocked_only)
         self.thr, self.cap, self.n_stage = int(thr), int(cap), int(n_stage)
         self.n_max = max(int(n_max), self.cap)
         self.op_mode, self.erase_blocks = bool(op_mode), bool(erase_blocks)
@@ -102,7 +101,8 @@ class HotReplicas(Mechanism):
         if self.bq:
             self.drain(t)
         for i, lpn in enumerate(misses):
-            if self.blocked_only and not self.blocked(self.die_of(where[i]), t):
+            die = self.die_of(where[i])
+            if self.blocked_only and not self.blocked(die, t):
                 for out, v in zip(keep, (lpn, ppns[i], where[i], extras[i])):
                     out.append(v)
                 continue
@@ -117,7 +117,6 @@ class HotReplicas(Mechanism):
                     c["rlru_evictions"] += 1
                     self._drop(next(iter(self.rlru)))
                 e = self.rlru[lpn] = Entry()
-            die = self.die_of(where[i])
             if e.rep >= 0 and e.ready <= t and self.blocked(die, t):
                 if self.op_mode:
                     end = self.sched.user_op(e.rep, int(self.die_chan[e.rep]), PH_READ, 1, t, self.L.t_read_ns,
