@@ -79,24 +79,36 @@ def _fold_advice(spec) -> str:
     return "'TRACE_FILE?fold=modulo'"
 
 
-def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress: bool = False) -> None:
+def _replay(eng, source: TraceSource, repeat: int, chunk_requests: int, progress: bool = False,
+            stop_when=None) -> bool:
     """Feed ``source`` to the engine ``repeat`` times, one chunk at a time.
 
     Copy ``r`` is shifted by ``r * period`` with the engines' own repeat period
     (:func:`flashrr.trace.transform.repeat_period` of the whole source), so the
     engine sees exactly the requests of ``eng.run(..., repeat)`` on the whole
-    trace.  Then ``eng.finish()`` books the background work still queued.
-    ``progress`` shows a tqdm bar (requests) on stderr."""
+    trace.  ``stop_when(eng, last_arrival_ns)`` (optional) is asked after each
+    chunk, with the arrival time (ns) of the chunk's last request; the replay
+    ends there once it returns True.  Then ``eng.finish()`` books the background
+    work still queued.  ``progress`` shows a tqdm bar (requests) on stderr.
+    Returns whether ``stop_when`` ended the replay."""
     info = source.info()
+    stopped = False
     if info.n_requests:
         period = repeat_period(info.n_requests, info.duration_ns, repeat)
         with _progress_bar(info.n_requests * repeat, source.name) if progress else contextlib.nullcontext() as bar:
             for r in range(repeat):
                 for c in source.chunks(chunk_requests):
-                    eng.run(c.time_ns + r * period if r else c.time_ns, c.offset, c.size, c.is_write, 1)
+                    t = c.time_ns + r * period if r else c.time_ns
+                    eng.run(t, c.offset, c.size, c.is_write, 1)
                     if bar is not None:
                         bar.update(len(c))
+                    if stop_when is not None and len(t) and stop_when(eng, int(t[-1])):
+                        stopped = True
+                        break
+                if stopped:
+                    break
     eng.finish()
+    return stopped
 
 
 def _progress_bar(total: int, name: str):
@@ -109,7 +121,7 @@ def _progress_bar(total: int, name: str):
 
 def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "compiled", repeat: int = 1,
              check_invariants: bool = False, chunk_requests: int | None = None, progress: bool = False,
-             snapshot=None, **policy_params) -> Result:
+             snapshot=None, stop_when=None, **policy_params) -> Result:
     """Replay ``trace`` (``repeat`` times, time increasing) on the device ``config``
     under ``policy`` and return the :class:`~flashrr.result.Result`.
 
@@ -132,6 +144,14 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     directory holds one snapshot per device state, made by the first run that needs
     it; a ``.npz`` path names one snapshot file, which must exist and match the run
     (:class:`~flashrr.snapshots.SnapshotError` names the file and the field that differs).
+
+    ``stop_when(engine, last_arrival_ns)`` ends the replay early: it is asked
+    between chunks (never inside the per-request loop), with the arrival time
+    (ns) of the last request replayed, and may read the engine's
+    ``rr_times()``.  Once it returns True the queued background work is booked
+    and the result covers the requests replayed so far (``summary["requests"]``);
+    with ``stop_when`` given, ``summary["stopped_early"]`` says whether it did.  Baseline's length
+    calibration stops its runs this way (:func:`flashrr.reproduce.calibration.baseline_rr_times`).
     """
     from .policies import make_policy  # the built-in schemes, imported by the first run
 
@@ -173,7 +193,7 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
         eng.precondition(fill, warm)
     else:
         _precondition_from_snapshot(eng, snapshot, config, layout, fill, warm, engine, check_invariants, pol, hooks)
-    _replay(eng, trace, int(repeat), chunk_requests, progress)
+    stopped = _replay(eng, trace, int(repeat), chunk_requests, progress, stop_when)
     wall = time.perf_counter() - t0
     if check_invariants:
         eng.check_invariants()
@@ -181,6 +201,8 @@ def simulate(config, trace, policy="baseline", seed: int = 0, engine: str = "com
     extra = {"policy": pol.name, "device": config.name, "trace": trace.name, "seed": int(seed),
              "repeat": int(repeat), "engine": engine, "cache_pages": layout.cache_pages,
              "occupancy": fill / config.logical_pages}
+    if stop_when is not None:
+        extra["stopped_early"] = stopped
     summary = build_summary(raw["counters"], raw["hist"], metadata, wall, extra, raw["die_busy_ns"], raw["end_ns"],
                             raw["mechanism_counters"], raw["error_model"])
     summary.update(raw["mechanism_counters"])  # adds those of mechanisms a policy declares itself (at the end)

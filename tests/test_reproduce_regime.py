@@ -7,14 +7,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from engine_helpers import page_trace, tiny_config
 
 import flashrr
-from flashrr.reproduce.calibration import baseline_rr_times
+from flashrr.reproduce.calibration import baseline_rr_times, stop_after_rr
 from flashrr.reproduce.regime import (BUSY_LIMIT, FLAG_FAILED, FLAG_NO_RR, FLAG_OVERLOADED, Regime, claims_runs,
                                       flag_columns, flag_traces, occupancy_devices, regime_markdown, regime_table,
                                       replays_for_rr, scaled_target)
 from flashrr.reproduce.regime_report import occupancy_claims
+from flashrr.trace.transform import repeat_period
 from flashrr.reproduce.sweep_runs import SweepRuns
 
 
@@ -31,18 +34,17 @@ def fake_rr_times(per_replay):
 
 
 def test_replays_for_rr_counted_by_hand():
-    # RRs per replay 0, 0, 3, 1, 4, 4, 4, 4: cumulative 0, 0, 3, 4, 8, 12, ...  Target 7: the doubling runs
-    # 1 (0 RRs), 2 (0), 4 (4), 8 (28 >= 7) replays; in the 8-replay run the cumulative count first reaches 7
-    # after replay 5 (8 RRs), so 5 replays and 8 RRs
+    # RRs per replay 0, 0, 3, 1, 4, 4, 4, 4: cumulative 0, 0, 3, 4, 8, 12, ...  Target 7: one run at the cap
+    # of 8 replays; its cumulative count first reaches 7 after replay 5 (8 RRs), so 5 replays and 8 RRs
     rr_times, calls = fake_rr_times([0, 0, 3, 1, 4, 4, 4, 4])
-    assert replays_for_rr(rr_times, 7, 64) == (5, 8)
-    assert calls == [1, 2, 4, 8]
+    assert replays_for_rr(rr_times, 7, 8) == (5, 8)
+    assert calls == [8]
 
 
 def test_replays_for_rr_stops_at_the_cap_and_skips_a_zero_target():
     rr_times, calls = fake_rr_times([1] * 16)
-    assert replays_for_rr(rr_times, 100, 6) == (6, 6)  # 1, 2, 4, then capped at 6: 6 RRs, short of 100
-    assert calls == [1, 2, 4, 6]
+    assert replays_for_rr(rr_times, 100, 6) == (6, 6)  # capped at 6: 6 RRs, short of 100
+    assert calls == [6]
     rr_times, calls = fake_rr_times([1] * 4)
     assert replays_for_rr(rr_times, 0, 6) == (1, 0) and calls == []
 
@@ -54,14 +56,53 @@ def test_the_length_of_a_tiny_device_is_the_first_that_reaches_the_target():
     tr = page_trace(np.arange(20) % 3, gap_ns=100_000)
     spec_runs = []
 
+    period = repeat_period(len(tr), tr.duration_ns)
+
     def rr_times(n):
-        res = flashrr.simulate(cfg, tr, repeat=n)
-        spec_runs.append(n)
-        from flashrr.trace.transform import repeat_period
-        return res.rr_events["time_ns"].to_numpy(), repeat_period(len(tr), tr.duration_ns)
+        res = flashrr.simulate(cfg, tr, repeat=n, stop_when=stop_after_rr(5, period), chunk_requests=7)
+        spec_runs.append((n, res.summary["requests"], res.summary["stopped_early"]))
+        return res.rr_events["time_ns"].to_numpy(), period
     assert replays_for_rr(rr_times, 5, 16) == (3, 6)  # 2 a play: 4 after two plays, 6 after three
     assert flashrr.simulate(cfg, tr, repeat=3).summary["rr_count"] == 6  # the answer checked by a run of it
-    assert spec_runs == [1, 2, 4]
+    # one run, stopped after the first chunk that reaches the fourth play (3 x 2 ms): chunks restart with each
+    # play (7, 7 and 6 requests of 20), so the chunk of requests 60-66, 67 requests in all
+    assert spec_runs == [(16, 67, True)]
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_run_stopped_after_the_target_rr_holds_every_rr_of_the_full_run_before_its_period_ends(engine):
+    # RR threshold 10: reads of LPNs 0-4 in turn, 25 a play, 30 us apart (period 750 us); block 0 takes
+    # 25 reads a play, 2.5 RRs.  The 7th RR falls in play 3 (index 2), which ends at 2,250 us
+    cfg = tiny_config(rr=10)
+    tr = page_trace(np.arange(25) % 5, gap_ns=30_000)
+    period = repeat_period(len(tr), tr.duration_ns)
+    full = flashrr.simulate(cfg, tr, repeat=12, engine=engine).rr_events["time_ns"].to_numpy()
+    res = flashrr.simulate(cfg, tr, repeat=12, engine=engine, stop_when=stop_after_rr(7, period), chunk_requests=10)
+    times = res.rr_events["time_ns"].to_numpy()
+    end = (np.sort(full)[6] // period + 1) * period
+    assert end == 3 * period
+    # chunks of 10, 10 and 5 requests a play: the first that reaches 2,250 us is the fourth play's first, 75-84
+    assert res.summary["stopped_early"] and res.summary["requests"] == 85
+    assert np.array_equal(np.sort(times[times < end]), np.sort(full[full < end]))
+    assert len(times) < len(full)
+    never = flashrr.simulate(cfg, tr, repeat=2, engine=engine, stop_when=stop_after_rr(100, period))
+    assert not never.summary["stopped_early"] and never.summary["requests"] == 50
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=5, max_size=40), st.integers(1, 12), st.integers(1, 13))
+def test_the_calibrated_length_is_the_shortest_replay_count_that_reaches_the_target(lpns, target, chunk):
+    # the definition, checked run by run: the smallest n <= 8 whose n-replay Baseline makes `target` RRs
+    cfg = tiny_config(rr=6)
+    tr = page_trace(lpns, gap_ns=20_000)
+    period = repeat_period(len(tr), tr.duration_ns)
+
+    def rr_times(n):
+        res = flashrr.simulate(cfg, tr, repeat=n, stop_when=stop_after_rr(target, period), chunk_requests=chunk)
+        return res.rr_events["time_ns"].to_numpy(), period
+    counts = [flashrr.simulate(cfg, tr, repeat=n).summary["rr_count"] for n in range(1, 9)]
+    reached = [n for n, c in enumerate(counts, 1) if c >= target]
+    assert replays_for_rr(rr_times, target, 8) == ((reached[0], counts[reached[0] - 1]) if reached else (8, counts[-1]))
 
 
 def test_baseline_rr_times_of_a_spec_with_a_length_unit(tmp_path):

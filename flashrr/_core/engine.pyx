@@ -718,6 +718,10 @@ cdef class CompiledEngine:
             page_counters=self.page_counters.view(), die_free_ns=self.sched.array("die_free")[:self.n_dies],
             queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
 
+    def rr_times(self):
+        """The decision time (ns) of every RR so far, in the order decided (a copy)."""
+        return np.asarray(self.rc.events(True, self.sched.erase_ends(KIND_RR))["time_ns"])
+
     def results(self):
         A = self.arrays
         c = A["counters"]

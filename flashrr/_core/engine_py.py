@@ -508,6 +508,10 @@ class ReferenceEngine:
             page_counters=self.page_counters.view(), die_free_ns=self.sched.die_free,
             queue_idle_move=lambda lpn, comp: self.push_idle_move(int(lpn), int(comp), int(t)))
 
+    def rr_times(self) -> np.ndarray:
+        """The decision time (ns) of every RR so far, in the order decided (a copy)."""
+        return np.asarray(self.rc.rr_log.columns(self.sched.erase_end[KIND_RR])["time_ns"])
+
     def results(self) -> dict:
         sc = self.sched
         end = max(self.last_arrival, int(sc.die_free.max()) if len(sc.die_free) else 0)

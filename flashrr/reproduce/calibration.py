@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..atomic_file import atomic_open
@@ -58,12 +59,16 @@ def baseline_summary(config, spec: str, snapshot=None) -> dict:
     return simulate(config, cached_trace(spec, config), "baseline", snapshot=snapshot).summary
 
 
-def baseline_rr_times(config, spec: str, replays: int, unit: int = 1, snapshot=None) -> tuple:
+def baseline_rr_times(config, spec: str, replays: int, unit: int = 1, snapshot=None, target: int | None = None) -> tuple:
     """``(times, period)`` for :func:`~flashrr.reproduce.regime.replays_for_rr`: the time (ns) of
     every RR of Baseline on ``config`` with the trace ``spec`` (a trace spec without ``repeat``)
     played ``replays * unit`` times back to back, and the period (ns) of ``unit`` plays.  The trace
     before its pipeline is generated once per process (the sweep workers' trace cache), and
-    ``snapshot`` (a snapshot directory) restores the aged device after the first run."""
+    ``snapshot`` (a snapshot directory) restores the aged device after the first run.
+
+    With ``target``, the run stops at the end of the first chunk that ends after the length unit in
+    which the ``target``-th RR fell (:func:`stop_after_rr`): every RR before that unit's end is
+    among ``times``, and a longer run adds only later ones."""
     from ..simulate import simulate
     from ..trace.stages import Repeat
     from ..trace.transform import repeat_period
@@ -71,9 +76,31 @@ def baseline_rr_times(config, spec: str, replays: int, unit: int = 1, snapshot=N
     source = cached_trace(spec, config)
     info = source.info()
     plays = int(replays) * int(unit)
-    res = simulate(config, Repeat(source, plays) if plays > 1 else source, "baseline", snapshot=snapshot)
     period = repeat_period(info.n_requests, info.duration_ns, plays) * int(unit)
+    stop = None if target is None else stop_after_rr(target, period)
+    res = simulate(config, Repeat(source, plays) if plays > 1 else source, "baseline", snapshot=snapshot,
+                   stop_when=stop)
     return res.rr_events["time_ns"].to_numpy(), period
+
+
+def stop_after_rr(target: int, period: int):
+    """A ``stop_when`` for :func:`flashrr.simulate`: True once the engine has made ``target`` RRs
+    and the replay has reached the end of the period (ns) in which the ``target``-th earliest of
+    them fell.  The engine has booked every RR decided before the last arrival it replayed, and an
+    RR is decided at or after the arrival of the read that triggers it, so the RRs of every period
+    up to that one are then all known."""
+    end = None
+
+    def stop(eng, last_arrival_ns: int) -> bool:
+        nonlocal end
+        if end is None:
+            times = eng.rr_times()
+            if len(times) < target:
+                return False
+            nth = int(np.partition(times, target - 1)[target - 1])
+            end = (nth // max(int(period), 1) + 1) * int(period)
+        return last_arrival_ns >= end
+    return stop
 
 
 def calibration_table(path, key: dict, traces, calibrate: Callable[[str], tuple], value: str,
@@ -136,7 +163,8 @@ def calibrate_length(plan, trace: str, snapshot=None) -> tuple[int, int]:
     from .regime import replays_for_rr
 
     config, spec, unit = plan.length_device(), plan.base_spec(trace), plan.length_unit(trace)
-    return replays_for_rr(lambda n: baseline_rr_times(config, spec, n, unit, snapshot), plan.rr_target(trace),
+    target = plan.rr_target(trace)
+    return replays_for_rr(lambda n: baseline_rr_times(config, spec, n, unit, snapshot, target), target,
                           plan.regime.max_replays)
 
 

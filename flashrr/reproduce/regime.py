@@ -125,22 +125,18 @@ def replays_for_rr(rr_times: Callable[[int], tuple], target: int, max_replays: i
     """``(replays, rrs)``: the smallest number of replays at which Baseline makes ``target``
     RRs (or ``max_replays`` when it never does), and Baseline's RR count at it.
 
-    ``rr_times(n)`` runs Baseline on ``n`` replays and returns ``(times, period)``: the
-    time (ns) of every RR and the replays' period (ns).  A replay count is a prefix of any
-    larger one (the same requests in the same order), so the RRs of the first ``m``
-    replays are those of a longer run that fall before ``m * period``.  The search doubles
-    ``n`` from 1 until the target is met, then reads the smallest ``m <= n`` off that run's
-    RR times; it costs at most about twice the replays of the answer.  An RR is decided at
-    or after the arrival of the read that triggers it, so a late decision only counts it in
-    a later replay: the answer never falls short of the target."""
+    ``rr_times(n)`` runs Baseline on up to ``n`` replays and returns ``(times, period)``: the
+    time (ns) of every RR and the replays' period (ns); it may stop once the replay in which the
+    ``target``-th RR fell has been played (:func:`flashrr.reproduce.calibration.stop_after_rr`).
+    A replay count is a prefix of any larger one (the same requests in the same order), so the
+    RRs of the first ``m`` replays are those of a longer run that fall before ``m * period``: one
+    run of ``max_replays`` replays that stops there gives the answer, at the cost of about its
+    replays.  An RR is decided at or after the arrival of the read that triggers it, so a late
+    decision only counts it in a later replay: the answer never falls short of the target."""
     if target <= 0:
         return 1, 0
-    n = 1
-    while True:
-        times, period = rr_times(n)
-        if len(times) >= target or n >= max_replays:
-            break
-        n = min(2 * n, max_replays)
+    n = int(max_replays)
+    times, period = rr_times(n)
     if len(times) < target:
         return n, len(times)
     replay = np.minimum(np.asarray(times, np.int64) // max(int(period), 1), n - 1)
