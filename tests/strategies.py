@@ -534,7 +534,10 @@ def hand_built_models(draw, max_window: int = 40):
                        single.size_by_level,
                        single.phases, p_seq, size_seq, p_head, heads, draw(probabilities, label="q_overlap"),
                        p_near, *near, p_hot, hot_unit, rng.uniform(0.1, 10.0, n_hot),
-                       rng.integers(1, 4 * unit, n_hot))
+                       rng.integers(1, 4 * unit, n_hot),
+                       draw(st.sampled_from([0.0, 1.0]) | probabilities, label="p_near_aligned"),
+                       rng.integers(0, unit // 512, n_hot) * 512 if draw(st.booleans(), label="hot starts")
+                       else np.zeros(0, np.int64))
 
     states = draw(st.integers(1, 4), label="gap states")
     trans = rng.integers(0, 3, (states, states)).astype(float)

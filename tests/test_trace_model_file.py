@@ -63,7 +63,7 @@ def test_the_file_is_a_readable_toml_table_with_its_header(tmp_path):
 
     path = save_model(small_model(), tmp_path / "m.toml")
     d = tomllib.loads(path.read_text())
-    assert d["format"] == "flashrr-workload-model" and d["version"] == 9
+    assert d["format"] == "flashrr-workload-model" and d["version"] == 10
     assert d["unit_bytes"] == small_model().unit_bytes and d["name"] == small_model().name
     assert d["read"]["phase"][0]["start"] == small_model().read.phases[0].start.tolist()
     # one probability per kind of the previous request of the op
@@ -247,14 +247,20 @@ BROKEN = {
     "hot units repeated": (_set("write", "hot_unit", [3, 3]), "write.hot_unit: expected at most 65536 distinct"),
     "a hot weight too many": (_set("write", "hot_weight", lambda w: w + [1.0]), "write.hot_weight: expected"),
     "a hot size of 0": (_set("write", "hot_size", lambda z: [0] * len(z)), "write.hot_size: expected"),
-    "p_hot without hot units": (lambda d: d["write"].update(p_hot=0.5, hot_unit=[], hot_weight=[], hot_size=[]),
+    "p_hot without hot units": (lambda d: d["write"].update(p_hot=0.5, hot_unit=[], hot_weight=[], hot_size=[],
+                                                            hot_start=[]),
                                 "write.hot_unit: expected at least one hot unit"),
+    "a hot start beyond its unit": (_set("write", "hot_start", lambda z: [4096] * len(z)),
+                                    "write.hot_start: expected"),
+    "a hot start off a sector": (_set("write", "hot_start", lambda z: [100] * len(z)), "write.hot_start: expected"),
+    "a hot start too many": (_set("write", "hot_start", lambda z: z + [0]), "write.hot_start: expected"),
+    "p_near_aligned above 1": (_set("read", "p_near_aligned", 1.5), "read.p_near_aligned: expected a probability"),
     # the header
     "other format": (_set("format", "something-else"), "format: expected 'flashrr-workload-model'"),
     "no format": (_delete("format"), "format: expected 'flashrr-workload-model'"),
-    "other version": (_set("version", 1), "version: expected 8 or 9"),
-    "an older version": (_set("version", 7), "version: expected 8 or 9"),
-    "a later version": (_set("version", 10), "version: expected 8 or 9"),
+    "other version": (_set("version", 1), "version: expected 8 or 9 or 10"),
+    "an older version": (_set("version", 7), "version: expected 8 or 9 or 10"),
+    "a later version": (_set("version", 11), "version: expected 8 or 9 or 10"),
     "negative fresh avoid window": (_set("fresh_avoid_window_requests", -1),
                                     "fresh_avoid_window_requests: expected an integer >= 0"),
     "fresh avoid window beyond the re-access window": (_set("fresh_avoid_window_requests", 1 << 30),
@@ -312,17 +318,42 @@ def test_the_unbroken_dict_loads(tmp_path, good_dict):
 
 
 def test_a_version_8_file_reads_as_a_model_that_avoids_only_recent_starts(tmp_path, good_dict):
-    """Version 8 files (the shipped templates among them) have no fresh_avoid_window_requests; they read as
-    0 and generate what they generated before."""
+    """Version 8 files (the shipped templates among them) have no fresh_avoid_window_requests (nor the
+    version 10 fields); they read as 0 and generate what they generated before."""
     d = copy.deepcopy(good_dict)
     d["version"] = 8
     del d["fresh_avoid_window_requests"]
+    for op in ("read", "write"):
+        del d[op]["p_near_aligned"], d[op]["hot_start"]
     path = tmp_path / "v8.toml"
     path.write_text(tomli_w.dumps(d))
     old = load_model(path)
     assert old.fresh_avoid_window_requests == 0
-    path.write_text(tomli_w.dumps({**good_dict, "fresh_avoid_window_requests": 0}))
+    zeroed = copy.deepcopy(good_dict)
+    for op in ("read", "write"):
+        zeroed[op].update(p_near_aligned=0.0, hot_start=[0] * len(zeroed[op]["hot_unit"]))
+    path.write_text(tomli_w.dumps({**zeroed, "fresh_avoid_window_requests": 0}))
     assert_models_equal(old, load_model(path))
+    assert generate_trace(old, 3000, seed=2).offset.tolist() == \
+        generate_trace(load_model(path), 3000, seed=2).offset.tolist()
+
+
+def test_a_version_9_file_keeps_near_and_hot_starts_where_format_9_put_them(tmp_path, good_dict):
+    """Version 9 files have neither p_near_aligned nor hot_start: they read as 0 and the units' first bytes,
+    and generate what the same model with those values written out generates."""
+    assert good_dict["write"]["p_hot"] > 0 and good_dict["read"]["p_near"] and max(good_dict["read"]["p_near"]) > 0
+    d = copy.deepcopy(good_dict)
+    d["version"] = 9
+    for op in ("read", "write"):
+        del d[op]["p_near_aligned"], d[op]["hot_start"]
+    path = tmp_path / "v9.toml"
+    path.write_text(tomli_w.dumps(d))
+    old = load_model(path)
+    assert old.read.p_near_aligned == 0.0 and not old.write.hot_start.any()
+    zeroed = copy.deepcopy(good_dict)
+    for op in ("read", "write"):
+        zeroed[op].update(p_near_aligned=0.0, hot_start=[0] * len(zeroed[op]["hot_unit"]))
+    path.write_text(tomli_w.dumps(zeroed))
     assert generate_trace(old, 3000, seed=2).offset.tolist() == \
         generate_trace(load_model(path), 3000, seed=2).offset.tolist()
 

@@ -3,6 +3,7 @@ validation: hand-made traces whose near requests and hot units are known by cons
 exactly, and traces generated from the fits that keep them within binomial tolerance."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -43,12 +44,12 @@ def page_reads(trace: Trace, page: int = UNIT) -> np.ndarray:
 # write hot spots
 # ---------------------------------------------------------------------------
 
-def hot_write_trace(n: int, weights, sizes, p_hot: float, seed: int):
+def hot_write_trace(n: int, weights, sizes, p_hot: float, seed: int, starts=None):
     """Reads and writes alternate at random; a share ``p_hot`` of the writes go to hot unit j (units 1000 +
-    7 j) with probability proportional to ``weights[j]``, each with its own size ``sizes[j]``; every other
-    request starts in a unit of its own, two or three units from the previous one of its op (never
-    continuing it, never covering another request's start).  Returns the trace and, per request, the hot
-    unit index (-1 for none)."""
+    7 j) with probability proportional to ``weights[j]``, each with its own size ``sizes[j]``, starting
+    ``starts[j]`` bytes into the unit (default 0); every other request starts in a unit of its own, two or
+    three units from the previous one of its op (never continuing it, never covering another request's
+    start).  Returns the trace and, per request, the hot unit index (-1 for none)."""
     rng = np.random.default_rng(seed)
     w = rng.random(n) < 0.5
     pick = np.where(w & (rng.random(n) < p_hot), rng.choice(len(weights), n, p=np.asarray(weights) / sum(weights)),
@@ -59,7 +60,7 @@ def hot_write_trace(n: int, weights, sizes, p_hot: float, seed: int):
     own = {False: 100_000, True: 500_000}
     for i in range(n):
         if pick[i] >= 0:
-            off[i] = hot_units[pick[i]] * UNIT
+            off[i] = hot_units[pick[i]] * UNIT + (0 if starts is None else starts[pick[i]])
             size[i] = sizes[pick[i]]
         else:
             own[bool(w[i])] += 2 + (i % 2)
@@ -100,6 +101,29 @@ def test_hot_write_units_are_fitted_exactly_and_generated_within_binomial_tolera
     sizes_at = dict(zip((w.hot_unit * UNIT).tolist(), w.hot_size.tolist()))
     hot_rows = np.flatnonzero(gw)[hit >= 0]
     assert all(sizes_at[int(gen.offset[i])] == gen.size[i] for i in hot_rows)
+
+
+@given(starts=st.lists(st.integers(0, 7), min_size=1, max_size=5), seed=st.integers(0, 1000))
+@settings(max_examples=15, deadline=None)
+def test_hot_writes_keep_the_byte_of_their_unit_they_start_at(starts, seed):
+    # hot unit j's writes all start starts[j] sectors into it (a volume whose writes sit off the 4 KiB grid)
+    starts = [512 * x for x in starts]
+    trace, pick, hot_units = hot_write_trace(3000, [1] * len(starts), [UNIT] * len(starts), 0.6, seed, starts)
+    w = fit_model(trace, unit_bytes=UNIT).write
+    assert list(w.hot_unit) == list(hot_units) and list(w.hot_start) == starts
+    gen = generate_trace(fit_model(trace, unit_bytes=UNIT), 5000, seed=seed)
+    at = {int(u): int(x) for u, x in zip(w.hot_unit, w.hot_start)}
+    hot = [int(o) for o in gen.offset[gen.is_write] if int(o) // UNIT in at]
+    assert len(hot) > 1000 and all(o % UNIT == at[o // UNIT] for o in hot)
+
+
+def test_the_most_common_start_of_a_hot_unit_is_its_start_ties_to_the_lower():
+    # unit 1000's writes start at byte 1024 three times and 512 twice; unit 1007's at 0 and 2048 four times each
+    off = [1000 * UNIT + x for x in (1024, 512, 1024, 512, 1024)] + [1007 * UNIT + x for x in (0, 2048) * 4]
+    off = off + [(5000 + 3 * i) * UNIT for i in range(400)]  # reads of their own units, to reach 400 requests
+    w = [True] * 13 + [False] * 400
+    model = fit_model(make_trace(off, [UNIT] * len(off), w), unit_bytes=UNIT, hot_min_count=5)
+    assert list(model.write.hot_unit) == [1000, 1007] and list(model.write.hot_start) == [1024, 0]
 
 
 def test_hot_units_0_fits_none_and_the_unit_cap_keeps_the_busiest():
@@ -148,6 +172,36 @@ def test_a_small_read_inside_a_recent_large_read_is_near_it_and_comes_back(d, k,
         if name == "trace":
             assert short[name] == int(np.sum(sd >= 0)) == m * d
     assert abs(short["model"] - m * d) <= 0.25 * m * d, short
+
+
+def off_grid_near_trace(m: int, aligned: bool, seed: int):
+    """Reads only, in m groups: two reads of 8-24 units at fresh places 64 units apart, each 3,584 bytes past a
+    unit boundary (a volume one sector short of the 4 KiB grid), then a 512-byte read a random whole number of
+    units into each of them, or, when not ``aligned``, also a random 1-7 sectors more."""
+    rng = np.random.default_rng(seed)
+    off, size = [], []
+    for i in range(m):
+        big = [(64 * (2 * i + j)) * UNIT + 3584 for j in range(2)]
+        units = rng.integers(8, 25, 2)
+        shift = rng.integers(0, units - 1) * UNIT + (0 if aligned else rng.integers(1, 8, 2) * 512)
+        off += big + [b + int(x) for b, x in zip(big, shift)]
+        size += [int(u) * UNIT for u in units] + [512] * 2
+    return make_trace(off, size, np.zeros(len(off), dtype=bool))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_near_reads_a_whole_number_of_units_into_their_target_keep_its_place_in_the_unit(seed):
+    trace = off_grid_near_trace(500, True, seed)
+    model = fit_model(trace, unit_bytes=UNIT, hot_units=0)
+    assert model.read.p_near_aligned == 1.0
+    assert fit_model(off_grid_near_trace(500, False, seed), unit_bytes=UNIT, hot_units=0).read.p_near_aligned == 0.0
+    # generated from the model, the near reads keep their target's place in the unit (refitted: all of them);
+    # the same model with p_near_aligned 0 puts them wherever the position table's interpolation falls
+    kept = fit_model(generate_trace(model, len(trace), seed=seed), unit_bytes=UNIT, hot_units=0).read
+    loose = fit_model(generate_trace(model.replace(read=dataclasses.replace(model.read, p_near_aligned=0.0)),
+                                     len(trace), seed=seed), unit_bytes=UNIT, hot_units=0).read
+    assert kept.p_near.max() > 0 and loose.p_near.max() > 0
+    assert kept.p_near_aligned == 1.0 and loose.p_near_aligned < 0.5
 
 
 def test_a_near_margin_makes_a_neighbour_near_and_a_near_window_of_0_makes_nothing_near():

@@ -387,6 +387,7 @@ cdef class Kernel:
     cdef int64_t run_length[2]
     cdef int64_t kind_head, kind_run, run_buckets, kind_reuse, kind_near, size_levels
     cdef double[:, :] p_near
+    cdef double[:] p_near_aligned
     cdef double[:, :, :] near_log
     cdef int64_t[:, :] near_len
     cdef int64_t near_margin, near_table
@@ -427,6 +428,7 @@ cdef class Kernel:
         self.kind_reuse = prep.kind_reuse
         self.kind_near = prep.kind_near
         self.p_near = prep.p_near
+        self.p_near_aligned = prep.p_near_aligned
         self.near_log = prep.near_log
         self.near_len = prep.near_len
         self.near_margin = prep.near_margin
@@ -537,7 +539,7 @@ cdef class Kernel:
                 u_head = u[i, 12]
                 p_nr = self.p_near[op, self.last_kind[op]]
                 if u_head < p_nr:
-                    near = self._near(g, op, u[i, 2], u[i, 3], u[i, 4], &off, &sz)
+                    near = self._near(g, op, u[i, 2], u[i, 3], u[i, 4], u[i, 8], &off, &sz)
                 if not near:
                     if u_head < p_nr:
                         u_head = u_head / p_nr
@@ -596,9 +598,11 @@ cdef class Kernel:
             else:
                 self.last_kind[op] = heat
 
-    cdef int64_t _near(self, int64_t g, int64_t op, double u_dist, double u_offset, double u_size,
+    cdef int64_t _near(self, int64_t g, int64_t op, double u_dist, double u_offset, double u_size, double u_align,
                        int64_t* off_out, int64_t* size_out) noexcept nogil:
-        """Writes a near request's offset and size and returns 1, or returns 0 when it cannot be one."""
+        """Writes a near request's offset and size and returns 1, or returns 0 when it cannot be one.  With
+        probability ``p_near_aligned[op]`` (the draw ``u_align``, the fresh requests' sector draw, which a near
+        request does not use) the start moves to the nearest whole number of units from the target's."""
         cdef int64_t d = <int64_t>floor(_draw(&self.near_log[op, 0, 0], self.near_len[op, 0] - 1, u_dist) + 0.5)
         cdef int64_t off, j, widened, position
         if d < 1:
@@ -611,6 +615,9 @@ cdef class Kernel:
         widened = self.ring_size[j] + 2 * self.near_margin
         position = <int64_t>floor(_draw(&self.near_log[op, 1, 0], self.near_len[op, 1] - 1, u_offset) + 0.5)
         off = self.ring_off[j] - self.near_margin + position * widened // NEAR_POSITIONS
+        if u_align < self.p_near_aligned[op]:
+            off = self.ring_off[j] + <int64_t>floor(<double>(off - self.ring_off[j]) / self.unit_bytes + 0.5) \
+                * self.unit_bytes
         if off < 0 or off >= self.span_end:
             return 0
         off_out[0] = off // SECTOR * SECTOR

@@ -216,7 +216,7 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
 
     p_write_first, p_write_after = _op_chain(w)
     units = off // s.unit_bytes
-    hot, hot_sets = _hot_requests(units, size, w, s)
+    hot, hot_sets = _hot_requests(off, size, w, s)
     member = ~hot  # requests of the ops' main streams (hot requests are drawn apart)
     reuse, prev = _reuses(units, s.reuse_window_requests)
     reuse &= member
@@ -272,15 +272,18 @@ def fit_model(trace: Trace, settings: FitSettings | None = None, name: str | Non
         near_op = np.flatnonzero(near & sel)
         near_dist = quantile_table(near_op - near_prev[near_op], s.distance_knots)
         near_pos = _near_positions(off, size, near_op, near_prev[near_op], s.near_margin_bytes, s.distance_knots)
+        near_aligned = float(np.mean((off[near_op] - off[near_prev[near_op]]) % s.unit_bytes == 0)) \
+            if near_op.size else 0.0
         n_op = int(np.count_nonzero(sel))
-        hot_unit, hot_weight, hot_size = hot_sets[op]
+        hot_unit, hot_weight, hot_size, hot_start = hot_sets[op]
         p_hot = float(np.count_nonzero(hot & sel)) / n_op if n_op else 0.0
         parts.append(OpModel(np.array(p_reuse[op]), p_reuse_write, d_read, d_write, part["sector_pmf"],
                              part["cascade"], size_all, part["size_by_level"], tuple(part["phases"]),
                              np.array(p_seq[op]), quantile_table(size[seq & sel], s.size_knots),
                              p_head if head_places is not None else 0.0, head_places, q_overlap,
                              np.array(p_near[op]) if near_op.size else np.zeros(KINDS), near_dist, near_pos,
-                             quantile_table(size[near_op], s.size_knots), p_hot, hot_unit, hot_weight, hot_size))
+                             quantile_table(size[near_op], s.size_knots), p_hot, hot_unit, hot_weight, hot_size,
+                             near_aligned, hot_start))
     arrivals, gap_state = _arrivals(trace.time_ns, s.gap_states, s.gap_knots)
     time_phases = _time_phases(w, gap_state, arrivals, min(s.time_phases, n // _REQUESTS_PER_TIME_PHASE))
     from ..stats import trace_stats
@@ -329,14 +332,16 @@ def _target_distances(w: np.ndarray, prev: np.ndarray) -> np.ndarray:
     return out
 
 
-def _hot_requests(units: np.ndarray, size: np.ndarray, w: np.ndarray, s: FitSettings) -> tuple[np.ndarray, list]:
+def _hot_requests(off: np.ndarray, size: np.ndarray, w: np.ndarray, s: FitSettings) -> tuple[np.ndarray, list]:
     """``(hot, sets)``: per request, whether it starts in a hot unit of its op; per op, its hot units, their
-    weights (requests) and sizes (the most common size of the op's requests that start there)."""
+    weights (requests), sizes (the most common size of the op's requests that start there) and starts (the
+    most common byte within the unit where they start, rounded down to a sector)."""
+    units = off // s.unit_bytes
     hot = np.zeros(units.size, dtype=bool)
     sets = []
     for op in (0, 1):
         idx = np.flatnonzero(w == op)
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64))
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         if idx.size == 0 or s.hot_units == 0:
             sets.append(empty)
             continue
@@ -351,15 +356,20 @@ def _hot_requests(units: np.ndarray, size: np.ndarray, w: np.ndarray, s: FitSett
         is_hot = np.zeros(keys.size, dtype=bool)
         is_hot[cand] = True
         hot[idx[is_hot[inv]]] = True
-        # the most common size per hot unit (ties: the smaller size)
         m = is_hot[inv]
-        pairs, pair_counts = np.unique(np.stack([inv[m], size[idx][m]]), axis=1, return_counts=True)
-        order = np.lexsort((pairs[1], -pair_counts, pairs[0]))
-        first = np.ones(order.size, dtype=bool)
-        first[1:] = pairs[0][order][1:] != pairs[0][order][:-1]
-        modal = pairs[1][order][first]
-        sets.append((keys[cand].astype(np.int64), counts[cand].astype(np.float64), modal.astype(np.int64)))
+        start = off[idx][m] % s.unit_bytes // SECTOR_BYTES * SECTOR_BYTES
+        sets.append((keys[cand].astype(np.int64), counts[cand].astype(np.float64),
+                     _modal_per_group(inv[m], size[idx][m]), _modal_per_group(inv[m], start)))
     return hot, sets
+
+
+def _modal_per_group(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The most common of ``values`` in each group (ties: the smallest value), groups in ascending order."""
+    pairs, pair_counts = np.unique(np.stack([group, values]), axis=1, return_counts=True)
+    order = np.lexsort((pairs[1], -pair_counts, pairs[0]))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = pairs[0][order][1:] != pairs[0][order][:-1]
+    return pairs[1][order][first].astype(np.int64)
 
 
 def _near_positions(off: np.ndarray, size: np.ndarray, near: np.ndarray, target: np.ndarray, margin: int,

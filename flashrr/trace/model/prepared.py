@@ -79,6 +79,7 @@ class Prepared:
         # near requests: probability by kind, distance (requests) and position (65,536ths of the widened target)
         self.p_near = np.array([op.p_near for op in ops], dtype=np.float64)
         self.near_margin = model.near_margin_bytes
+        self.p_near_aligned = np.array([op.p_near_aligned for op in ops], dtype=np.float64)
         near_tables = [(op.near_distance, op.near_position) for op in ops]
         self.near_len = np.array([[t.size for t in row] for row in near_tables], dtype=np.int64)
         self.near_log = np.zeros((2, 2, max(int(self.near_len.max()), 2)))
@@ -95,7 +96,8 @@ class Prepared:
                 hot_alias.append(alias + hot_first[-1])
             hot_first.append(hot_first[-1] + op.hot_unit.size)
         self.hot_first = np.array(hot_first, dtype=np.int64)
-        self.hot_off = np.concatenate([op.hot_unit * model.unit_bytes for op in ops] + [np.zeros(1, np.int64)])
+        self.hot_off = np.concatenate([op.hot_unit * model.unit_bytes + (op.hot_start if op.hot_start.size else 0)
+                                       for op in ops] + [np.zeros(1, np.int64)]).astype(np.int64)
         self.hot_size = np.concatenate([op.hot_size for op in ops] + [np.ones(1, np.int64)]).astype(np.int64)
         self.hot_prob = np.concatenate(hot_prob + [np.ones(1)])
         self.hot_alias = np.concatenate(hot_alias + [np.zeros(1, np.int64)]).astype(np.int64)

@@ -34,7 +34,9 @@ One request, with ``u`` its row of uniform draws (columns ``U_*`` of
    from the op's near-distance table, draw ``U_DIST``): at the point of that
    request's extent, widened by ``near_margin_bytes`` on both sides, that a
    draw of the op's near-position table (``U_SAME``, rounded to a whole
-   position) names, rounded down to a sector, with a size from the op's
+   position) names; with probability ``p_near_aligned[op]`` (the draw
+   ``U_SECTOR``) moved to the nearest whole number of units from that
+   request's start; rounded down to a sector, with a size from the op's
    near-size table.  When fewer than ``d`` requests came before, or the
    start falls below 0 or at or beyond the highest region of the heat maps,
    the request is fresh.  ``U_HEAD`` is rescaled to [0, 1) (from [0, p_near) or
@@ -141,7 +143,11 @@ class ReferenceGenerator:
         widened = int(self.ring_size[j]) + 2 * p.near_margin
         position = int(math.floor(draw_log1p(p.near_log[op, 1, :p.near_len[op, 1]], r[U_SAME]) + 0.5))
         shift = position * widened // NEAR_POSITIONS
-        off = (int(self.ring_off[j]) - p.near_margin + shift) // SECTOR_BYTES * SECTOR_BYTES
+        off = int(self.ring_off[j]) - p.near_margin + shift
+        if r[U_SECTOR] < p.p_near_aligned[op]:  # the target's place within a unit kept (the unused sector draw)
+            off = int(self.ring_off[j]) + int(math.floor((off - int(self.ring_off[j])) / p.unit_bytes + 0.5)) \
+                * p.unit_bytes
+        off = off // SECTOR_BYTES * SECTOR_BYTES
         if off < 0 or off >= p.span_end:
             return None
         t = p.near_table

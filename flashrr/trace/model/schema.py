@@ -30,10 +30,10 @@ __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "loa
            "NEAR_POSITIONS", "MAX_HOT_UNITS"]
 
 FORMAT_NAME = "flashrr-workload-model"
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 #: Versions :meth:`WorkloadModel.from_dict` reads: version 8 files have no ``fresh_avoid_window_requests``
 #: (read as 0, which generates what they generated).
-READ_VERSIONS = (8, 9)
+READ_VERSIONS = (8, 9, 10)
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
 #: [1 - 2**-l, 1 - 2**-(l+1)), the last level everything above.
@@ -277,10 +277,16 @@ class OpModel:
       target's extent widened by ``near_margin_bytes`` on both sides, in
       ``NEAR_POSITIONS``-ths of that widened extent (0 .. NEAR_POSITIONS - 1);
       ``size_near``: their sizes, bytes.  Empty tables when ``p_near`` is 0 throughout.
+      ``p_near_aligned``: the share of near requests that start a whole number of
+      units from their target's start, so keep its place within a unit (a
+      volume whose requests all sit one sector short of a 4 KiB boundary keeps
+      it); the generator moves a near request to the nearest such start with
+      this probability (0 in files of format 9 and before).
     * ``p_hot``: the share of this op's requests that go to one of its hot
       units (``hot_unit``: unit indices; ``hot_weight``: their relative
-      weights; ``hot_size``: the size of a request there, bytes; it starts at
-      the unit's first byte).  A hot unit is one this op's requests start in
+      weights; ``hot_size``: the size of a request there, bytes; ``hot_start``:
+      the byte within the unit where it starts, empty in files of format 9 and
+      before: the unit's first byte).  A hot unit is one this op's requests start in
       so often that the unit is never far down any cache: logs, metadata.
     """
 
@@ -306,6 +312,8 @@ class OpModel:
     hot_unit: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     hot_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))
     hot_size: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    p_near_aligned: float = 0.0
+    hot_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def places(self) -> Places:
@@ -368,12 +376,20 @@ class OpModel:
             _fail(f"{where}.hot_weight", f"{hot_unit.size} weights > 0 (one per hot unit)", hot_weight)
         if hot_size.size != hot_unit.size or np.any(hot_size < 1):
             _fail(f"{where}.hot_size", f"{hot_unit.size} sizes >= 1 byte (one per hot unit)", hot_size)
+        hot_start = _array(f"{where}.hot_start", self.hot_start, np.int64, 1)
+        if hot_start.size == 0:
+            hot_start = np.zeros(hot_unit.size, dtype=np.int64)
+        if hot_start.size != hot_unit.size or np.any(hot_start < 0) or np.any(hot_start >= unit_bytes) \
+                or np.any(hot_start % SECTOR_BYTES):
+            _fail(f"{where}.hot_start", f"{hot_unit.size} starts within a unit (0 .. {unit_bytes - SECTOR_BYTES}, "
+                  f"whole sectors; one per hot unit)", hot_start)
         if p_hot > 0 and hot_unit.size == 0:
             _fail(f"{where}.hot_unit", "at least one hot unit (p_hot is above 0)", hot_unit)
         return OpModel(p_reuse, p_write, dists[0], dists[1], single.sector_pmf, single.cascade, size_all,
                        single.size_by_level, single.phases, p_seq, size_seq, p_head, heads,
                        _prob(f"{where}.q_overlap", self.q_overlap), p_near, near["near_distance"],
-                       near["near_position"], near["size_near"], p_hot, hot_unit, hot_weight, hot_size)
+                       near["near_position"], near["size_near"], p_hot, hot_unit, hot_weight, hot_size,
+                       _prob(f"{where}.p_near_aligned", self.p_near_aligned), hot_start)
 
     def to_dict(self) -> dict:
         out = {"p_reuse": _floats(self.p_reuse), "p_seq": _floats(self.p_seq), "p_head": float(self.p_head),
@@ -383,9 +399,11 @@ class OpModel:
                "reuse_distance_write": _floats(self.reuse_distance_write),
                "size_all": _floats(self.size_all), "p_near": _floats(self.p_near),
                "near_distance": _floats(self.near_distance), "near_position": _floats(self.near_position),
-               "size_near": _floats(self.size_near), "p_hot": float(self.p_hot),
+               "size_near": _floats(self.size_near), "p_near_aligned": float(self.p_near_aligned),
+               "p_hot": float(self.p_hot),
                "hot_unit": [int(x) for x in self.hot_unit], "hot_weight": _floats(self.hot_weight),
-               "hot_size": [int(x) for x in self.hot_size], **self.places.to_dict()}
+               "hot_size": [int(x) for x in self.hot_size], "hot_start": [int(x) for x in self.hot_start],
+               **self.places.to_dict()}
         if self.heads is not None:
             out["heads"] = self.heads.to_dict()
         return out
@@ -666,7 +684,8 @@ class WorkloadModel:
                                 g.value("size_seq"), g.value("p_head"), heads, g.value("q_overlap"),
                                 g.value("p_near"), g.value("near_distance"), g.value("near_position"),
                                 g.value("size_near"), g.value("p_hot"), g.value("hot_unit"), g.value("hot_weight"),
-                                g.value("hot_size"))
+                                g.value("hot_size"), g.value("p_near_aligned") if version >= 10 else 0.0,
+                                g.value("hot_start") if version >= 10 else np.zeros(0, dtype=np.int64))
         arr = _Getter(where, get.table("arrivals"), "arrivals")
         og = _Getter(where, ops, "ops")
         try:

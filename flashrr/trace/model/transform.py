@@ -114,10 +114,10 @@ def _map_phases(model: WorkloadModel, fn, move_region=None) -> WorkloadModel:
 
 def _merged_hot(op: OpModel, units: np.ndarray) -> OpModel:
     """``op`` with its hot units moved to ``units``; units moved onto one become one, with the sum of their
-    weights and the size of the first."""
+    weights and the size and start of the first."""
     merged, first, inverse = np.unique(units, return_index=True, return_inverse=True)
     return replace(op, hot_unit=merged, hot_weight=np.bincount(inverse, weights=op.hot_weight),
-                   hot_size=op.hot_size[first])
+                   hot_size=op.hot_size[first], hot_start=op.hot_start[first] if op.hot_start.size else op.hot_start)
 
 
 def _hot_regions(model: WorkloadModel) -> np.ndarray:
