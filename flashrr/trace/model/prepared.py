@@ -96,8 +96,8 @@ class Prepared:
                 hot_alias.append(alias + hot_first[-1])
             hot_first.append(hot_first[-1] + op.hot_unit.size)
         self.hot_first = np.array(hot_first, dtype=np.int64)
-        self.hot_off = np.concatenate([op.hot_unit * model.unit_bytes + (op.hot_start if op.hot_start.size else 0)
-                                       for op in ops] + [np.zeros(1, np.int64)]).astype(np.int64)
+        self.hot_off = np.concatenate([op.hot_unit * model.unit_bytes + op.hot_start for op in ops]
+                                      + [np.zeros(1, np.int64)])
         self.hot_size = np.concatenate([op.hot_size for op in ops] + [np.ones(1, np.int64)]).astype(np.int64)
         self.hot_prob = np.concatenate(hot_prob + [np.ones(1)])
         self.hot_alias = np.concatenate(hot_alias + [np.zeros(1, np.int64)]).astype(np.int64)

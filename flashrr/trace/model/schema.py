@@ -31,8 +31,9 @@ __all__ = ["ModelError", "HeatMap", "OpModel", "Arrivals", "WorkloadModel", "loa
 
 FORMAT_NAME = "flashrr-workload-model"
 FORMAT_VERSION = 10
-#: Versions :meth:`WorkloadModel.from_dict` reads: version 8 files have no ``fresh_avoid_window_requests``
-#: (read as 0, which generates what they generated).
+#: Versions :meth:`WorkloadModel.from_dict` reads: version 8 files have no ``fresh_avoid_window_requests``,
+#: version 8 and 9 files no ``p_near_aligned`` and ``hot_start`` (all read as 0, which generates what they
+#: generated).
 READ_VERSIONS = (8, 9, 10)
 SECTOR_BYTES = 512
 #: Heat levels that select a size table: level l holds the regions whose rank (by fresh requests) lies in
@@ -377,7 +378,7 @@ class OpModel:
         if hot_size.size != hot_unit.size or np.any(hot_size < 1):
             _fail(f"{where}.hot_size", f"{hot_unit.size} sizes >= 1 byte (one per hot unit)", hot_size)
         hot_start = _array(f"{where}.hot_start", self.hot_start, np.int64, 1)
-        if hot_start.size == 0:
+        if hot_start.size == 0:  # files of format 9 and before: every hot request at its unit's first byte
             hot_start = np.zeros(hot_unit.size, dtype=np.int64)
         if hot_start.size != hot_unit.size or np.any(hot_start < 0) or np.any(hot_start >= unit_bytes) \
                 or np.any(hot_start % SECTOR_BYTES):

@@ -117,7 +117,7 @@ def _merged_hot(op: OpModel, units: np.ndarray) -> OpModel:
     weights and the size and start of the first."""
     merged, first, inverse = np.unique(units, return_index=True, return_inverse=True)
     return replace(op, hot_unit=merged, hot_weight=np.bincount(inverse, weights=op.hot_weight),
-                   hot_size=op.hot_size[first], hot_start=op.hot_start[first] if op.hot_start.size else op.hot_start)
+                   hot_size=op.hot_size[first], hot_start=op.hot_start[first])
 
 
 def _hot_regions(model: WorkloadModel) -> np.ndarray:
