@@ -70,6 +70,7 @@ PHASED = "tests/test_policies_phasedrr.py::"
 ERRORS = "tests/test_error_model_engine.py::"
 COMBINED = "tests/test_combined_schemes.py::"
 GENERATE = "tests/test_trace_model_generate.py::"
+LOCALITY = "tests/test_trace_model_locality.py::"
 ALIGNED = "tests/test_aligned_moves.py::"
 HOTR = "tests/test_policies_hotr.py::"
 MODEL = "flashrr/trace/model/"
@@ -528,6 +529,21 @@ MUTATIONS = (
               "(<uint64_t>region * HASH_REGION)",
               "(<uint64_t>g * HASH_REGION)")),
         (GENERATE + "test_each_region_keeps_its_hot_spot_throughout_the_trace",)),
+    Mutation(
+        "gm1", "a near request ignores p_near_aligned: it starts where the position table alone puts it",
+        (Edit(MODEL + "reference.py",
+              "if r[U_SECTOR] < p.p_near_aligned[op]:",
+              "if False:"),
+         Edit(MODEL + "_kernel.pyx",
+              "if u_align < self.p_near_aligned[op]:",
+              "if False:")),
+        (LOCALITY + "test_near_reads_a_whole_number_of_units_into_their_target_keep_its_place_in_the_unit",)),
+    Mutation(
+        "gm2", "a hot request starts at its unit's first byte, not at the unit's hot_start (code both twins share)",
+        (Edit(MODEL + "prepared.py",
+              "op.hot_unit * model.unit_bytes + op.hot_start for op in ops",
+              "op.hot_unit * model.unit_bytes for op in ops"),),
+        (LOCALITY + "test_hot_writes_keep_the_byte_of_their_unit_they_start_at",)),
     # the patrol scan again, under the error model's trigger
     Mutation(
         "45", "the patrol scan's ahead is a share of the configured RR threshold, not the block's (the model's)",

@@ -36,18 +36,16 @@ from flashrr.model_validation import region_top_share
 from flashrr.trace.core import Trace
 from flashrr.trace.io import read_trace
 from flashrr.trace.model import (Arrivals, HeatMap, ModelError, ModelSource, OpModel, WorkloadModel,
-                                 compiled_kernel_available, fit_model, generate_trace)
+                                 fit_model, generate_trace)
 from flashrr.trace.model.prepared import BLOCK_REQUESTS
 from flashrr.trace.model.schema import (KIND_HEAD, KIND_REUSE, KIND_RUN, KINDS, RUN_BUCKETS, SIZE_LEVELS, Places,
                                         TimePhase)
 from strategies import hand_built_models, probabilities
-from trace_helpers import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, run_bucket, runs_trace
+from trace_helpers import HEAD_BYTES, RUN_STEP_BYTES, SINGLE_BYTES, needs_kernel, run_bucket, runs_trace
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = {"cloudphysics": "cloudphysics-io.mqsim.txt.gz", "wsrch": "wsrch-small.mqsim.txt",
            "tpcc": "tpcc-small.mqsim.txt", "msr": "msr-hm_0-sample.msr.csv.gz"}
-needs_kernel = pytest.mark.skipif(not compiled_kernel_available(),
-                                  reason="the compiled model generator (flashrr/trace/model/_kernel) is not built")
 
 
 @lru_cache(maxsize=None)

@@ -22,6 +22,8 @@ from flashrr.trace.model import fit_model, generate_trace
 from flashrr.trace.model.schema import KIND_NEAR
 from pathlib import Path
 
+from trace_helpers import needs_kernel
+
 UNIT = 4096
 DATA = Path(__file__).parent / "data"
 MSR = DATA / "msr-hm_0-sample.msr.csv.gz"
@@ -103,15 +105,16 @@ def test_hot_write_units_are_fitted_exactly_and_generated_within_binomial_tolera
     assert all(sizes_at[int(gen.offset[i])] == gen.size[i] for i in hot_rows)
 
 
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
 @given(starts=st.lists(st.integers(0, 7), min_size=1, max_size=5), seed=st.integers(0, 1000))
 @settings(max_examples=15, deadline=None)
-def test_hot_writes_keep_the_byte_of_their_unit_they_start_at(starts, seed):
+def test_hot_writes_keep_the_byte_of_their_unit_they_start_at(engine, starts, seed):
     # hot unit j's writes all start starts[j] sectors into it (a volume whose writes sit off the 4 KiB grid)
     starts = [512 * x for x in starts]
     trace, pick, hot_units = hot_write_trace(3000, [1] * len(starts), [UNIT] * len(starts), 0.6, seed, starts)
     w = fit_model(trace, unit_bytes=UNIT).write
     assert list(w.hot_unit) == list(hot_units) and list(w.hot_start) == starts
-    gen = generate_trace(fit_model(trace, unit_bytes=UNIT), 5000, seed=seed)
+    gen = generate_trace(fit_model(trace, unit_bytes=UNIT), 5000, seed=seed, engine=engine)
     at = {int(u): int(x) for u, x in zip(w.hot_unit, w.hot_start)}
     hot = [int(o) for o in gen.offset[gen.is_write] if int(o) // UNIT in at]
     assert len(hot) > 1000 and all(o % UNIT == at[o // UNIT] for o in hot)
@@ -189,17 +192,18 @@ def off_grid_near_trace(m: int, aligned: bool, seed: int):
     return make_trace(off, size, np.zeros(len(off), dtype=bool))
 
 
+@pytest.mark.parametrize("engine", ["reference", pytest.param("compiled", marks=needs_kernel)])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_near_reads_a_whole_number_of_units_into_their_target_keep_its_place_in_the_unit(seed):
+def test_near_reads_a_whole_number_of_units_into_their_target_keep_its_place_in_the_unit(seed, engine):
     trace = off_grid_near_trace(500, True, seed)
     model = fit_model(trace, unit_bytes=UNIT, hot_units=0)
     assert model.read.p_near_aligned == 1.0
     assert fit_model(off_grid_near_trace(500, False, seed), unit_bytes=UNIT, hot_units=0).read.p_near_aligned == 0.0
     # generated from the model, the near reads keep their target's place in the unit (refitted: all of them);
     # the same model with p_near_aligned 0 puts them wherever the position table's interpolation falls
-    kept = fit_model(generate_trace(model, len(trace), seed=seed), unit_bytes=UNIT, hot_units=0).read
+    kept = fit_model(generate_trace(model, len(trace), seed=seed, engine=engine), unit_bytes=UNIT, hot_units=0).read
     loose = fit_model(generate_trace(model.replace(read=dataclasses.replace(model.read, p_near_aligned=0.0)),
-                                     len(trace), seed=seed), unit_bytes=UNIT, hot_units=0).read
+                                     len(trace), seed=seed, engine=engine), unit_bytes=UNIT, hot_units=0).read
     assert kept.p_near.max() > 0 and loose.p_near.max() > 0
     assert kept.p_near_aligned == 1.0 and loose.p_near_aligned < 0.5
 

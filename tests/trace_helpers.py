@@ -1,19 +1,25 @@
 """Helpers shared by the trace tests: hand-made traces whose structure is known by
 construction, the chunks of a streaming stage joined, and a field-by-field comparison of
-workload models.  (Hypothesis strategies are in strategies.py.)"""
+workload models, and the mark of tests that need the compiled model generator.  (Hypothesis
+strategies are in strategies.py.)"""
 from __future__ import annotations
 
 import collections
 import dataclasses
 
 import numpy as np
+import pytest
 
 from flashrr.trace.core import Trace
+from flashrr.trace.model import compiled_kernel_available
 from flashrr.trace.model.schema import RUN_BUCKETS
 from flashrr.trace.source import concat_chunks
 
 UNIT = 4096
 MIB = 1 << 20
+#: for the tests that run the compiled model generator by name
+needs_kernel = pytest.mark.skipif(not compiled_kernel_available(),
+                                  reason="the compiled model generator (flashrr/trace/model/_kernel) is not built")
 
 
 def make_trace(offsets, is_write=None, size=512, gaps=1000, name="hand") -> Trace:
