@@ -17,8 +17,8 @@ from flashrr.reproduce.regime import (BUSY_LIMIT, FLAG_FAILED, FLAG_NO_RR, FLAG_
                                       flag_columns, flag_traces, occupancy_devices, regime_markdown, regime_table,
                                       replays_for_rr, scaled_target)
 from flashrr.reproduce.regime_report import occupancy_claims
-from flashrr.trace.transform import repeat_period
 from flashrr.reproduce.sweep_runs import SweepRuns
+from flashrr.trace.transform import repeat_period
 
 
 def fake_rr_times(per_replay):
@@ -55,7 +55,6 @@ def test_the_length_of_a_tiny_device_is_the_first_that_reaches_the_target():
     cfg = tiny_config(rr=10)
     tr = page_trace(np.arange(20) % 3, gap_ns=100_000)
     spec_runs = []
-
     period = repeat_period(len(tr), tr.duration_ns)
 
     def rr_times(n):
