@@ -31,8 +31,9 @@ the whole reproduction costs, from measured costs, without running it: per paper
 ``reproduce all`` (the papers one after another), the total CPU time, the critical path
 and the wall time on 1, 2, 4 and 8 workers.  A paper is a chain of stages, each starting
 when the one before has ended: its load calibration (one call per trace, on the workers),
-its sweep groups in run order (one call per run, on the workers; a run two groups share
-runs in the first), then what the main process does after them (figures, claims).  The
+its sweeps (one call per run, on the workers, every group's runs in group order with no wait
+between groups, as the reproduction submits them; a run two groups share runs once), then
+what the main process does after them (figures, claims).  The
 critical path is the sum of each stage's longest call (the main process's stage whole:
 it is one chain); the wall time on W workers gives
 each call, in the order it is submitted, to the first worker free (as the local pool and,
@@ -355,7 +356,7 @@ def read_manifest(m: Measured, manifest: dict) -> None:
             m.add_call(paper, "configurations", cost)
         m.add_call(paper, "main", sum(float(v) for k, v in t.items() if k not in {*names, "model_s", "total_s"}))
         return
-    workers = float(t.get("calibration_s", 0.0)) + sum(v for k, v in t.items() if k.startswith("sweep_"))
+    workers = float(t.get("calibration_s", 0.0)) + sum(v for k, v in t.items() if k.startswith("sweep"))
     m.add_call(paper, "main", float(t.get("total_s", 0.0)) - workers)
 
 
@@ -416,12 +417,14 @@ def paper_stages(name: str, which: str, measured: Measured) -> tuple:
         ordered = {g: all_specs[g] for g in paper.groups if g in all_specs}
         tasks = group_tasks(ordered)
         costs, used = run_costs(tasks, measured.runs)
+        sweep_costs, estimated = [], 0  # every group's runs on one set of workers, in group order
         for g, cs in costs.items():
             missing = sum(c is None for c in cs)
             if missing:
                 notes.append(f"sweep {g}: {missing} of {len(cs)} runs with nothing measured like them (left out)")
-            estimated = sum(t.key not in measured.runs for t in tasks[g]) - missing
-            stages.append(Stage(f"sweep {g}", [c for c in cs if c is not None], True, estimated))
+            estimated += sum(t.key not in measured.runs for t in tasks[g]) - missing
+            sweep_costs += [c for c in cs if c is not None]
+        stages.append(Stage("sweeps", sweep_costs, True, estimated))
         notes += [f"{n} runs estimated from the {label}" for label, n in used.items()]
     elif calls.get("configurations"):
         stages.append(Stage("configurations", calls["configurations"]))

@@ -109,31 +109,30 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
                timings: dict | None = None, scheduler: str | None = None, snapshots: bool = True) -> dict:
     """Run (or resume) the sweep spec of every group of ``groups`` into
     ``out/store``, on ``jobs`` local processes or on the Dask cluster at
-    ``scheduler`` (:func:`flashrr.sweep.sweep`; ``snapshots``: runs on one aged device
+    ``scheduler`` (:func:`flashrr.sweep.driver.run_sweeps`: the groups' runs on one set of
+    workers, with no wait between groups; ``snapshots``: runs on one aged device
     restore it from ``out/store/snapshots``); returns ``{group: tidy(group,
-    result rows)}``; the wall time (s) of each goes to ``timings[f"sweep_{group}_s"]``.
+    result rows)}``; the wall time (s) of all of them goes to ``timings["sweeps_s"]``.
 
     A run that fails (the engine raised, or its result could not be stored) does
     not stop the reproduction: its group keeps the runs that finished, and
     ``out/FAILED_RUNS`` (``failed_runs.csv``: group, trace, policy, device, seed
     and the error) lists every failed run, so the figures and claims that need
     it say what they lack.  The file is removed when no run failed."""
-    from ..sweep import SweepFailed, sweep
+    from ..sweep.driver import run_sweeps as run_together
 
     store = store_dir(out)
+    wanted = [g for g in groups if g in all_specs]  # a group the plan has nothing to run in has no spec
+    t0 = time.perf_counter()
+    outcomes = run_together([all_specs[g] for g in wanted], store, jobs=jobs, scheduler=scheduler,
+                            progress=progress, snapshots=snapshots) if wanted else []
     frames, failed = {}, []
-    for g in groups:
-        if g not in all_specs:  # a group the plan has nothing to run in (no real sample for its traces)
-            continue
-        t0 = time.perf_counter()
-        try:
-            rows = sweep(all_specs[g], store, jobs=jobs, scheduler=scheduler, progress=progress, snapshots=snapshots)
-        except SweepFailed as e:
-            rows = e.results
-            failed.append(e.failures.assign(group=g))
-        frames[g] = tidy(g, rows)
-        if timings is not None:
-            timings[f"sweep_{g}_s"] = round(time.perf_counter() - t0, 2)
+    for g, outcome in zip(wanted, outcomes):
+        if len(outcome.failures):
+            failed.append(outcome.failures.assign(group=g))
+        frames[g] = tidy(g, outcome.results)
+    if timings is not None and wanted:
+        timings["sweeps_s"] = round(time.perf_counter() - t0, 2)
     path = Path(out) / FAILED_RUNS
     if failed:
         cols = ["group", "trace_source", "policy_name", "device", "seed", "error"]
@@ -152,5 +151,3 @@ def run_plan(runs_cls: type, all_specs: dict, tidy: Callable, plan, out, groups,
     frames = run_sweeps(all_specs, groups, out, lambda g, df: tidy(g, df, plan), jobs, progress, timings,
                         scheduler, snapshots)
     return runs_cls(frames, store_dir(out), plan)
-
-

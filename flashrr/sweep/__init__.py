@@ -14,12 +14,12 @@ the package behind the function).
 import sys
 import types
 
-from .driver import SweepFailed, SweepOutcome, SweepReport, plan, run_sweep, sweep
+from .driver import SweepFailed, SweepOutcome, SweepReport, plan, run_sweep, run_sweeps, sweep
 from .runner import SweepError
 from .spec import SpecError, SweepSpec, load_spec
 from .store import ResultStore, StoreError, load_errors, load_results, load_run_artifacts
 
-__all__ = ["sweep", "run_sweep", "load_results", "load_errors", "load_run_artifacts", "load_spec", "plan",
+__all__ = ["sweep", "run_sweep", "run_sweeps", "load_results", "load_errors", "load_run_artifacts", "load_spec", "plan",
            "SweepSpec", "SweepOutcome", "SweepReport", "ResultStore", "SpecError", "SweepError", "SweepFailed",
            "StoreError"]
 

@@ -122,19 +122,28 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
     spec, ``StoreError`` if another sweep is writing to ``out``, and
     ``KeyboardInterrupt`` after stopping the workers when interrupted.
     """
+    return run_sweeps([spec], out, jobs, scheduler, progress, base_dir=base_dir, snapshots=snapshots)[0]
+
+
+def run_sweeps(specs: list, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
+               base_dir=None, snapshots: bool = True) -> list:
+    """Run every run of each spec of ``specs`` that ``out`` does not hold yet, all on one set of
+    workers: a run of a later spec starts as soon as a worker is free, not once the spec before
+    has finished, and a run that two specs share runs once.  Returns one :class:`SweepOutcome`
+    per spec, in order (their ``report`` is the whole call's).  Raises as :func:`run_sweep`."""
     check_workers(jobs, scheduler, "sweep")
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0):
         raise ValueError(f"sweep: jobs must be a non-negative integer (0 = run in this process), got {jobs!r}")
-    spec = load_spec(spec, base_dir=base_dir)
+    loaded = [load_spec(s, base_dir=base_dir) for s in specs]
     timer = Timer()
     store = ResultStore(out, create=True)
     report = SweepReport()
     with store.lock():
-        tasks = plan(spec, store)
-        todo = [t for t in tasks if not store.is_done(t.key, t.keep)]
+        per_spec = [plan(s, store) for s in loaded]
+        todo, distinct = _union_todo(per_spec, store)
         if snapshots:  # runs that start from the same aged device share its snapshot in the store
             todo = with_shared_snapshots(todo, str(store.snapshots.resolve()))
-        report.total, report.done_before = len(tasks), len(tasks) - len(todo)
+        report.total, report.done_before = distinct, distinct - len(todo)
         bar = Progress(report.total, report.done_before, enabled=progress)
 
         def handle(task: RunTask, outcome: RunOutcome) -> None:
@@ -165,8 +174,27 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
         finally:
             bar.close()
             report.wall_s = timer.elapsed_s
-    keys = [t.key for t in tasks]
-    return SweepOutcome(store.load(keys), store.errors(keys), tasks, report)
+    outcomes = []
+    for tasks in per_spec:
+        keys = [t.key for t in tasks]
+        outcomes.append(SweepOutcome(store.load(keys), store.errors(keys), tasks, report))
+    return outcomes
+
+
+def _union_todo(per_spec: list, store: ResultStore) -> tuple[list, int]:
+    """``(todo, distinct)``: the runs of the specs' task lists that ``store`` does not hold yet, each
+    once (a run several specs have keeps every artifact any of them keeps), numbered in order; and
+    how many distinct runs the specs have."""
+    first: dict = {}
+    for tasks in per_spec:
+        for t in tasks:
+            have = first.get(t.key)
+            if have is None:
+                first[t.key] = t
+            elif not set(t.keep) <= set(have.keep):
+                first[t.key] = replace(have, keep=have.keep + tuple(k for k in t.keep if k not in have.keep))
+    todo = [t for t in first.values() if not store.is_done(t.key, t.keep)]
+    return [replace(t, index=i) for i, t in enumerate(todo)], len(first)
 
 
 def sweep(spec_or_path, out, jobs: int | None = None, scheduler: str | None = None, progress: bool = True, *,
