@@ -109,7 +109,7 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
                timings: dict | None = None, scheduler: str | None = None, snapshots: bool = True) -> dict:
     """Run (or resume) the sweep spec of every group of ``groups`` into
     ``out/store``, on ``jobs`` local processes or on the Dask cluster at
-    ``scheduler`` (:func:`flashrr.sweep.driver.run_sweeps`: the groups' runs on one set of
+    ``scheduler`` (:func:`flashrr.sweep.run_sweeps`: the groups' runs on one set of
     workers, with no wait between groups; ``snapshots``: runs on one aged device
     restore it from ``out/store/snapshots``); returns ``{group: tidy(group,
     result rows)}``; the wall time (s) of all of them goes to ``timings["sweeps_s"]``.
@@ -119,7 +119,7 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
     ``out/FAILED_RUNS`` (``failed_runs.csv``: group, trace, policy, device, seed
     and the error) lists every failed run, so the figures and claims that need
     it say what they lack.  The file is removed when no run failed."""
-    from ..sweep.driver import run_sweeps as run_together
+    from ..sweep import run_sweeps as run_together
 
     store = store_dir(out)
     wanted = [g for g in groups if g in all_specs]  # a group the plan has nothing to run in has no spec
