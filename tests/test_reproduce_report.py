@@ -329,6 +329,31 @@ def test_run_sweeps_keeps_the_finished_runs_and_lists_the_failed_ones(tmp_path, 
     assert len(frames["main"]) == 4 and not (out / FAILED_RUNS).exists()
 
 
+def test_run_sweeps_times_each_group_by_the_worker_time_of_its_runs(tmp_path):
+    """Two groups on one set of workers: ``sweeps_s`` is the call's wall time, ``runs_<group>_s`` the sum of the
+    group's runs' ``call_wall_s``, a run the groups share counted in both (measured once)."""
+    from flashrr.reproduce.sweep_runs import run_sweeps
+    from flashrr.trace import Trace
+    from flashrr.trace.io import write_trace
+
+    rng = np.random.default_rng(2)
+    n = 1200
+    write_trace(Trace(np.arange(n) * 20_000, rng.integers(0, 1000, n) * 8192, np.full(n, 8192),
+                      rng.random(n) < 0.3), tmp_path / "t.csv", "msr")
+    device = {"preset": "shuffler", "name": "tiny", "channels": 1, "chips_per_channel": 1,
+              "blocks_per_plane": 16, "pages_per_block": 64, "overprovisioning_ratio": 0.25,
+              "capacity_bytes": 1 << 20, "rr_threshold_reads": 50}
+    base = {"traces": [str(tmp_path / "t.csv")], "devices": [device], "policies": {"baseline": {}}}
+    timings = {}
+    frames = run_sweeps({"a": dict(base, seeds=[0, 1]), "b": dict(base, seeds=[1])}, ["a", "b"], tmp_path / "out",
+                        lambda g, df: df, jobs=0, progress=False, timings=timings)
+    assert set(timings) == {"sweeps_s", "runs_a_s", "runs_b_s"}
+    a = frames["a"].set_index("seed")["call_wall_s"]
+    assert float(frames["b"]["call_wall_s"].iloc[0]) == float(a[1])  # the shared run: one run, one measure
+    assert timings["runs_b_s"] == round(float(a[1]), 2)
+    assert timings["runs_a_s"] == round(float(a[0] + a[1]), 2) > timings["runs_b_s"]
+
+
 def test_make_figures_records_a_figure_without_data_and_removes_its_old_files(tmp_path):
     from flashrr.reproduce.figures import Figure, make_figures, need
 

@@ -112,7 +112,9 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
     ``scheduler`` (:func:`flashrr.sweep.run_sweeps`: the groups' runs on one set of
     workers, with no wait between groups; ``snapshots``: runs on one aged device
     restore it from ``out/store/snapshots``); returns ``{group: tidy(group,
-    result rows)}``; the wall time (s) of all of them goes to ``timings["sweeps_s"]``.
+    result rows)}``; the wall time (s) of all of them goes to ``timings["sweeps_s"]``, and the worker time
+    of each group's runs (the sum of their ``call_wall_s``, s; a run two groups share counts in both, a run
+    stored by an earlier call with that call's time) to ``timings[f"runs_{group}_s"]``.
 
     A run that fails (the engine raised, or its result could not be stored) does
     not stop the reproduction: its group keeps the runs that finished, and
@@ -131,6 +133,8 @@ def run_sweeps(all_specs: dict, groups, out, tidy: Callable, jobs: int | None = 
         if len(outcome.failures):
             failed.append(outcome.failures.assign(group=g))
         frames[g] = tidy(g, outcome.results)
+        if timings is not None and "call_wall_s" in outcome.results.columns:
+            timings[f"runs_{g}_s"] = round(float(outcome.results["call_wall_s"].sum()), 2)
     if timings is not None and wanted:
         timings["sweeps_s"] = round(time.perf_counter() - t0, 2)
     path = Path(out) / FAILED_RUNS
