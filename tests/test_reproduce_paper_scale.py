@@ -86,13 +86,11 @@ def test_cli_passes_paper_scale_scheduler_and_snapshots_to_every_paper(monkeypat
 def test_scheduler_and_snapshots_reach_every_sweep_and_calibration_of_a_paper(name, monkeypatch, tmp_path):
     import flashrr.sweep as sweep_pkg
 
-    from flashrr.sweep.driver import SweepOutcome, SweepReport
-
     seen = []
 
     def fake_sweeps(specs, store, jobs=None, scheduler=None, progress=True, snapshots=True):
         seen.append((jobs, scheduler, snapshots))
-        return [SweepOutcome(pd.DataFrame(), pd.DataFrame(), [], SweepReport()) for _ in specs]
+        return [sweep_pkg.SweepOutcome(pd.DataFrame(), pd.DataFrame(), [], sweep_pkg.SweepReport()) for _ in specs]
 
     monkeypatch.setattr(sweep_pkg, "run_sweeps", fake_sweeps)
     paper = PAPERS[name]

@@ -1,11 +1,10 @@
-"""Several sweep specs on one set of workers (``flashrr.sweep.driver.run_sweeps``, how a reproduction
+"""Several sweep specs on one set of workers (``flashrr.sweep.run_sweeps``, how a reproduction
 runs its groups): each spec gets what a sweep of its own gives, and a run two specs share runs once."""
 from __future__ import annotations
 
 import numpy as np
 
-from flashrr.sweep import load_run_artifacts, run_sweep
-from flashrr.sweep import run_sweeps
+from flashrr.sweep import load_run_artifacts, run_sweep, run_sweeps
 from flashrr.sweep.store import TIMING_COLUMNS
 from flashrr.trace import Trace
 from flashrr.trace.io import write_trace

@@ -28,6 +28,7 @@ import numpy as np
 
 import flashrr
 from flashrr.simulate import resolve_source, simulate
+from flashrr.trace.locality import expand_pages
 from flashrr.trace.model import ModelSource, fit_model
 
 SAMPLE = "tests/data/cloudphysics-io.mqsim.txt.gz?fold=modulo"
@@ -38,9 +39,8 @@ UNIT = 4096
 
 def pages_of(trace, sel: np.ndarray, page: int) -> np.ndarray:
     """The page of every page access of the requests ``sel`` of ``trace``, in order."""
-    off, size = trace.offset[sel].astype(np.int64), trace.size[sel].astype(np.int64)
-    first, n = off // page, (off + size - 1) // page - off // page + 1
-    return np.repeat(first, n) + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
+    off, size = trace.offset[sel], trace.size[sel]
+    return expand_pages(off // page, (off + size - 1) // page)[1]
 
 
 def static_blocks(trace, geometry, replays: int) -> tuple[np.ndarray, int, int]:
