@@ -18,19 +18,42 @@ from ..atomic_file import atomic_open
 
 
 def bisect_time_scale(load: Callable[[float], float], target: float, scale_range: tuple = (1 / 64, 64.0),
-                      steps: int = 9, tol: float = 0.0) -> tuple[float, float]:
+                      steps: int = 9, tol: float = 0.0, probe_after: int | None = 4) -> tuple[float, float]:
     """The arrival time factor whose ``load(factor)`` comes nearest ``target``: a
     bisection on the log of the factor within ``scale_range``, at most ``steps``
     evaluations, stopping early once ``|load - target| <= tol``.  ``load`` must
     fall as the factor grows (sparser arrivals: a blocked share, a busy fraction).
     Returns ``(factor, load)`` of the nearest evaluation; factors are rounded to 6
-    decimals so they print and parse back exactly."""
+    decimals so they print and parse back exactly.
+
+    A target the range cannot reach costs ``steps`` evaluations that all move one way.  Once the
+    first ``probe_after`` evaluations have all moved the same way, the point the search would end
+    on if every later one did too (the last of its ``steps``, nearest that end of the range) is
+    evaluated; if its load is still beyond the target by more than ``tol``, it is the answer: a
+    load that falls strictly with the factor puts every point the search has left on the same side,
+    so the full search ends on it too.  Otherwise the search goes on as without the probe (a
+    point it reaches that was probed is not evaluated again).  ``probe_after=None``: no probe."""
     lo, hi = math.log(scale_range[0]), math.log(scale_range[1])
     best = None
-    for _ in range(steps):
+    probed = {}
+    moves = []  # +1: the load was above the target (the factor grows), -1: below
+
+    def evaluate(f: float) -> float:
+        return probed.pop(f) if f in probed else load(f)
+
+    for i in range(steps):
+        if probe_after and len(moves) == probe_after and i < steps - 1 and abs(sum(moves)) == probe_after:
+            edge_lo, edge_hi = lo, hi
+            for _ in range(steps - i):  # the remaining steps, every one moving as the first did
+                edge = (edge_lo + edge_hi) / 2
+                edge_lo, edge_hi = (edge, edge_hi) if moves[0] > 0 else (edge_lo, edge)
+            f = round(math.exp(edge), 6)
+            value = probed[f] = load(f)
+            if (value - target) * moves[0] > tol:
+                return (f, value) if abs(value - target) < abs(best[1] - target) else best
         mid = (lo + hi) / 2
         f = round(math.exp(mid), 6)
-        value = load(f)
+        value = evaluate(f)
         if best is None or abs(value - target) < abs(best[1] - target):
             best = (f, value)
         if abs(value - target) <= tol:
@@ -39,6 +62,7 @@ def bisect_time_scale(load: Callable[[float], float], target: float, scale_range
             lo = mid
         else:
             hi = mid
+        moves.append(1 if value > target else -1)
     return best
 
 
