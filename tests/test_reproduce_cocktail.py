@@ -34,6 +34,16 @@ def test_registry_and_plans():
     assert Plan(spacing="same").trace_spec("alibaba_206").endswith("amplify_reads=2&scale_time=16.0")
     q = PAPER.make_plan(quick=True)
     assert q.quick and len(q.traces) == 3 and len(Plan().traces) == 10
+    # one trace of each kind of the ten: the RR anchor, a trace that writes whose retry time the paper states
+    # (§V-B) and a read-only one (Table II read ratio above 0.99)
+    anchor, writer, reader = q.traces
+    assert anchor == "alibaba_206" and writer in repro.RETRY_TRACES and writer != anchor
+    from flashrr.trace.synth import synth_params
+
+    def read_ratio(trace):
+        return synth_params(f"cocktail-{trace}")[0].read_ratio
+
+    assert read_ratio(reader) > 0.99 > read_ratio(writer)
     s = specs(Plan())
     assert set(s) == {"main", "ratio", "share", "occupancy", "real"}
     # the regime: MQSim's 70% occupancy (its trace-based flow) on packed traces; ali206's length from the paper's 28,507 RRs on 128 planes
