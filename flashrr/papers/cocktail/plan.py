@@ -66,7 +66,7 @@ group runs ``main``'s schemes on ali206 with both of the paper's figures scaled 
 planes: the twin generated at ``n`` requests is played until it has the paper's read requests
 (after RAF; :meth:`Plan.plays_for`), and ``n`` (so the twin's footprint and spread) is bisected on
 its log in :data:`READS_N_RANGE` until Baseline makes the paper's RR count (within
-:data:`READS_TOL`, at most :data:`READS_STEPS` Baseline runs; ``OUT/read_lengths.csv``).  Arrivals
+:data:`READS_TOL`, at most :data:`READS_STEPS` bisection steps; ``OUT/read_lengths.csv``).  Arrivals
 are the fixed stretch (RR counts do not depend on them), so the group reports only the count
 claims (:func:`flashrr.papers.cocktail.claims.read_count_claims`).  ``--quick`` and ``--paper-scale``
 leave it out (its cost; :data:`PAPER_SCALE`).
@@ -123,7 +123,7 @@ PAPER_ALI206_RRS = 28_507
 # RAF would halve the RRs per read): at most 28,507 / 2,800 = 10.2 RRs per million read requests
 PAPER_ALI206_READS = 2_800_000_000
 # the read-count group (module docstring): its traces, with the paper's read requests of each (on 128 planes), and
-# the bisection of the generated request count: range, most Baseline runs, tolerance on the RR count (relative)
+# the bisection of the generated request count: range, most steps, tolerance on the RR count (relative)
 PAPER_READS = {"alibaba_206": PAPER_ALI206_READS}
 READS_N_RANGE = (1_000_000, 16_000_000)
 READS_STEPS = 6
@@ -156,7 +156,8 @@ QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, ratios=(1.0, 0.5,
 PAPER_SCALE = dict(channels=8, chips_per_channel=4, traces=TRACES, repeat=None, n_requests=DEFAULT_N_REQUESTS,
                    read_targets=())
 # the load calibration (module docstring): Baseline's busiest die busy half of the run, within +-CALIBRATION_TOL,
-# the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS Baseline runs per trace
+# the arrival factor bisected (on its log) in SCALE_RANGE in at most CALIBRATION_STEPS steps per trace
+# (a Baseline run each, and one more for the probe of bisect_time_scale)
 TARGET_BUSY = 0.5
 # the wait rule (module docstring): Baseline's mean read wait as a share of its unloaded mean read latency
 # (0.5: M/D/1 at a load of 0.5); None keeps the busy rule
@@ -185,7 +186,7 @@ class Plan:
     times its unloaded one in place of the busy fraction (module docstring); ``scales``:
     ``(trace, factor)`` pairs, filled by
     :func:`calibrated` (a trace without one uses the fixed stretch); ``calibration_*`` and
-    ``scale_range``: the bisection's tolerance, most Baseline runs per trace and factor range;
+    ``scale_range``: the bisection's tolerance, most steps per trace and factor range;
     ``real_samples``: ``(row, sample)`` pairs, the real sample run in row's place in group
     ``real`` (its first ``n_requests`` requests, or repeated to about that many, then the
     row's RAF and repeats, with its own calibrated arrival factor); ``regime``: placement,
