@@ -233,7 +233,8 @@ def test_cross_paper_device_takes_every_scheme():
 def test_each_papers_block_is_its_quick_plans_device_and_trace():
     """The Shuffler block needs no Baseline run (the paper states its replays): the quick plan's
     device at its regime's occupancy and its synthetic ali1 (extents on 32 KiB boundaries) placed
-    as the regime says, 8 replays; a fixed ``repeat`` replaces a calibrated length."""
+    as the regime says, 8 replays (half the default plan's 16); a fixed ``repeat`` replaces a
+    calibrated length."""
     from flashrr.paper_blocks import PRESETS, TRACES, paper_block
     from flashrr.reproduce import PAPERS
     from flashrr.reproduce.trace_specs import with_replays
@@ -245,7 +246,8 @@ def test_each_papers_block_is_its_quick_plans_device_and_trace():
     assert b.spec == with_replays(plan.trace_spec("ali1"), 8) and "pack=" in b.spec
     occupancy = plan.regime.occupancy
     assert b.device.name == "shuffler" and b.device.precondition.fill_ratio == occupancy > 0 and b.params == {}
-    assert "8 replays" in b.describe() and f"{occupancy:.0%} of its space filled" in b.describe()
+    assert "8 replays, half the default plan's" in b.describe()
+    assert f"{occupancy:.0%} of its space filled" in b.describe()
     p = paper_block("phasedrr", repeat=3)  # no calibration: three replays of the plan's ali trace
     assert p.spec.startswith("model:phasedrr-ali?") and "&pack=" in p.spec and p.spec.endswith("&repeat=3")
     assert p.device.read_reclaim.rr_threshold_reads == 25_000 // 4 and p.params["phasedrr"] == {"delta_reads": 64}

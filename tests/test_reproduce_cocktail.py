@@ -136,22 +136,22 @@ def test_tiny_run_writes_every_figure_and_the_claims(tiny_run):
 
 
 def test_trace_subsets_on_every_trace_gives_the_runs_own_claims(tiny_run):
-    """experiments/cocktail/trace_subsets.py: the claims of the runs kept for every trace are the
+    """experiments/trace_subsets.py: the claims of the runs kept for every trace are the
     reproduction's own claims table's; a subset keeps only its traces' runs."""
     import sys
     from pathlib import Path
 
     from flashrr.reproduce.report import claim_counts
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments" / "cocktail"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
     from trace_subsets import subset_counts
 
     out, res = tiny_run
     runs = pd.read_csv(out / "runs.csv")
-    assert subset_counts(runs, out / "store", ["nexus5", "msr_web"]) == claim_counts(res["claims"])
+    assert subset_counts("cocktail", runs, out / "store", ["nexus5", "msr_web"]) == claim_counts(res["claims"])
     # a trace the run does not have: every change claim without a value, the share rows left out
-    assert subset_counts(runs, out / "store", ["usr1"]) == {"claims": len(CLAIMS), "holds": 0,
-                                                            "sized": len(CLAIMS), "within_half": 0}
+    assert subset_counts("cocktail", runs, out / "store", ["usr1"]) == {"claims": len(CLAIMS), "holds": 0,
+                                                                        "sized": len(CLAIMS), "within_half": 0}
 
 
 def test_calibration_meets_the_target_in_the_runs_own_baseline(tiny_run):

@@ -31,7 +31,10 @@ def test_registry_and_plans():
     assert PAPERS["shuffler"] is PAPER and PAPER.figures is FIGURES
     assert sorted(int(f[3:]) for f in FIGURES) == PAPER_FIGURES
     quick = PAPER.make_plan(quick=True)
-    assert quick.quick and len(quick.traces) == 3 and quick.repeat < DEFAULT_REPEAT
+    # the quick plan: a model twin and a generated trace, as long as in the default plan (so its per-trace
+    # changes are the default plan's)
+    assert quick.quick and quick.traces == ("ali1", "gen0") and quick.repeat == DEFAULT_REPEAT
+    assert quick.n_requests == Plan().n_requests and quick.trace_spec("ali1") == Plan().trace_spec("ali1")
     assert PAPER.make_plan(repeat=128).repeat == 128 and len(PAPER.make_plan().traces) == 10
     # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
     synth = Plan(workload="synth", n_requests=4000)
@@ -47,10 +50,10 @@ def test_registry_and_plans():
     # the regime: MQSim's 70% occupancy (its trace-based flow) on every device but the occupancy group's
     assert all(d["fill_ratio"] == 0.70 for g in ("main", "block", "sens", "sb32", "cache") for d in s[g]["devices"])
     assert [d["fill_ratio"] for d in s["occupancy"]["devices"]] == [0.5, 0.75, 0.9, 1.0]
-    # Baseline and Shuffler on a model twin and a generated trace (gen1 alone when quick)
+    # Baseline and Shuffler on a model twin and a generated trace (gen0 alone when quick)
     assert s["occupancy"]["traces"] == [Plan().trace_spec("lun4"), Plan().trace_spec("gen1")]
     assert set(s["occupancy"]["policies"]) == {"baseline", "shuffler"}
-    assert specs(quick)["occupancy"]["traces"] == [quick.trace_spec("gen1")]
+    assert specs(quick)["occupancy"]["traces"] == [quick.trace_spec("gen0")]
     assert s["main"]["policies"] == {name: {} for name in SCHEMES}
     assert s["block"]["devices"][0]["sb_planes"] == 1
     assert [d["capacity_bytes"] for d in s["cache"]["devices"]] == [32 << 20, 128 << 20]
