@@ -35,6 +35,7 @@ def test_registry_and_plans():
     # changes are the default plan's)
     assert quick.quick and quick.traces == ("ali1", "gen0") and quick.repeat == DEFAULT_REPEAT
     assert quick.n_requests == Plan().n_requests and quick.trace_spec("ali1") == Plan().trace_spec("ali1")
+    assert quick.cache_sizes_mib == (32,)  # Fig. 16's claim reads the 32 MB cache
     assert PAPER.make_plan(repeat=128).repeat == 128 and len(PAPER.make_plan().traces) == 10
     # synthetic traces: superpage-aligned extents that keep Table 2's touched footprint
     synth = Plan(workload="synth", n_requests=4000)

@@ -20,8 +20,9 @@ Scale: the paper replays each trace 128 times.  The default here is
 :data:`DEFAULT_REPEAT` replays of the full-length traces, which gives Baseline
 hundreds to thousands of RRs per trace and keeps a whole reproduction near
 half an hour on two cores.  ``--quick`` runs two traces at the default length, with
-fewer parameter points, to check the pipeline in a few minutes: ali1 (a model twin) and
-gen0 (one of the paper's generated traces).  At the default length a quick trace's changes
+fewer parameter points (3 per sensitivity axis, the 32 MB cache alone in the cache study), to
+check the pipeline in a few minutes: ali1 (a model twin) and gen0 (one of the paper's generated
+traces).  At the default length a quick trace's changes
 are the default plan's, so its claims are the default plan's claims on those traces; that
 pair gives the default plan's summary counts (``experiments/trace_subsets.py``; docs/report.md,
 "Time").
@@ -61,10 +62,10 @@ SCHEMES = {"baseline": "Baseline", "page": "Page", "page-8": "Page-8", "page-64"
 DEFAULT_REPEAT = 16
 PAPER_REPEAT = 128  # §4.1
 QUICK_N_REQUESTS = None
-# the quick plan: two traces as long as in the default plan, fewer parameter points; the occupancy group on its
-# generated trace
+# the quick plan: two traces as long as in the default plan, fewer parameter points (the cache study's 32 MB alone,
+# which Fig. 16's claim reads); the occupancy group on its generated trace
 QUICK = dict(traces=QUICK_TRACES, n_requests=QUICK_N_REQUESTS, repeat=DEFAULT_REPEAT, delta_f_values=(0.2, 0.3, 0.5),
-             delta_p_values=(0.05, 0.1, 0.2), occupancy_traces=("gen0",))
+             delta_p_values=(0.05, 0.1, 0.2), cache_sizes_mib=(32,), occupancy_traces=("gen0",))
 # the paper-scale plan (module docstring): 128 replays of the ten Table 2 traces at their own request counts,
 # and §4.4.2's caches
 PAPER_SCALE = dict(traces=TRACES, n_requests=None, repeat=PAPER_REPEAT, cache_sizes_mib=(32, 128))
