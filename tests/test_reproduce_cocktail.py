@@ -328,24 +328,6 @@ def test_read_lengths_calibrated_on_baseline_alone_and_resumed(tmp_path, monkeyp
     assert repro.read_lengthened(replace(plan, traces=("nexus5",)), tmp_path, progress=False, jobs=0).read_lengths == ()
 
 
-def test_lengths_and_read_lengths_side_by_side_give_what_they_give_one_after_the_other(tmp_path):
-    """first_calibrations: ali206's length and the read-count group's request count on two processes are
-    those found in this process, and each table is written the same."""
-    reg = replace(repro.REGIME, rr_targets=(("alibaba_206", 320),), max_replays=64)
-    plan = PAPER.make_plan(traces=("alibaba_206", "nexus5"), n_requests=400, regime=reg, target_busy=None,
-                           device_overrides=(("rr_threshold_reads", 400),), read_targets=(("alibaba_206", 320_000),),
-                           reads_range=(200.0, 3200.0), reads_steps=3, reads_tol=0.05)
-    assert repro.reads_to_calibrate(plan) == ["alibaba_206"]
-    here = repro.first_calibrations(plan, tmp_path / "here", progress=False, jobs=0)
-    pooled = repro.first_calibrations(plan, tmp_path / "pool", progress=False, jobs=2)
-    assert pooled == here and dict(here.replays)["alibaba_206"] >= 1 and set(dict(here.replays)) == set(plan.traces)
-    assert dict(here.read_lengths)["alibaba_206"] >= 200
-    for table in ("lengths.csv", "read_lengths.csv"):
-        assert (tmp_path / "pool" / table).read_text() == (tmp_path / "here" / table).read_text()
-    # once calibrated, nothing is left for the read-count group to calibrate
-    assert repro.reads_to_calibrate(here) == [] and repro.reads_to_calibrate(replace(plan, repeat=2)) == []
-
-
 def test_read_count_claims_counted_by_hand():
     from flashrr.papers.cocktail.claims import read_count_claims, to_markdown
 

@@ -66,8 +66,7 @@ group runs ``main``'s schemes on ali206 with both of the paper's figures scaled 
 planes: the twin generated at ``n`` requests is played until it has the paper's read requests
 (after RAF; :meth:`Plan.plays_for`), and ``n`` (so the twin's footprint and spread) is bisected on
 its log in :data:`READS_N_RANGE` until Baseline makes the paper's RR count (within
-:data:`READS_TOL`, at most :data:`READS_STEPS` bisection steps; ``OUT/read_lengths.csv``), beside
-ali206's length (:func:`first_calibrations`: neither depends on the other).  Arrivals
+:data:`READS_TOL`, at most :data:`READS_STEPS` bisection steps; ``OUT/read_lengths.csv``).  Arrivals
 are the fixed stretch (RR counts do not depend on them), so the group reports only the count
 claims (:func:`flashrr.papers.cocktail.claims.read_count_claims`).  ``--quick`` and ``--paper-scale``
 leave it out (its cost; :data:`PAPER_SCALE`).
@@ -511,21 +510,13 @@ def calibrate_reads(plan: Plan, trace: str, snapshot=None) -> tuple[int, float]:
     return int(round(n)), ratio
 
 
-def reads_to_calibrate(plan: Plan) -> list:
-    """The traces whose read-count group request count :func:`read_lengthened` calibrates: those of
-    ``plan.read_targets`` that the plan runs, none when it has them already or fixes its replays."""
-    if plan.read_lengths or plan.repeat is not None:
-        return []
-    return [t for t, n in plan.read_targets if n and t in plan.traces]
-
-
 def read_lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
                     snapshot=None) -> Plan:
     """``plan`` with ``read_lengths`` filled for the traces of its ``read_targets`` that it runs, from and
     into ``OUT/read_lengths.csv`` (:func:`calibrate_reads`; Baseline only).  Unchanged when the plan has them
     already or fixes its replays."""
-    names = reads_to_calibrate(plan)
-    if not names:
+    names = [t for t, n in plan.read_targets if n and t in plan.traces]
+    if plan.read_lengths or plan.repeat is not None or not names:
         return plan
     key = {"device": plan.device_fields(), "workload": plan.workload, "spacing": plan.spacing,
            "trace_params": plan.trace_params, "stretch": plan.stretch(), "range": plan.reads_range,
@@ -537,46 +528,18 @@ def read_lengthened(plan: Plan, out, progress: bool = True, jobs: int | None = 1
     return replace(plan, read_lengths=tuple((t, int(n)) for t, n in found.items()))
 
 
-def _first_calibration(plan: Plan, out, progress: bool, snapshot, step: str) -> Plan:
-    """:func:`lengthened` (``step`` ``"lengths"``) or :func:`read_lengthened` (``"reads"``) in this
-    process (module-level, so that it pickles)."""
-    if step == "lengths":
-        return lengthened(plan, out, progress, 1, None, snapshot)
-    if step == "reads":
-        return read_lengthened(plan, out, progress, 1, None, snapshot)
-    raise ValueError(f"step: expected 'lengths' or 'reads', got {step!r}")
-
-
-def first_calibrations(plan: Plan, out, progress: bool = True, jobs: int | None = 1, scheduler: str | None = None,
-                       snapshot=None) -> Plan:
-    """``plan`` with its lengths (:func:`lengthened`) and the read-count group's request counts
-    (:func:`read_lengthened`), the two calibrations that depend on no other: ali206's length is one
-    Baseline run after another, and so is the read-count bisection, so they run side by side, one
-    worker each (``jobs`` processes or the Dask cluster at ``scheduler``, as
-    :func:`~flashrr.sweep.calls.call_each`; one after the other in this process when ``jobs`` is 0
-    or 1).  Each writes its own table (``OUT/lengths.csv``, ``OUT/read_lengths.csv``)."""
-    from ...sweep.calls import call_each
-
-    found = dict(call_each(partial(_first_calibration, plan, out, progress, snapshot), ["lengths", "reads"], jobs,
-                           scheduler))
-    return replace(found["lengths"], read_lengths=found["reads"].read_lengths)
-
-
 # ------------------------------------------------------------------------------ sweeps
 def run(plan: Plan, out, groups=GROUPS, timings: dict | None = None, **kw) -> CocktailRuns:
     """Calibrate the lengths and arrival factors (:func:`calibrated`) and, when ``groups`` has the read-count
     group, its request counts (:func:`read_lengthened`), then run (or resume) the sweeps
     of ``groups`` into ``out/store`` (``kw``: jobs, progress, scheduler, snapshots); the runs keep the
-    calibrated plan and ``out`` (Fig. 5 caches its snapshot there).  When the read-count group has a
-    request count to calibrate, it and the lengths run first, side by side (:func:`first_calibrations`)."""
+    calibrated plan and ``out`` (Fig. 5 caches its snapshot there)."""
     t0 = time.perf_counter()
-    progress, jobs, scheduler = kw.get("progress", True), kw.get("jobs"), kw.get("scheduler")
-    snapshot = snapshot_dir(out) if kw.get("snapshots", True) else None
-    if READS_GROUP in groups and reads_to_calibrate(plan):
-        plan = first_calibrations(plan, out, progress, jobs, scheduler, snapshot)
-    plan = calibrated(plan, out, progress, jobs, scheduler, kw.get("snapshots", True))
+    plan = calibrated(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
+                      kw.get("snapshots", True))
     if READS_GROUP in groups:
-        plan = read_lengthened(plan, out, progress, jobs, scheduler, snapshot)
+        plan = read_lengthened(plan, out, kw.get("progress", True), kw.get("jobs"), kw.get("scheduler"),
+                               snapshot_dir(out) if kw.get("snapshots", True) else None)
     if timings is not None:
         timings["calibration_s"] = round(time.perf_counter() - t0, 2)
     runs = run_plan(CocktailRuns, specs(plan), tidy, plan, out, groups, timings=timings, **kw)
