@@ -9,7 +9,7 @@ its claims are those of the default runs restricted to its traces.  For each com
 (trace names as in ``runs.csv``'s ``trace`` column: Cocktail's labels ali206, sys1, ...; Shuffler's
 ali0 ... gen1) this keeps the runs of those traces, computes the claims with the paper's own
 ``claims()`` and prints the summary counts (:func:`~flashrr.reproduce.report.claim_counts`); the
-full set is printed first.  ``--size N`` adds every subset of N traces.
+set of every trace the run has is printed first.  ``--size N`` adds every subset of N of them.
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     runs = pd.read_csv(args.out / "runs.csv")
     _, _, plan, label = _paper(args.paper)
-    everything = [label(t) for t in plan.traces]
+    everything = [label(t) for t in plan.traces if label(t) in set(runs["trace"])]
     subsets = [everything] + [s.split(",") for s in args.subsets]
     if args.size:
         subsets += [list(c) for c in itertools.combinations(everything, args.size)]

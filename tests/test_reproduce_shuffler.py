@@ -3,6 +3,7 @@ tiny run, the claims arithmetic on hand-made results, and (slow) ``--quick``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -179,6 +180,29 @@ def test_tiny_run_claims(tiny_run):
     assert nocache["flashrr_value"] == 0 and bool(nocache["holds"])  # Page, 32 MB cache
     md = (out / "claims.md").read_text()
     assert "| fig05 | RR count, Shuffler vs Baseline | -14.5 |" in md
+
+
+def test_trace_subsets_on_every_trace_gives_the_runs_own_claims(tiny_run, capsys):
+    """experiments/trace_subsets.py on Shuffler: the runs of every trace give the reproduction's own
+    counts; ``--size 1`` adds one line per trace, each counted on that trace's runs alone."""
+    import sys
+    from pathlib import Path
+
+    from flashrr.reproduce.report import claim_counts
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    from trace_subsets import main, subset_counts
+
+    out, res = tiny_run
+    runs = pd.read_csv(out / "runs.csv")
+    assert subset_counts("shuffler", runs, out / "store", ["ali0", "gen1"]) == claim_counts(res["claims"])
+    one = subset_counts("shuffler", runs, out / "store", ["gen1"])
+    kept = runs[runs["trace"] == "gen1"]
+    alone = Runs({g: df for g, df in kept.groupby("group")}, out / "store", replace(TINY, traces=("gen1",)))
+    assert one == claim_counts(claims(alone))
+    assert main(["shuffler", str(out), "--size", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ali0+gen1", "ali0", "gen1"]
 
 
 def test_rerun_resumes_from_the_store(tiny_run):
