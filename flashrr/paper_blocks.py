@@ -8,7 +8,8 @@ running Baseline alone:
 
 * **Shuffler**: the paper states its replays (128, §4.1), so its regime calibrates no
   length; the block plays its trace :data:`SHUFFLER_REPLAYS` times, half the default
-  plan's :data:`~flashrr.papers.shuffler.plan.DEFAULT_REPEAT`, to keep the view short.  The trace comes from the synthetic workload, whose extents start on superpage
+  plan's :data:`~flashrr.papers.shuffler.plan.DEFAULT_REPEAT`, to keep the view short.
+  The trace comes from the synthetic workload, whose extents start on superpage
   boundaries: the paper's premise (Fig. 2) is component blocks read unevenly, which that
   alignment makes; the model workload has none, and on its ali1 Shuffler makes as many RRs
   as Baseline.

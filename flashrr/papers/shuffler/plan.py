@@ -22,10 +22,9 @@ hundreds to thousands of RRs per trace and keeps a whole reproduction near
 half an hour on two cores.  ``--quick`` runs two traces at the default length, with
 fewer parameter points (3 per sensitivity axis, the 32 MB cache alone in the cache study), to
 check the pipeline in a few minutes: ali1 (a model twin) and gen0 (one of the paper's generated
-traces).  At the default length a quick trace's changes
-are the default plan's, so its claims are the default plan's claims on those traces; that
-pair gives the default plan's summary counts (``experiments/trace_subsets.py``; docs/report.md,
-"Time").
+traces).  At the default length a quick trace's changes are the default plan's, so its claims
+are the default plan's claims on those traces; that pair gives the default plan's summary
+counts (``experiments/trace_subsets.py``; docs/report.md, "Time").
 
 ``--paper-scale`` (:data:`PAPER_SCALE`) is the paper's own scale: :data:`PAPER_REPEAT`
 replays of each trace (§4.1, "we repeated the benchmarks 128 times"), the ten
