@@ -45,7 +45,9 @@ def trace_param_help() -> str:
 
 @click.command("reproduce", help=command_help())
 @click.argument("paper", type=click.Choice(list(PAPERS) + ["all"]))
-@click.option("--quick", is_flag=True, help="Few traces, short traces, few replays: checks the pipeline in minutes.")
+@click.option("--quick", is_flag=True,
+              help="Each paper's smaller plan (fewer traces or parameter points, shorter runs or a smaller "
+                   "device; docs/<paper>.md says which): checks the pipeline in minutes.")
 @click.option("--paper-scale", is_flag=True,
               help="Each paper's own counts, replays and device size (docs/<paper>.md lists them; not with "
                    "--quick).")
