@@ -57,7 +57,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     runs = pd.read_csv(args.out / "runs.csv")
     _, _, plan, label = _paper(args.paper)
-    everything = [label(t) for t in plan.traces if label(t) in set(runs["trace"])]
+    present = set(runs["trace"])
+    everything = [label(t) for t in plan.traces if label(t) in present]
     subsets = [everything] + [s.split(",") for s in args.subsets]
     if args.size:
         subsets += [list(c) for c in itertools.combinations(everything, args.size)]

@@ -7,8 +7,8 @@ footprint, the plan's occupancy), at the length the regime sets for that paper, 
 running Baseline alone:
 
 * **Shuffler**: the paper states its replays (128, §4.1), so its regime calibrates no
-  length; the block plays its trace :data:`SHUFFLER_REPLAYS` times, half the default
-  plan's :data:`~flashrr.papers.shuffler.plan.DEFAULT_REPEAT`, to keep the view short.
+  length; the block plays its trace half the default plan's
+  :data:`~flashrr.papers.shuffler.plan.DEFAULT_REPEAT` times, to keep the view short.
   The trace comes from the synthetic workload, whose extents start on superpage
   boundaries: the paper's premise (Fig. 2) is component blocks read unevenly, which that
   alignment makes; the model workload has none, and on its ali1 Shuffler makes as many RRs
@@ -39,8 +39,6 @@ from functools import partial
 #: the paper gives an RR count for), HotR's MSR trace (on fin2's 40,000 requests few hot reads meet
 #: programs, and HotR redirects almost none)
 TRACES = {"shuffler": "ali1", "phasedrr": "ali", "cocktail": "alibaba_206", "hotr": "msr_hm"}
-#: replays of the Shuffler block's trace (module docstring): half the default plan's 16, to keep the view short
-SHUFFLER_REPLAYS = 8
 
 
 @dataclass(frozen=True)
@@ -86,10 +84,11 @@ def _replays(n: int) -> str:
 
 
 def _shuffler(repeat, snapshot) -> Block:
+    from .papers.shuffler.plan import DEFAULT_REPEAT
     from .reproduce.trace_specs import with_replays
 
     plan, name = _plan("shuffler", workload="synth"), TRACES["shuffler"]  # module docstring: synthetic
-    n = int(repeat or SHUFFLER_REPLAYS)
+    n = int(repeat or DEFAULT_REPEAT // 2)  # module docstring: half the default plan's replays
     how = "replays fixed" if repeat else "half the default plan's (the paper states 128, §4.1)"
     return Block("shuffler", "shuffler", name, _device(plan.device("shuffler")),
                  with_replays(plan.trace_spec(name), n), f"{_replays(n)}, {how}")
