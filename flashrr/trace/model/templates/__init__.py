@@ -65,8 +65,9 @@ def load_template(name: str) -> WorkloadModel:
     return load_model(TEMPLATES[name].path)
 
 
-def build_templates(data_dir) -> list[Path]:
-    """Fit every template's sample in ``data_dir`` (the repository's tests/data) and write its TOML here."""
+def build_templates(data_dir, out_dir=None) -> list[Path]:
+    """Fit every template's sample in ``data_dir`` (the repository's tests/data) and write its TOML
+    here, or into ``out_dir``."""
     from ...io import read_trace
     from ..fit import fit_model
     from ..schema import save_model
@@ -77,5 +78,5 @@ def build_templates(data_dir) -> list[Path]:
         model = fit_model(trace, name=t.name)
         source = dict(model.source)
         source.update({"sample": t.sample, "family": t.family, "credit": t.credit})
-        out.append(save_model(model.replace(source=source), t.path))
+        out.append(save_model(model.replace(source=source), t.path if out_dir is None else Path(out_dir) / t.path.name))
     return out
