@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -94,24 +95,32 @@ def joined_chunks(stage, chunk):
     return concat_chunks(parts, stage.name)
 
 
-def assert_models_equal(a, b, path: str = "model") -> None:
-    """Field by field: arrays equal in shape, dtype and every value; tuples, dicts and scalars equal."""
+def assert_models_equal(a, b, path: str = "model", rel_tol: float | None = None) -> None:
+    """Field by field: arrays equal in shape, dtype and every value; tuples, dicts and scalars equal.
+    With ``rel_tol``, float values (array or scalar) need only agree to that relative tolerance
+    (1e-12 absolute near 0)."""
     if isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray), path
         assert a.shape == b.shape and a.dtype == b.dtype, (path, a.shape, b.shape, a.dtype, b.dtype)
-        assert np.array_equal(a, b), (path, np.flatnonzero(a.ravel() != b.ravel())[:5])
+        if rel_tol is not None and a.dtype.kind == "f":
+            assert np.allclose(a, b, rtol=rel_tol, atol=1e-12), (path, np.flatnonzero(~np.isclose(
+                a.ravel(), b.ravel(), rtol=rel_tol, atol=1e-12))[:5])
+        else:
+            assert np.array_equal(a, b), (path, np.flatnonzero(a.ravel() != b.ravel())[:5])
     elif dataclasses.is_dataclass(a):
         assert type(a) is type(b), path
         for f in dataclasses.fields(a):
-            assert_models_equal(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            assert_models_equal(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", rel_tol)
     elif isinstance(a, (tuple, list)):
         assert isinstance(b, (tuple, list)) and len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b)):
-            assert_models_equal(x, y, f"{path}[{i}]")
+            assert_models_equal(x, y, f"{path}[{i}]", rel_tol)
     elif isinstance(a, dict):
         assert isinstance(b, dict) and set(a) == set(b), (path, set(a) ^ set(b))
         for k in a:
-            assert_models_equal(a[k], b[k], f"{path}[{k!r}]")
+            assert_models_equal(a[k], b[k], f"{path}[{k!r}]", rel_tol)
+    elif rel_tol is not None and isinstance(a, float):
+        assert type(a) is type(b) and math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12), (path, a, b)
     else:
         assert type(a) is type(b) and a == b, (path, a, b)
 

@@ -23,8 +23,8 @@ half an hour on two cores.  ``--quick`` runs two traces at the default length, w
 fewer parameter points (3 per sensitivity axis, the 32 MB cache alone in the cache study), to
 check the pipeline in a few minutes: ali1 (a model twin) and gen0 (one of the paper's generated
 traces).  At the default length a quick trace's changes are the default plan's, so its claims
-are the default plan's claims on those traces; that pair gives the default plan's summary
-counts (``experiments/trace_subsets.py``; docs/report.md, "Time").
+are the default plan's claims on those traces (``experiments/trace_subsets.py`` recomputes a
+default run's claims on a subset; docs/report.md, "Time", compares the two plans' counts).
 
 ``--paper-scale`` (:data:`PAPER_SCALE`) is the paper's own scale: :data:`PAPER_REPEAT`
 replays of each trace (§4.1, "we repeated the benchmarks 128 times"), the ten

@@ -78,5 +78,5 @@ def build_templates(data_dir, out_dir=None) -> list[Path]:
         model = fit_model(trace, name=t.name)
         source = dict(model.source)
         source.update({"sample": t.sample, "family": t.family, "credit": t.credit})
-        out.append(save_model(model.replace(source=source), t.path if out_dir is None else Path(out_dir) / t.path.name))
+        out.append(save_model(model.replace(source=source), Path(out_dir or HERE) / t.path.name))
     return out
