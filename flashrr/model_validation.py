@@ -16,7 +16,11 @@ without a goal.
 :func:`validate_holdout` asks the harder question: does a model stand in for
 data it was not fitted to?  It cuts the trace into halves by request count,
 fits a model on one half and validates it against the other, both ways round,
-with the same replays, table and goals.
+with the same replays, table and goals.  Beside the model it replays the fitted
+half itself as a stand-in for the other half (the ``reference`` columns): a
+model that reproduced its half exactly would score what that half scores, so
+the reference shows how far the halves of the trace agree with each other, the
+part of a held-out miss that no model of one half can close.
 """
 from __future__ import annotations
 
@@ -86,12 +90,15 @@ def _ks(a: np.ndarray, b: np.ndarray) -> float:
 class ValidationReport:
     """``table``: one row per (policy, metric) with columns policy, metric, real, model (mean over seeds),
     model_min, model_max, diff (model - real: relative for a "rel" goal, in points for "abs"), goal and met
-    (True, False, or None without a goal).  ``runs``: one row per replay (source real/model, seed, policy,
-    metrics)."""
+    (True, False, or None without a goal); with a reference trace (held out: the fitted half), also
+    reference (its value) and reference_met (whether it meets the goal against real).  ``runs``: one row per
+    replay (source real/model/reference, seed, policy, metrics).  ``reference_label`` names the reference
+    in :meth:`text` (None: no reference)."""
 
     table: pd.DataFrame
     runs: pd.DataFrame
     model_name: str
+    reference_label: str | None = None
 
     def text(self) -> str:
         lines = []
@@ -99,11 +106,14 @@ class ValidationReport:
         for key, block in self.table.groupby(keys, sort=False):
             lines.append(f"{key[0]}: policy {key[1]}" if len(keys) == 2 else f"policy {key[0]}")
             rows = []
+            ref = self.reference_label is not None and "reference" in block
             for r in block.itertuples():
                 rows.append((METRICS[r.metric], _fmt(r.metric, r.real), _fmt(r.metric, r.model),
                              f"{_fmt(r.metric, r.model_min)} .. {_fmt(r.metric, r.model_max)}", _diff(r),
-                             r.goal if isinstance(r.goal, str) else "", _met(r.met)))
-            heads = ("metric", "real", "model", "model range", "diff", "goal", "met")
+                             r.goal if isinstance(r.goal, str) else "", _met(r.met))
+                            + ((_fmt(r.metric, r.reference), _met(r.reference_met)) if ref else ()))
+            heads = ("metric", "real", "model", "model range", "diff", "goal", "met") \
+                + ((self.reference_label, "met") if ref else ())
             widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(heads)]
             lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)))
             lines.append("  ".join("-" * w for w in widths))
@@ -175,9 +185,11 @@ def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: i
                      policy_params: dict | None = None, fit_settings=None, progress=None) -> ValidationReport:
     """Held-out validation: for each split of :data:`HOLDOUT_SPLITS`, a model fitted (with ``fit_settings``) on
     one half of ``trace`` (see :func:`trace_halves`) is validated against the other half as
-    :func:`validate_model` does (generated traces as long as the half checked).  The table and the runs
-    carry a ``split`` column naming the split; raises :class:`~flashrr.trace.model.ModelError` when a half
-    is too short to fit."""
+    :func:`validate_model` does (generated traces as long as the half checked).  The fitted half itself is
+    replayed beside the model as a reference (``reference`` and ``reference_met`` columns, labelled "fitted
+    half"): the score of a model that reproduced its half exactly.  The table and the runs carry a ``split``
+    column naming the split; raises :class:`~flashrr.trace.model.ModelError` when a half is too short to
+    fit."""
     from .simulate import resolve_config, resolve_source
     from .trace.model import fit_model
 
@@ -190,17 +202,35 @@ def validate_holdout(trace, config="shuffler", policies=("baseline",), repeat: i
         names.append(model.name)
         note = None if progress is None else (lambda msg, label=label: progress(f"{label}: {msg}"))
         table, run = _compare(halves[checked], model, cfg, policies, repeat, seeds, len(halves[checked]),
-                              policy_params or {}, note)
+                              policy_params or {}, note, reference=halves[fitted])
         tables.append(table.assign(split=label))
         runs.append(run.assign(split=label))
     table = pd.concat(tables, ignore_index=True)
     table["met"] = table["met"].astype(object)
+    table["reference_met"] = table["reference_met"].astype(object)
     return ValidationReport(table[["split"] + [c for c in table.columns if c != "split"]],
-                            pd.concat(runs, ignore_index=True), " / ".join(names))
+                            pd.concat(runs, ignore_index=True), " / ".join(names), "fitted half")
 
 
-def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_params: dict, progress):
-    """The table and the runs of :class:`ValidationReport` for ``real`` (a Trace) against ``model``."""
+def _goal(metric: str, value: float, real_v: float) -> tuple:
+    """``(goal text, met, diff)`` of ``value`` against ``real_v`` for ``metric`` (:data:`GOALS`; goal and met
+    None and diff relative, or nan, for a metric without a goal)."""
+    if metric not in GOALS:
+        return None, None, ((value - real_v) / real_v if real_v else math.nan)
+    kind, bound = GOALS[metric]
+    if kind == "rel":
+        goal = f"within {bound:.0%}"
+        diff = (value - real_v) / real_v if real_v else (0.0 if value == real_v else math.inf)
+    else:
+        goal = f"within {bound * 100:.0f} pts"
+        diff = value - real_v
+    return goal, (bool(abs(diff) <= bound + 1e-12) if math.isfinite(diff) else False), diff
+
+
+def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_params: dict, progress,
+             reference=None):
+    """The table and the runs of :class:`ValidationReport` for ``real`` (a Trace) against ``model``, and
+    against ``reference`` (a Trace replayed as it is; None: no reference columns)."""
     from .simulate import simulate
     from .trace.locality import lru_hit_ratios
     from .trace.model import ModelSource
@@ -208,6 +238,8 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
     sources = [("real", None, real)]
     for s in seeds:
         sources.append(("model", s, ModelSource(model, n, seed=s).to_trace()))
+    if reference is not None:
+        sources.append(("reference", None, reference))
     rows = []
     blocks = {}
     for label, seed, tr in sources:
@@ -240,20 +272,21 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
             mean = float(np.nanmean(vals)) if np.isfinite(vals).any() else math.nan
             lo = float(np.nanmin(vals)) if np.isfinite(vals).any() else math.nan
             hi = float(np.nanmax(vals)) if np.isfinite(vals).any() else math.nan
-            goal, met, diff = None, None, math.nan
-            if metric in GOALS:
-                kind, bound = GOALS[metric]
-                if kind == "rel":
-                    goal = f"within {bound:.0%}"
-                    diff = (mean - real_v) / real_v if real_v else (0.0 if mean == real_v else math.inf)
-                else:
-                    goal = f"within {bound * 100:.0f} pts"
-                    diff = mean - real_v
-                met = bool(abs(diff) <= bound + 1e-12) if math.isfinite(diff) else False
-            elif metric != "ks_block_reads_at_rr" and real_v:
-                diff = (mean - real_v) / real_v
-            table.append({"policy": policy, "metric": metric, "real": real_v, "model": mean, "model_min": lo,
-                          "model_max": hi, "diff": diff, "goal": goal, "met": met})
+            if metric == "ks_block_reads_at_rr":
+                goal, met, diff = None, None, math.nan
+            else:
+                goal, met, diff = _goal(metric, mean, real_v)
+            row = {"policy": policy, "metric": metric, "real": real_v, "model": mean, "model_min": lo,
+                   "model_max": hi, "diff": diff, "goal": goal, "met": met}
+            if reference is not None:
+                ref = runs[(runs.source == "reference") & (runs.policy == policy)].iloc[0]
+                ref_v = _ks(real_blocks, blocks[("reference", None, policy)]) \
+                    if metric == "ks_block_reads_at_rr" else float(ref[metric])
+                row["reference"] = ref_v
+                row["reference_met"] = _goal(metric, ref_v, real_v)[1] if metric in GOALS else None
+            table.append(row)
     out = pd.DataFrame(table)
     out["met"] = out["met"].astype(object)
+    if reference is not None:
+        out["reference_met"] = out["reference_met"].astype(object)
     return out, runs

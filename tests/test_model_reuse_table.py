@@ -50,3 +50,24 @@ def test_the_table_has_three_rows_per_sample_and_counts_its_marks(capsys):
                or line.startswith("| held out |")}
     assert summary["| in sample"][0] == f"{int(marks[0][0])}/1"
     assert summary["| held out"][2] == f"{sum(m[2] for m in marks[1:])}/2"
+
+
+def test_validation_summary_counts_the_fitted_half_in_the_models_place(capsys):
+    """The summary's "fitted half" rows count the goals the fitted half meets, on the rows where Baseline
+    reclaims on the half checked (LRU: on every row), as the model's rows do."""
+    from model_validation_table import _print_summary, _reference_cell
+
+    goals = ("rr_count", "read_latency_mean_ns", "cache_read_hit_ratio", "region_top10_share", "lru_hit_1024")
+    yes = dict.fromkeys(goals, True)
+    no_rr = {**yes, "rr_count": False}
+    summary = [("cocktail", "a", "held out 1st → 2nd", True, no_rr),
+               ("cocktail", "a", "fitted half 1st → 2nd", True, yes),
+               ("cocktail", "b", "held out 1st → 2nd", False, yes),      # no RR on the half checked
+               ("cocktail", "b", "fitted half 1st → 2nd", False, no_rr)]
+    _print_summary(summary)
+    out = capsys.readouterr().out.splitlines()
+    lines = {line.split(" | ")[1]: line for line in out if line.startswith("| cocktail")}
+    assert lines["held out"] == "| cocktail | held out | 1 of 2 | 0/1 | 1/1 | 1/1 | 1/1 | 0/1 | 2/2 |"
+    assert lines["fitted half"] == "| cocktail | fitted half | 1 of 2 | 1/1 | 1/1 | 1/1 | 1/1 | 1/1 | 2/2 |"
+    assert _reference_cell(no_rr) == "3/4, LRU ✓"
+    assert _reference_cell({**no_rr, "lru_hit_1024": False}) == "3/4, LRU ✗"

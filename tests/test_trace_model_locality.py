@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flashrr.cli import main
-from flashrr.model_validation import HOLDOUT_SPLITS, trace_halves, validate_holdout, validate_model
-from flashrr.simulate import resolve_config
+from flashrr.model_validation import HOLDOUT_SPLITS, region_top_share, trace_halves, validate_holdout, validate_model
+from flashrr.simulate import resolve_config, simulate
 from flashrr.trace.core import Trace
 from flashrr.trace.io import read_trace
 from flashrr.trace.locality import stack_distances
@@ -250,7 +250,38 @@ def test_holdout_validates_each_half_against_a_model_of_the_other():
                                 seeds=(1,)).table
         got = report.table[report.table.split == label].drop(columns="split").reset_index(drop=True)
         assert got[["metric", "real", "model", "met"]].equals(direct[["metric", "real", "model", "met"]])
+        # the reference is the fitted half replayed as it is, judged by the same goals against the half checked
+        alone = simulate(cfg, halves[fitted], policy="baseline", repeat=1).summary
+        ref = got.set_index("metric")
+        for metric in ("rr_count", "read_latency_mean_ns", "cache_read_hit_ratio"):
+            assert ref.loc[metric, "reference"] == pytest.approx(float(alone[metric]))
+            real = ref.loc[metric, "real"]
+            within = abs(ref.loc[metric, "reference"] - real) <= 0.25 * abs(real) + 1e-12
+            assert ref.loc[metric, "reference_met"] is bool(within)
+        assert ref.loc["region_top10_share", "reference"] == pytest.approx(
+            region_top_share(halves[fitted], cfg.geometry.page_size_bytes))
     assert "fit 2nd half, check 1st: policy baseline" in report.text()
+    assert "fitted half" in report.text()
+
+
+def test_holdout_reference_meets_every_goal_when_the_halves_are_the_same():
+    """A trace that is one sequence of requests twice: each half stands in for the other exactly, so the
+    reference (the fitted half) meets every goal whatever the model does."""
+    rng = np.random.default_rng(5)
+    n = 400
+    off = rng.integers(0, 4096, n) * 8192
+    size = rng.choice([8192, 16384, 65536], n)
+    w = rng.random(n) < 0.3
+    half = make_trace(off, size, w)
+    trace = Trace(np.concatenate([half.time_ns, half.time_ns + half.time_ns[-1] + 100_000]),
+                  np.concatenate([off, off]), np.concatenate([size, size]), np.concatenate([w, w]), name="twice")
+    cfg = resolve_config("shuffler").replace(rr_threshold_reads=50, capacity_bytes=0)  # every read reaches flash
+    report = validate_holdout(trace, cfg, ("baseline",), repeat=4, seeds=(1,))
+    goals = report.table[report.table.goal.notna()]
+    assert len(goals) == 2 * 5
+    assert (goals.reference == goals.real).all()
+    assert all(v is True for v in goals.reference_met)
+    assert (goals[goals.metric == "rr_count"].real > 0).all()  # the halves reclaim, so the RR goal is a test
 
 
 def test_validate_holdout_on_the_command_line(tmp_path):

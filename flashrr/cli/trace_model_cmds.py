@@ -131,7 +131,8 @@ def fit_cmd(trace_spec, out, fit_params, name, device):
 @click.option("--requests", "n_requests", type=click.IntRange(min=1), default=None,
               help="Requests per generated trace (default: the trace's).")
 @click.option("--holdout", is_flag=True,
-              help="Held out: fit on the first half of TRACE and check on the second, then the other way round.")
+              help="Held out: fit on the first half of TRACE and check on the second, then the other way round; "
+                   "the fitted half itself is shown beside the model as a reference.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
 def validate_cmd(trace_spec, model_path, fit_params, preset, device_params, policies, policy_params, repeat, seeds,
                  n_requests, holdout, as_json):
@@ -139,7 +140,8 @@ def validate_cmd(trace_spec, model_path, fit_params, preset, device_params, poli
     cache hit ratio, read latency, the region top-10% share and the block read counts at RR.  Goals: RR
     count, mean read latency and hit ratio within 25%, region top-10% share within 5 points.  TRACE must fit
     the device: add ?fold=modulo to fold it.  With --holdout the model is fitted on one half of TRACE and
-    checked on the other (both ways round), the same table for each."""
+    checked on the other (both ways round), the same table for each, with the fitted half itself replayed
+    beside the model: what a model that reproduced its half exactly would score."""
     from flashrr.model_validation import validate_holdout, validate_model
     from flashrr.simulate import resolve_config
 
