@@ -275,3 +275,40 @@ def test_ctrl_c_while_a_run_is_being_stored_is_delivered_after_the_write():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert steps == ["written"]
+
+
+UNGUARDED = """\
+from flashrr.sweep import run_sweep
+
+spec = {{"seeds": [0], "traces": ["{trace}"], "devices": [{device}], "policies": {{"baseline": {{}}}}}}
+# at the top level, not under `if __name__ == "__main__":`
+res = run_sweep(spec, "out", jobs=1, progress=False)
+print(res.report.ran, res.report.failed, list(res.failures["traceback"]))
+"""
+
+
+def test_a_script_that_starts_a_sweep_unguarded_is_told_why_its_workers_die(tmp_path, trace_file):
+    """A spawned worker imports the main module; a script that starts its sweep at the top level would start
+    it again there.  The worker stops with the reason, and the parent's run is failed with a hint to it."""
+    from flashrr.sweep.runner import IMPORTING_MAIN
+
+    (tmp_path / "script.py").write_text(UNGUARDED.format(trace=trace_file, device=repr(TINY)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert IMPORTING_MAIN in proc.stderr  # each worker says why it stops
+    ran, failed, tracebacks = proc.stdout.split(" ", 2)
+    assert (ran, failed) == ("0", "1") and repr(WORKER_DIED) in tracebacks
+    assert 'if __name__ == "__main__":' in WORKER_DIED
+
+
+def test_starting_a_sweep_while_a_worker_imports_the_main_module_raises(tmp_path, monkeypatch, trace_file):
+    import multiprocessing
+
+    from flashrr.sweep.runner import SweepError
+
+    monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
+    spec = {"seeds": [0], "traces": [trace_file], "devices": [TINY], "policies": {"baseline": {}}}
+    with pytest.raises(SweepError, match="if __name__ == "):
+        run_sweep(spec, tmp_path / "out", jobs=0, progress=False, base_dir=tmp_path)
+    assert not (tmp_path / "out").exists()  # stopped before the store was made

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .identity import TraceHashCache, trace_identities
 from .progress import Progress
-from .runner import Timer, default_jobs, run_dask, run_inline, run_local
+from .runner import Timer, check_not_importing_main, default_jobs, run_dask, run_inline, run_local
 from .spec import SweepSpec, load_spec
 from .store import ResultStore
 from .task import RunOutcome, RunTask
@@ -119,7 +119,9 @@ def run_sweep(spec, out, jobs: int | None = None, scheduler: str | None = None, 
     """Run every run of ``spec`` that ``out`` does not hold yet; see :func:`sweep`.
 
     Raises :class:`~flashrr.sweep.spec.SpecError` before any run for an invalid
-    spec, ``StoreError`` if another sweep is writing to ``out``, and
+    spec, ``StoreError`` if another sweep is writing to ``out``, ``SweepError``
+    when called in a spawned worker that is still importing the main module (a
+    script that starts a sweep outside ``if __name__ == "__main__":``), and
     ``KeyboardInterrupt`` after stopping the workers when interrupted.
     """
     return run_sweeps([spec], out, jobs, scheduler, progress, base_dir=base_dir, snapshots=snapshots)[0]
@@ -132,6 +134,7 @@ def run_sweeps(specs: list, out, jobs: int | None = None, scheduler: str | None 
     has finished, and a run that two specs share runs once.  Returns one :class:`SweepOutcome`
     per spec, in order (their ``report`` is the whole call's).  Raises as :func:`run_sweep`."""
     check_workers(jobs, scheduler, "sweep")
+    check_not_importing_main()
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0):
         raise ValueError(f"sweep: jobs must be a non-negative integer (0 = run in this process), got {jobs!r}")
     loaded = [load_spec(s, base_dir=base_dir) for s in specs]

@@ -44,13 +44,26 @@ from .worker import execute, init_local_worker
 Handler = Callable[[RunTask, RunOutcome], None]
 
 WORKER_DIED = ("WorkerDied: the worker process running this run exited abruptly, twice, the second time while "
-               "running this run alone (killed by a signal, os._exit, out of memory, or a crash in compiled code)")
+               "running this run alone (killed by a signal, os._exit, out of memory, or a crash in compiled code; "
+               "or, if every run fails so, the workers could not import the script that started the sweep: "
+               "a script must start it under `if __name__ == \"__main__\":`)")
+IMPORTING_MAIN = ("a sweep was started while a worker process was importing the script that started it: worker "
+                  "processes are spawned and each imports the main module, so a script must start sweeps "
+                  "(flashrr.sweep, a paper's run, reproduce_all) under `if __name__ == \"__main__\":`")
 POLL_S = 0.2  # wake-up period of the waiting parent (s): the longest Ctrl-C waits to be acted on
 DASK_CONNECT_TIMEOUT_S = 30
 
 
 class SweepError(RuntimeError):
     """A sweep that cannot run (e.g. no Dask scheduler at the given address)."""
+
+
+def check_not_importing_main() -> None:
+    """Raise :class:`SweepError` (:data:`IMPORTING_MAIN`) when called while this process is a spawned worker
+    still importing the main module: a script that starts a sweep at its top level would otherwise start it
+    again in every worker, which then dies on the store's lock and leaves the parent's runs failed."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):  # set by multiprocessing.spawn
+        raise SweepError(IMPORTING_MAIN)
 
 
 def _failed(task: RunTask, error: str) -> RunOutcome:
