@@ -262,6 +262,9 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
         m = runs[(runs.source == "model") & (runs.policy == policy)]
         real_blocks = blocks[("real", None, policy)]
         ks = [_ks(real_blocks, blocks[("model", s, policy)]) for s in seeds]
+        if reference is not None:
+            ref = runs[(runs.source == "reference") & (runs.policy == policy)].iloc[0]
+            ref_ks = _ks(real_blocks, blocks[("reference", None, policy)])
         for metric in METRICS:
             if metric == "ks_block_reads_at_rr":
                 vals = np.array(ks)
@@ -279,11 +282,9 @@ def _compare(real, model, cfg, policies, repeat: int, seeds, n: int, policy_para
             row = {"policy": policy, "metric": metric, "real": real_v, "model": mean, "model_min": lo,
                    "model_max": hi, "diff": diff, "goal": goal, "met": met}
             if reference is not None:
-                ref = runs[(runs.source == "reference") & (runs.policy == policy)].iloc[0]
-                ref_v = _ks(real_blocks, blocks[("reference", None, policy)]) \
-                    if metric == "ks_block_reads_at_rr" else float(ref[metric])
+                ref_v = ref_ks if metric == "ks_block_reads_at_rr" else float(ref[metric])
                 row["reference"] = ref_v
-                row["reference_met"] = _goal(metric, ref_v, real_v)[1] if metric in GOALS else None
+                row["reference_met"] = _goal(metric, ref_v, real_v)[1]
             table.append(row)
     out = pd.DataFrame(table)
     out["met"] = out["met"].astype(object)
