@@ -13,10 +13,9 @@ running Baseline alone:
   boundaries: the paper's premise (Fig. 2) is component blocks read unevenly, which that
   alignment makes; the model workload has none, and on its ali1 Shuffler makes as many RRs
   as Baseline.
-* **PhasedRR**: the smallest replay count at which Baseline makes the regime's floor of
-  RRs (:func:`~flashrr.reproduce.calibration.calibrate_length`), on the quick plan's device
-  (the RR threshold, Delta and the early-move window divided by four) with its scheme
-  parameters.
+* **PhasedRR**: the smallest replay count at which Baseline makes the quick plan's floor
+  of RRs (:func:`~flashrr.reproduce.calibration.calibrate_length`), on the quick plan's
+  device (Table I's RR threshold) with its scheme parameters.
 * **Cocktail**: ali206 in multiples of its Table II repeat count until Baseline makes the
   paper's RR count scaled to the plan's planes (:func:`calibrate_length`).  Its arrivals
   keep the plan's fixed factor ``128 / planes``; the plan's load calibration (a bisection of
@@ -35,10 +34,10 @@ from dataclasses import dataclass, field
 from functools import partial
 
 #: the quick plan's trace each paper's block runs on: Shuffler's most read-heavy Alibaba trace (the main
-#: job's), PhasedRR's read-intensive trace whose blocks reach its threshold, Cocktail's ali206 (the one
+#: job's), PhasedRR's trace that reaches its RR floor in the fewest replays, Cocktail's ali206 (the one
 #: the paper gives an RR count for), HotR's MSR trace (on fin2's 40,000 requests few hot reads meet
 #: programs, and HotR redirects almost none)
-TRACES = {"shuffler": "ali1", "phasedrr": "ali", "cocktail": "alibaba_206", "hotr": "msr_hm"}
+TRACES = {"shuffler": "ali1", "phasedrr": "usr_0", "cocktail": "alibaba_206", "hotr": "msr_hm"}
 
 
 @dataclass(frozen=True)

@@ -248,10 +248,10 @@ def test_each_papers_block_is_its_quick_plans_device_and_trace():
     assert b.device.name == "shuffler" and b.device.precondition.fill_ratio == occupancy > 0 and b.params == {}
     assert "8 replays, half the default plan's" in b.describe()
     assert f"{occupancy:.0%} of its space filled" in b.describe()
-    p = paper_block("phasedrr", repeat=3)  # no calibration: three replays of the plan's ali trace
-    assert p.spec.startswith("model:phasedrr-ali?") and "&pack=" in p.spec and p.spec.endswith("&repeat=3")
-    assert p.device.read_reclaim.rr_threshold_reads == 25_000 // 4 and p.params["phasedrr"] == {"delta_reads": 64}
-    assert p.params["rl-rr"] == {"start_reads": 640, "charge_metadata": True} and "replays fixed" in p.length
+    p = paper_block("phasedrr", repeat=3)  # no calibration: three replays of the plan's usr_0 trace
+    assert p.spec.startswith("model:phasedrr-usr_0?") and "&pack=" in p.spec and p.spec.endswith("&repeat=3")
+    assert p.device.read_reclaim.rr_threshold_reads == 25_000 and p.params["phasedrr"] == {"delta_reads": 256}
+    assert p.params["rl-rr"] == {"start_reads": 2560, "charge_metadata": True} and "replays fixed" in p.length
 
 
 def test_a_calibrated_block_takes_the_regimes_length(monkeypatch):
@@ -269,11 +269,11 @@ def test_a_calibrated_block_takes_the_regimes_length(monkeypatch):
     from flashrr.paper_blocks import paper_block
 
     p = paper_block("phasedrr", snapshot="snaps")
-    assert p.spec.endswith("&repeat=5") and "Baseline's 1,800 RRs reach the regime's target of 200" in p.length
+    assert p.spec.endswith("&repeat=5") and "Baseline's 1,800 RRs reach the regime's target of 50" in p.length
     c = paper_block("cocktail")  # ali206's Table II repeat count is 1, so 5 units are 5 plays
     assert c.spec.endswith("&amplify_reads=2&amplify_spacing=spread&scale_time=16.0&repeat=5")
     assert "target of 1,782" in c.length and c.device.name == "cocktail-scaled"
-    assert asked == [("flashrr.papers.phasedrr.plan", "ali", True, "snaps"),
+    assert asked == [("flashrr.papers.phasedrr.plan", "usr_0", True, "snaps"),
                      ("flashrr.papers.cocktail.plan", "alibaba_206", True, None)]
 
 

@@ -36,15 +36,16 @@ def test_registry_and_plans():
     # S = H - 10 Delta is the paper's 22,440 at Delta = 256; the counter schemes' window is the same 10 Delta
     assert full.rr_threshold - 10 * full.delta_reads == 22_440 and full.start_reads == 10 * full.delta_reads
     assert full.delta_values == (128, 256, 512, 1024)
-    # quick: everything measured in block reads is four times smaller, so S/H stays 0.8976
-    # lengths: each trace replayed until Baseline makes RR_FLOOR RRs (ws_1 does not reclaim), capped lower when quick
+    # lengths: each trace replayed until Baseline makes RR_FLOOR RRs (ws_1 does not reclaim); quick: a quarter
+    # of the floor and a lower cap, on the default plan's H, Delta and early-move window
     assert quick.quick and quick.traces == QUICK_TRACES and quick.repeat is None and full.repeat is None
     assert quick.regime.max_replays < full.regime.max_replays and full.regime.rr_target("ali") == RR_FLOOR
+    assert quick.rr_target("usr_0") == RR_FLOOR // 4 == 50 and quick.rr_target("ws_1") == 0
+    assert (quick.rr_threshold, quick.delta_reads, quick.start_reads) == (25_000, 256, 2560)
+    assert quick.delta_values == full.delta_values and quick.occupancy_traces == ("usr_0",)
     assert full.rr_target("ws_1") == 0 == full.rr_target("ws_1 (real sample)")
     # the regime: packed traces on their footprint alone (SSDsim maps only the trace's pages), no warm-up
     assert (full.regime.placement, full.regime.occupancy, full.regime.warmup) == ("pack", 0.0, 0.0)
-    assert (quick.rr_threshold * 4, quick.delta_reads * 4, quick.start_reads * 4) == (25_000, 256, 2560)
-    assert [d * 4 for d in quick.delta_values] == list(full.delta_values)
     assert PAPER.make_plan(repeat=128).repeat == 128
     with pytest.raises(ValueError, match="delta_values"):
         PAPER.make_plan(delta_reads=300)
@@ -259,11 +260,11 @@ def test_cli_rejects_an_unknown_figure_before_writing_anything(tmp_path):
 @pytest.mark.slow
 def test_quick_reproduction_end_to_end(tmp_path):
     """``--quick`` through the CLI: every figure, and RR work on the traces whose
-    blocks reach the (scaled) threshold, none on ws_1, which fits in the cache."""
+    blocks reach the threshold, none on ws_1, which fits in the cache."""
     r = CliRunner().invoke(reproduce_cmd, ["phasedrr", "--quick", "--jobs", "2", "--out", str(tmp_path),
                                            "--no-progress"])
     assert r.exit_code == 0, r.output
     assert all((tmp_path / f"{fig.stem}.{ext}").is_file() for fig in FIGURES.values() for ext in ("png", "pdf"))
     moved = pd.read_csv(tmp_path / "runs.csv").query("group == 'main'").groupby("trace")["rr_page_moves_all"].max()
-    assert moved["ali"] > 0 and moved["usr_0"] > 0 and moved["ws_1"] == 0
+    assert moved["web_0"] > 0 and moved["usr_0"] > 0 and moved["ws_1"] == 0
     assert "claims: direction holds for" in r.output
