@@ -62,7 +62,8 @@ def test_main_job_runs_every_scheme_on_one_device_where_each_acts():
 @pytest.mark.parametrize("paper", ["shuffler", "phasedrr", "cocktail", "hotr"])
 def test_per_paper_blocks_show_each_scheme_acting_on_its_papers_own_trace(paper):
     """Each block names its paper's trace, its Baseline reclaims (HotR's, with RR off, has reads
-    blocked by programs) and its scheme changes that: fewer RRs (HotR: redirected reads) and a
+    blocked by programs) and its scheme changes that: fewer RRs with pages still moved by RR
+    logic (PhasedRR's early moves can leave no block to reach H; HotR: redirected reads) and a
     lower mean read latency."""
     from flashrr.compare import PAPER_TITLE
     from flashrr.paper_blocks import TRACES
@@ -76,7 +77,7 @@ def test_per_paper_blocks_show_each_scheme_acting_on_its_papers_own_trace(paper)
     if paper == "hotr":
         assert number(base["blocked reads"]) > 0 and number(scheme["redirected reads"]) > 0
     else:
-        assert 0 < number(scheme["RRs"]) < number(base["RRs"])
+        assert number(scheme["RRs"]) < number(base["RRs"]) and number(scheme["page moves"]) > 0
     assert number(scheme["read mean (us)"]) < number(base["read mean (us)"])
 
 
