@@ -47,9 +47,9 @@ sensitivity.
 
 Scale.  ``--quick`` keeps Table I's threshold, Delta and early-move window, so each RR
 costs what it costs in the default plan and the retry levels fall where they fall there,
-and shortens the runs instead: three traces (:data:`QUICK_TRACES`), each replayed until
-Baseline makes a quarter of the floor (:data:`QUICK_RR_FLOOR`), at most
-:data:`QUICK_MAX_REPLAYS` times.
+and runs fewer traces instead: three (:data:`QUICK_TRACES`), each replayed until Baseline
+makes a quarter of the floor (:data:`QUICK_RR_FLOOR`), at most :data:`QUICK_MAX_REPLAYS`
+times.
 
 ``--paper-scale`` (:data:`PAPER_SCALE`): the ``phasedrr`` device of Table I with its hard
 RR threshold of 25K reads (§IV-A, Table I), the eight Table II traces at their own
@@ -69,8 +69,8 @@ from ...reproduce.trace_specs import REAL_GROUP, real_group_spec, real_labels, s
 TRACES = ("ws_1", "usr_0", "web_0", "lun1", "lun2", "lun3", "lun4", "ali")
 READ_INTENSIVE = ("ws_1", "lun1", "lun2", "lun3", "lun4", "ali")  # Fig. 2 [A17]: all but usr_0 and web_0
 # ws_1 (fits in the cache) and the two traces whose Baseline reclaims within 11 replays at Table I's H in the
-# default plan, usr_0 and web_0; ali makes its first RR only after 32 replays and the LUN twins need 28-51
-# replays for 200 RRs (docs/phasedrr.md)
+# default plan, usr_0 and web_0; ali's Baseline makes no RR in 32 replays and the LUN twins need 28-51 replays
+# for 200 RRs (docs/phasedrr.md)
 QUICK_TRACES = ("ws_1", "usr_0", "web_0")
 SCHEMES = {"baseline": "Baseline", "rl-rr": "RL-RR", "reallocation": "Reallocation", "phasedrr": "PhasedRR"}
 WITHOUT_OVERHEAD = " W/o-O"  # Fig. 2: counters not charged to the DRAM cache
@@ -79,8 +79,9 @@ RR_THRESHOLD = 25_000
 # Baseline RRs each reclaiming trace is replayed to: "a considerable number of RR operations" (§IV-A) has no
 # number, so this floor is an assumption, set before any result was looked at
 RR_FLOOR = 200
-# the quick plan's floor: a quarter of RR_FLOOR, so a quick run is about a quarter of the default one at the same
-# RR rate (an RR count is a rate times a length; H, and so the rate, stay the default plan's)
+# the quick plan's floor, a quarter of RR_FLOOR.  At Table I's H the RRs come late in a run and in bursts, so it
+# saves few replays (usr_0 6 against 9, web_0 10 against 11); the quick plan is short because it leaves out ali
+# and the LUN twins
 QUICK_RR_FLOOR = RR_FLOOR // 4
 MAX_REPLAYS = 64
 QUICK_MAX_REPLAYS = 32
